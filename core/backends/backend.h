@@ -1,0 +1,58 @@
+#pragma once
+// The interface every backend implements, and the registry the app and tests look them up in.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/result.h"
+#include "ops/prepared.h"
+
+namespace bnscope {
+
+struct RunContext {
+  const std::atomic<bool>* cancel = nullptr;  // polled between passes; throws Error(Cancelled)
+  std::function<void(double)> progress;       // 0..1, may be empty
+  int threads = 0;                            // 0: all hardware threads
+
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+  void check_cancel() const;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  // Empty when the backend can run here; otherwise why not ("not built: ...", "no CUDA device").
+  virtual std::string unavailable_reason() const { return {}; }
+  // Empty when this backend runs the prepared problem; otherwise why not (a dtype or layout it
+  // lacks). Asked before run(), so run() may assume support.
+  virtual std::string unsupported_reason(const Prepared&) const { return {}; }
+  // Fills result (allocate_outputs first); never validates, never prints. Not called for empty
+  // inputs: the engine produces TensorFlow's empty result itself.
+  virtual void run(const Prepared& p, Result& result, const RunContext& ctx) = 0;
+};
+
+class BackendRegistry {
+ public:
+  // Holds cpu-reference and cpu from the start; GPU backends are added by the app.
+  static BackendRegistry& instance();
+  void add(std::unique_ptr<Backend> backend);  // replaces one of the same name
+  Backend* find(std::string_view name) const;
+  std::vector<Backend*> all() const;
+  std::string names_joined(std::string_view sep = ", ") const;
+
+ private:
+  BackendRegistry();
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+// A backend known by name whose code is not in this build; it says so when asked to run.
+std::unique_ptr<Backend> make_unavailable_backend(std::string name, std::string description,
+                                                  std::string reason);
+
+}  // namespace bnscope

@@ -1,0 +1,52 @@
+#include "engine.h"
+
+#include "analysis/health.h"
+#include "analysis/reserve_check.h"
+#include "ops/outputs.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+Backend& backend_or_throw(std::string_view name) {
+  Backend* b = BackendRegistry::instance().find(name);
+  if (!b)
+    fail("unknown backend '" + std::string(name) + "'; expected one of " +
+         BackendRegistry::instance().names_joined());
+  if (std::string why = b->unavailable_reason(); !why.empty())
+    throw Error(ErrorCode::Unavailable,
+                "backend " + std::string(name) + " is not available: " + why);
+  return *b;
+}
+
+void run_prepared_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
+  if (std::string why = backend.unsupported_reason(p); !why.empty())
+    throw Error(ErrorCode::Unimplemented, "backend " + std::string(backend.name()) +
+                                              " cannot run " + std::string(p.op->name) +
+                                              " here: " + why);
+  result.backend = backend.name();
+  result.timings.clear();
+  result.notes.clear();
+  ctx.check_cancel();
+  if (p.empty())
+    fill_empty_result(p, result);
+  else
+    backend.run(p, result, ctx);  // may add notes of its own
+  result.notes.insert(result.notes.begin(), p.notes.begin(), p.notes.end());
+  note_output_health(result);
+}
+
+Result run_prepared(const Prepared& p, Backend& backend, const RunContext& ctx) {
+  Result r;
+  run_prepared_into(p, backend, r, ctx);
+  return r;
+}
+
+Result run_problem(const Problem& problem, std::string_view backend, const RunContext& ctx) {
+  Backend& b = backend_or_throw(backend);
+  Prepared p = prepare(problem);
+  note_input_health(p);
+  for (Note& n : check_reserve_spaces(p)) p.notes.push_back(std::move(n));
+  return run_prepared(p, b, ctx);
+}
+
+}  // namespace bnscope

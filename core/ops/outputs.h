@@ -1,0 +1,16 @@
+#pragma once
+// Output names, dtypes, shapes and definedness exactly as TensorFlow allocates them. Every
+// backend calls this first and then fills the data, so the conventions live in one place.
+
+#include "backends/result.h"
+#include "ops/prepared.h"
+
+namespace bnscope {
+
+// Reuses the allocations already in result when shapes and dtypes match.
+void allocate_outputs(const Prepared& p, Result& result);
+
+// TensorFlow's result for an input with zero elements (spec 3.2 step 8, 2.1 "Empty x").
+void fill_empty_result(const Prepared& p, Result& result);
+
+}  // namespace bnscope

@@ -1,0 +1,236 @@
+#include <algorithm>
+
+#include "ops/prepared.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+const Tensor& Prepared::in(std::string_view name) const {
+  const int i = op->input_index(name);
+  if (i < 0) throw Error(ErrorCode::Internal, "no input named " + std::string(name));
+  return inputs[static_cast<std::size_t>(i)];
+}
+
+namespace {
+
+std::string count_mismatch(std::string_view what, std::int64_t got, std::int64_t c) {
+  return std::string(what) + " must have the same number of elements as the channels of x, got " +
+         std::to_string(got) + " and " + std::to_string(c);
+}
+
+void require_rank1(const Tensor& t, std::string_view tf_name) {
+  if (t.rank() != 1) fail(std::string(tf_name) + " must be 1-dimensional" + shape_str(t.shape()));
+}
+
+void tf_reject(Prepared& p, std::string code, std::string message) {
+  p.notes.push_back({NoteKind::TfWouldReject, std::move(code), std::move(message), "", -1});
+}
+
+std::string names_of(const std::vector<ArgSpec>& args) {
+  std::string s;
+  for (const ArgSpec& a : args) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  return s;
+}
+
+// Inputs a debugger user may leave out because no kernel reads them in that configuration.
+Tensor default_for_missing(const OpSpec& op, std::string_view name) {
+  if (op.family == OpFamily::Fused && !op.is_grad && (name == "mean" || name == "variance"))
+    return Tensor(DType::F32, {0});
+  if (op.family == OpFamily::Fused && op.is_grad && name == "reserve_space_3")
+    return Tensor(DType::F32, {});
+  fail("missing input '" + std::string(name) + "': " + std::string(op.name) + " takes " +
+       names_of(op.inputs));
+}
+
+DType infer_t(const Problem& pb, const OpSpec& op) {
+  if (pb.dtype) return *pb.dtype;
+  const std::string& main = op.family == OpFamily::GlobalNorm ? "t" : "x";
+  if (auto it = pb.inputs.find(main); it != pb.inputs.end()) return it->second.dtype();
+  return DType::F32;
+}
+
+void resolve_inputs(const Problem& pb, Prepared& p) {
+  const OpSpec& op = *p.op;
+  for (const auto& [name, tensor] : pb.inputs)
+    if (op.input_index(name) < 0)
+      fail("unknown input '" + name + "' for " + std::string(op.name) + "; expected one of " +
+           names_of(op.inputs));
+  for (const ArgSpec& a : op.inputs) {
+    auto it = pb.inputs.find(std::string(a.name));
+    Tensor t = it != pb.inputs.end() ? it->second : default_for_missing(op, a.name);
+    const DType want = resolve_arg_type(op, a.type, p.t);
+    if (t.dtype() != want) {
+      if (it != pb.inputs.end())
+        tf_reject(p, "tf-reject-dtype",
+                  std::string(a.name) + " has dtype " + std::string(tf_dtype_name(t.dtype())) +
+                      " but " + std::string(op.name) + " expects " +
+                      std::string(tf_dtype_name(want)) + " here (converted)");
+      t = t.to(want);
+    }
+    p.inputs.push_back(std::move(t));
+  }
+}
+
+void resolve_attrs(const Problem& pb, Prepared& p) {
+  const OpSpec& op = *p.op;
+  for (const auto& [name, value] : pb.attrs)
+    if (!op.attr(name)) {
+      std::string names;
+      for (const AttrSpec& s : op.attrs) names += (names.empty() ? "" : ", ") + std::string(s.name);
+      fail("unknown attr '" + name + "' for " + std::string(op.name) + "; expected one of " +
+           names);
+    }
+  // TensorFlow's float attrs are 32-bit: round so every backend sees the same epsilon.
+  if (op.family == OpFamily::GlobalNorm) {
+    p.epsilon = static_cast<float>(attr_float(pb, "variance_epsilon"));
+    p.scale_after_normalization = attr_bool(pb, "scale_after_normalization");
+    p.is_training = false;
+    p.format = DataFormat::NHWC;
+    return;
+  }
+  p.epsilon = static_cast<float>(attr_float(pb, "epsilon"));
+  p.is_training = attr_bool(pb, "is_training");
+  if (op.has_attr("exponential_avg_factor"))
+    p.exponential_avg_factor = static_cast<float>(attr_float(pb, "exponential_avg_factor"));
+  const std::string fmt = attr_string(pb, "data_format");
+  const AttrSpec& fa = *op.attr("data_format");
+  if (std::find(fa.allowed.begin(), fa.allowed.end(), fmt) == fa.allowed.end()) {
+    std::string allowed;
+    for (auto a : fa.allowed) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+    fail("Value for attr 'data_format' of \"" + fmt +
+         "\" is not in the list of allowed values: " + allowed);
+  }
+  p.format = *parse_data_format(fmt);
+}
+
+void check_dtype_registered(Prepared& p) {
+  const OpSpec& op = *p.op;
+  if (std::find(op.cpu_types.begin(), op.cpu_types.end(), p.t) == op.cpu_types.end())
+    tf_reject(p, "tf-reject-dtype",
+              "No registered kernel for " + std::string(op.name) +
+                  " with T=" + std::string(tf_dtype_name(p.t)) + " on CPU");
+}
+
+void check_fused_rank(Prepared& p, const Tensor& x) {
+  p.rank = x.rank();
+  const bool named_3d = p.format == DataFormat::NDHWC || p.format == DataFormat::NCDHW;
+  if ((p.rank == 5) != named_3d)
+    p.notes.push_back({NoteKind::Info, "rank-format",
+                       "x is " + std::to_string(p.rank) + "-D but data_format is " +
+                           std::string(data_format_name(p.format)) +
+                           "; TensorFlow's kernel goes by rank (eager mode runs it), graph mode's "
+                           "shape function would reject it",
+                       "x", -1});
+  p.channels_last = is_channels_last(p.format);
+  p.view = channel_view(x.shape(), p.channels_last);
+}
+
+void validate_fused_grad(Prepared& p) {
+  const Tensor& dy = p.in("y_backprop");
+  const Tensor& x = p.in("x");
+  if (dy.rank() != 4 && dy.rank() != 5)
+    fail("input must be 4 or 5-dimensional" + shape_str(dy.shape()));
+  if (x.rank() != 4 && x.rank() != 5)
+    fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
+  require_rank1(p.in("scale"), "scale");
+  require_rank1(p.in("reserve_space_1"), "saved mean");
+  require_rank1(p.in("reserve_space_2"), "saved variance");
+  if (!same_shape(x, dy))
+    fail("x and y_backprop must have same shape, but x has shape " + shape_str(x.shape()) +
+         " and y_backprop has shape " + shape_str(dy.shape()));
+  check_fused_rank(p, x);
+  const std::int64_t c = p.channels();
+  for (const char* n : {"scale", "reserve_space_1", "reserve_space_2"})
+    if (p.in(n).numel() != c) fail(count_mismatch(n, p.in(n).numel(), c));
+  if (!p.is_training && !p.channels_last && !p.empty())
+    tf_reject(p, "tf-reject-format",
+              "The implementation of FusedBatchNormGrad with is_training=False only support NHWC "
+              "tensor format for now.");
+  if (!p.is_training && p.convention == ReserveConvention::InvStd)
+    p.notes.push_back(
+        {NoteKind::Info, "reserve-convention",
+         "the reserve-space convention applies to training only: with "
+         "is_training=false reserve_space_2 is the population variance on every device",
+         "reserve_space_2", -1});
+}
+
+void validate_fused_forward(Prepared& p) {
+  const Tensor& x = p.in("x");
+  if (x.rank() != 4 && x.rank() != 5)
+    fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
+  require_rank1(p.in("scale"), "scale");
+  require_rank1(p.in("offset"), "offset");
+  require_rank1(p.in("mean"), "estimated_mean");
+  require_rank1(p.in("variance"), "estimated_variance");
+  check_fused_rank(p, x);
+  const std::int64_t c = p.channels();
+  for (const char* n : {"scale", "offset"})
+    if (p.in(n).numel() != c) fail(count_mismatch(n, p.in(n).numel(), c));
+  const bool needs_stats = !p.is_training || p.exponential_avg_factor != 1.0;
+  if (needs_stats) {
+    const std::string prefix =
+        !p.is_training ? "When is_training=false, " : "When exponential_avg_factor != 1, ";
+    for (const char* n : {"mean", "variance"})
+      if (p.in(n).numel() != c) fail(prefix + count_mismatch(n, p.in(n).numel(), c));
+  }
+}
+
+// TensorFlow's kernel lacks the channel and shape checks (spec 3.7); reading past m, v or gamma
+// would be out of bounds, so bnscope checks them with messages in TensorFlow's style.
+void validate_global(Prepared& p) {
+  const OpSpec& op = *p.op;
+  const Tensor& t = p.in("t");
+  if (t.rank() != 4) fail("input must be 4-dimensional" + shape_str(t.shape()));
+  require_rank1(p.in("m"), "mean");
+  require_rank1(p.in("v"), "var");
+  if (!op.is_grad) require_rank1(p.in("beta"), "beta");
+  require_rank1(p.in("gamma"), "gamma");
+  if (op.is_grad && p.in("backprop").rank() != 4)
+    fail("out_backprop must be 4-dimensional" + shape_str(p.in("backprop").shape()));
+  p.rank = 4;
+  p.channels_last = true;
+  p.view = channel_view(t.shape(), true);
+  const std::int64_t c = p.channels();
+  for (const ArgSpec& a : op.inputs) {
+    if (a.name == "t" || a.name == "backprop") continue;
+    const Tensor& v = p.in(a.name);
+    if (v.numel() != c)
+      fail(std::string(a.name) +
+           " must have the same number of elements as the channels of t, got " +
+           std::to_string(v.numel()) + " and " + std::to_string(c));
+  }
+  if (op.is_grad && !same_shape(t, p.in("backprop")))
+    fail("t and backprop must have same shape, but t has shape " + shape_str(t.shape()) +
+         " and backprop has shape " + shape_str(p.in("backprop").shape()));
+  tf_reject(
+      p, "tf-reject-deprecated",
+      "Op " + std::string(op.name) +
+          " is not available in GraphDef version 9 or later. It has been removed in version 9. "
+          "Use tf.nn.batch_normalization().");
+}
+
+}  // namespace
+
+Prepared prepare(const Problem& pb) {
+  Prepared p;
+  p.op = find_op(pb.op);
+  if (!p.op) fail("unknown op '" + pb.op + "'; expected one of " + op_names_joined());
+  p.convention = pb.convention;
+  p.t = infer_t(pb, *p.op);
+  p.u = resolve_arg_type(*p.op, ArgType::U, p.t);
+  resolve_attrs(pb, p);
+  resolve_inputs(pb, p);
+  check_dtype_registered(p);
+  if (p.op->family == OpFamily::GlobalNorm)
+    validate_global(p);
+  else if (p.op->is_grad)
+    validate_fused_grad(p);
+  else
+    validate_fused_forward(p);
+  if (pb.strict)
+    for (const Note& n : p.notes)
+      if (n.kind == NoteKind::TfWouldReject) fail(note_text(n) + " (--strict)");
+  return p;
+}
+
+}  // namespace bnscope

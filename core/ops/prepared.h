@@ -1,0 +1,44 @@
+#pragma once
+// A validated problem: the catalog row, resolved attrs, inputs converted to the op's declared
+// types, and the notes validation produced. Backends take only this and never validate again.
+
+#include <string_view>
+#include <vector>
+
+#include "ops/note.h"
+#include "ops/problem.h"
+#include "tensor/layout.h"
+
+namespace bnscope {
+
+struct Prepared {
+  const OpSpec* op = nullptr;
+  DType t = DType::F32;  // data type
+  DType u = DType::F32;  // statistics type (scale, reserve spaces, per-channel outputs)
+  int rank = 4;
+  DataFormat format = DataFormat::NHWC;  // as given; indexing uses channels_last and rank
+  bool channels_last = true;
+  ChannelView view;       // of x (t for the global ops)
+  double epsilon = 1e-4;  // epsilon or variance_epsilon, rounded to float as TensorFlow does
+  bool is_training = true;
+  double exponential_avg_factor = 1.0;
+  bool scale_after_normalization = true;
+  ReserveConvention convention = ReserveConvention::Variance;
+  std::vector<Tensor> inputs;  // catalog order
+  std::vector<Note> notes;
+
+  const Tensor& in(std::string_view name) const;
+  std::int64_t channels() const { return view.channels; }
+  std::int64_t per_channel() const { return view.per_channel(); }
+  bool empty() const { return view.channels == 0 || view.per_channel() == 0; }
+  // Training-mode reserve_space_2 read as 1/sqrt(var + eps) instead of the variance.
+  bool reserve_is_inv_std() const {
+    return op->is_grad && is_training && convention == ReserveConvention::InvStd;
+  }
+};
+
+// Mirrors TensorFlow's checks and messages (spec sections 3.2, 3.7, 5) plus those TensorFlow
+// lacked (its advisories); throws Error(InvalidArgument) with a one-line message.
+Prepared prepare(const Problem& problem);
+
+}  // namespace bnscope

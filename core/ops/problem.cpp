@@ -1,0 +1,112 @@
+#include "ops/problem.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "tensor/error.h"
+
+namespace bnscope {
+
+std::string_view convention_name(ReserveConvention c) {
+  return c == ReserveConvention::Variance ? "variance" : "inv_std";
+}
+
+std::optional<ReserveConvention> parse_convention(std::string_view s) {
+  if (s == "variance" || s == "cpu") return ReserveConvention::Variance;
+  if (s == "inv_std" || s == "cudnn" || s == "gpu") return ReserveConvention::InvStd;
+  return std::nullopt;
+}
+
+namespace {
+
+const OpSpec& op_of(const Problem& p) {
+  const OpSpec* op = find_op(p.op);
+  if (!op) fail("unknown op '" + p.op + "'; expected one of " + op_names_joined());
+  return *op;
+}
+
+const AttrSpec& attr_of(const Problem& p, std::string_view name) {
+  const OpSpec& op = op_of(p);
+  const AttrSpec* a = op.attr(name);
+  if (!a) {
+    std::string names;
+    for (const AttrSpec& s : op.attrs) names += (names.empty() ? "" : ", ") + std::string(s.name);
+    fail("unknown attr '" + std::string(name) + "' for " + p.op + "; expected one of " + names);
+  }
+  return *a;
+}
+
+AttrValue parse_value(const Problem& p, const AttrSpec& a, const std::string& text) {
+  switch (a.type) {
+    case AttrType::Float: {
+      errno = 0;
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || errno == ERANGE)
+        fail("attr '" + std::string(a.name) + "' of " + p.op + " expects a number, got '" + text +
+             "'");
+      if (!std::isfinite(v))
+        fail("attr '" + std::string(a.name) + "' of " + p.op + " must be finite, got '" + text +
+             "'");
+      return v;
+    }
+    case AttrType::Bool:
+      if (text == "true" || text == "True" || text == "1") return true;
+      if (text == "false" || text == "False" || text == "0") return false;
+      fail("attr '" + std::string(a.name) + "' of " + p.op + " expects true or false, got '" +
+           text + "'");
+    case AttrType::String:
+      break;
+  }
+  return text;
+}
+
+const AttrValue& value_or_default(const Problem& p, std::string_view name, AttrValue& storage) {
+  const AttrSpec& a = attr_of(p, name);
+  if (auto it = p.attrs.find(std::string(name)); it != p.attrs.end()) return it->second;
+  if (a.required())
+    fail("attr '" + std::string(name) + "' is required by " + p.op +
+         " (TensorFlow gives it no default)");
+  storage = parse_value(p, a, std::string(a.default_value));
+  return storage;
+}
+
+}  // namespace
+
+void Problem::set_attr(const std::string& key, const std::string& text) {
+  attrs[key] = parse_value(*this, attr_of(*this, key), text);
+}
+
+double attr_float(const Problem& p, std::string_view name) {
+  AttrValue s;
+  const AttrValue& v = value_or_default(p, name, s);
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  fail("attr '" + std::string(name) + "' must be a number");
+}
+
+bool attr_bool(const Problem& p, std::string_view name) {
+  AttrValue s;
+  const AttrValue& v = value_or_default(p, name, s);
+  if (const bool* b = std::get_if<bool>(&v)) return *b;
+  fail("attr '" + std::string(name) + "' must be true or false");
+}
+
+std::string attr_string(const Problem& p, std::string_view name) {
+  AttrValue s;
+  const AttrValue& v = value_or_default(p, name, s);
+  if (const std::string* str = std::get_if<std::string>(&v)) return *str;
+  fail("attr '" + std::string(name) + "' must be a string");
+}
+
+std::string attr_value_text(const AttrValue& v) {
+  if (const double* d = std::get_if<double>(&v)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", *d);
+    return buf;
+  }
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return std::get<std::string>(v);
+}
+
+}  // namespace bnscope

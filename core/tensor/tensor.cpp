@@ -1,0 +1,131 @@
+#include "tensor/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace {
+constexpr std::size_t kAlign = 64;
+}
+
+void Tensor::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
+
+Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numel_(0) {}
+
+Tensor::Tensor(DType dtype, Shape shape)
+    : dtype_(dtype), shape_(std::move(shape)), numel_(num_elements(shape_)) {
+  allocate();
+}
+
+void Tensor::allocate() {
+  const std::size_t size = dtype_size(dtype_);
+  if (static_cast<std::uint64_t>(numel_) > SIZE_MAX / size / 2)
+    throw Error(ErrorCode::ResourceExhausted,
+                "tensor of shape " + shape_str(shape_) + " is too large");
+  const std::size_t bytes = nbytes();
+  if (bytes == 0) {
+    data_.reset();
+    return;
+  }
+  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  void* p = std::aligned_alloc(kAlign, rounded);
+  if (!p)
+    throw Error(ErrorCode::ResourceExhausted, "cannot allocate " + std::to_string(bytes) +
+                                                  " bytes for a tensor of shape " +
+                                                  shape_str(shape_));
+  std::memset(p, 0, rounded);
+  data_.reset(static_cast<std::byte*>(p));
+}
+
+Tensor::Tensor(const Tensor& other)
+    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_) {
+  allocate();
+  if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) {
+    reset(other.dtype_, other.shape_);
+    if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
+  }
+  return *this;
+}
+
+void Tensor::reset(DType dtype, Shape shape) {
+  const std::int64_t n = num_elements(shape);
+  const bool keep = data_ && n == numel_ && dtype == dtype_;
+  dtype_ = dtype;
+  shape_ = std::move(shape);
+  numel_ = n;
+  if (!keep) allocate();
+}
+
+void Tensor::check_type(DType t) const {
+  if (t != dtype_)
+    throw Error(ErrorCode::Internal, "tensor holds " + std::string(dtype_name(dtype_)) +
+                                         ", accessed as " + std::string(dtype_name(t)));
+}
+
+double Tensor::get(std::int64_t i) const {
+  return visit_dtype(dtype_, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(to_float(static_cast<const T*>(raw())[i]));
+  });
+}
+
+void Tensor::set(std::int64_t i, double v) {
+  visit_dtype(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, double>)
+      static_cast<double*>(raw())[i] = v;
+    else
+      static_cast<T*>(raw())[i] = from_float<T>(static_cast<float>(v));
+  });
+}
+
+std::vector<double> Tensor::to_doubles() const {
+  std::vector<double> out(static_cast<std::size_t>(numel_));
+  for (std::int64_t i = 0; i < numel_; ++i) out[static_cast<std::size_t>(i)] = get(i);
+  return out;
+}
+
+Tensor Tensor::from_doubles(DType dtype, Shape shape, std::span<const double> values) {
+  Tensor t(dtype, std::move(shape));
+  if (static_cast<std::int64_t>(values.size()) != t.numel())
+    fail("expected " + std::to_string(t.numel()) + " values for shape " + shape_str(t.shape()) +
+         ", got " + std::to_string(values.size()));
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, values[static_cast<std::size_t>(i)]);
+  return t;
+}
+
+Tensor Tensor::from_floats(DType dtype, Shape shape, std::span<const float> values) {
+  std::vector<double> d(values.begin(), values.end());
+  return from_doubles(dtype, std::move(shape), d);
+}
+
+Tensor Tensor::to(DType dtype) const {
+  if (dtype == dtype_) return *this;
+  Tensor out(dtype, shape_);
+  for (std::int64_t i = 0; i < numel_; ++i) out.set(i, get(i));
+  return out;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (num_elements(shape) != numel_)
+    fail("cannot reshape " + shape_str(shape_) + " to " + shape_str(shape));
+  Tensor out = *this;
+  out.shape_ = std::move(shape);
+  return out;
+}
+
+bool same_shape(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape();
+}
+
+}  // namespace bnscope

@@ -1,0 +1,73 @@
+#pragma once
+// A dense, row-major tensor with value semantics. Storage is 64-byte aligned so vector loops
+// can use aligned loads and non-temporal stores.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "tensor/dtype.h"
+#include "tensor/shape.h"
+
+namespace bnscope {
+
+class Tensor {
+ public:
+  Tensor();                          // float32, shape [0]
+  Tensor(DType dtype, Shape shape);  // zero-filled
+  static Tensor from_doubles(DType dtype, Shape shape, std::span<const double> values);
+  static Tensor from_floats(DType dtype, Shape shape, std::span<const float> values);
+
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  std::int64_t dim(int i) const { return shape_[static_cast<std::size_t>(i)]; }
+  std::int64_t numel() const { return numel_; }
+  std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
+
+  void* raw() { return data_.get(); }
+  const void* raw() const { return data_.get(); }
+  // Typed views; T must be the storage type of dtype() (f16, bf16, float, double).
+  template <class T>
+  T* data() {
+    check_type(DTypeOf<T>::value);
+    return static_cast<T*>(raw());
+  }
+  template <class T>
+  const T* data() const {
+    check_type(DTypeOf<T>::value);
+    return static_cast<const T*>(raw());
+  }
+
+  // Element access through double, for tests, analysis and views (not for hot loops).
+  double get(std::int64_t i) const;
+  void set(std::int64_t i, double v);
+  std::vector<double> to_doubles() const;
+
+  Tensor to(DType dtype) const;  // converts through float64 (exact for every supported source)
+  Tensor reshaped(Shape shape) const;  // same element count required
+  // Keeps the allocation when dtype and element count already match (outputs reused across runs).
+  void reset(DType dtype, Shape shape);
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  void check_type(DType t) const;
+  void allocate();
+
+  DType dtype_;
+  Shape shape_;
+  std::int64_t numel_;
+  std::unique_ptr<std::byte[], Free> data_;
+};
+
+bool same_shape(const Tensor& a, const Tensor& b);
+
+}  // namespace bnscope
