@@ -20,9 +20,10 @@ using Args = std::span<const std::string>;
 
 struct Command {
   std::string_view name;
-  std::string_view summary;  // one line for `bnscope-cli --help`
-  std::string_view help;     // full text for `bnscope-cli NAME --help`
-  int (*run)(Args args);     // args exclude the command name; --help is handled before
+  std::string_view summary;    // one line for `bnscope-cli --help`
+  std::string_view help;       // full text for `bnscope-cli NAME --help`
+  int (*run)(Args args);       // args exclude the command name; --help is handled before
+  bool problem_flags = false;  // --help appends the shared problem flags
 };
 
 void register_command(const Command& c);

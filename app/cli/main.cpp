@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.h"
+#include "problem_args.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 1; i < args.size(); ++i)
       if (args[i] == "--help" || args[i] == "-h") {
         std::printf("%s\n", std::string(c.help).c_str());
+        if (c.problem_flags) std::printf("\n%s", bnscope::app::problem_args_help());
         return kExitOk;
       }
     return guarded(c.name, c.run, Args(args).subspan(1));

@@ -1,0 +1,72 @@
+// bnscope-cli ops: the op catalog as a user reads it.
+
+#include <cstdio>
+#include <string>
+
+#include "command.h"
+#include "ops/catalog.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+std::string type_name(const OpSpec& op, ArgType t) {
+  return t == ArgType::T ? "T"
+                         : (op.version == 1 || op.family == OpFamily::GlobalNorm ? "T" : "float");
+}
+
+std::string dtypes(const std::vector<DType>& ts) {
+  std::string s;
+  for (DType t : ts) s += (s.empty() ? "" : ", ") + std::string(tf_dtype_name(t));
+  return s;
+}
+
+void print_op(const OpSpec& op) {
+  std::printf("%s%s\n  %s\n", std::string(op.name).c_str(),
+              op.removed_in_graph_v9 ? "  (deprecated: removed at GraphDef version 9)" : "",
+              std::string(op.summary).c_str());
+  std::printf("  inputs:\n");
+  for (const ArgSpec& a : op.inputs)
+    std::printf("    %-18s %-6s %s\n", std::string(a.name).c_str(), type_name(op, a.type).c_str(),
+                std::string(a.doc).c_str());
+  std::printf("  attrs:\n");
+  for (const AttrSpec& a : op.attrs) {
+    std::string def = a.required() ? "required" : "default " + std::string(a.default_value);
+    std::string allowed;
+    for (auto v : a.allowed) allowed += (allowed.empty() ? " {" : ", ") + std::string(v);
+    if (!allowed.empty()) allowed += "}";
+    std::printf("    %-26s %-10s%s  %s\n", std::string(a.name).c_str(), def.c_str(),
+                allowed.c_str(), std::string(a.doc).c_str());
+  }
+  std::printf("  outputs:\n");
+  for (const ArgSpec& a : op.outputs)
+    std::printf("    %-18s %-6s %s\n", std::string(a.name).c_str(), type_name(op, a.type).c_str(),
+                std::string(a.doc).c_str());
+  std::printf("  T on CPU: %s; on GPU: %s\n\n", dtypes(op.cpu_types).c_str(),
+              dtypes(op.gpu_types).c_str());
+}
+
+int run(Args args) {
+  if (args.empty()) {
+    for (const OpSpec& op : op_catalog()) print_op(op);
+    return kExitOk;
+  }
+  if (args.size() == 2 && args[0] == "--op") {
+    const OpSpec* op = find_op(args[1]);
+    if (!op) fail("--op: unknown op '" + args[1] + "'; expected one of " + op_names_joined());
+    print_op(*op);
+    return kExitOk;
+  }
+  fail("ops takes no arguments other than --op OP, got '" + args[0] + "'");
+}
+
+const CommandRegistration reg{
+    {"ops", "list the ops: inputs, attrs with TensorFlow's defaults, outputs, dtypes",
+     "usage: bnscope-cli ops [--op OP]\n\n"
+     "Lists every op bnscope runs (or one), with TensorFlow's argument and attr names,\n"
+     "defaults, allowed values, output names and the dtypes TensorFlow registers.",
+     run}};
+
+}  // namespace
+}  // namespace bnscope::cli

@@ -1,0 +1,134 @@
+// bnscope-cli run: one problem on one backend, every output written as OUTPUT.npy.
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "backends.h"
+#include "command.h"
+#include "engine.h"
+#include "io/atomic_file.h"
+#include "io/npy.h"
+#include "ops/sample.h"
+#include "problem_args.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+void print_summary(const Result& r) {
+  std::printf("%s on %s\n", r.op.c_str(), r.backend.c_str());
+  std::printf("  %-18s %-14s %-9s %10s %12s %12s\n", "output", "shape", "dtype", "non-finite",
+              "min", "max");
+  for (const OutputTensor& o : r.outputs) {
+    std::printf("  %-18s %-14s %-9s ", o.name.c_str(), shape_str(o.tensor.shape()).c_str(),
+                std::string(dtype_name(o.tensor.dtype())).c_str());
+    if (!o.defined) {
+      std::printf("%10s  undefined (TensorFlow leaves it uninitialized; written as NaN)\n", "-");
+      continue;
+    }
+    double lo = 0, hi = 0;
+    for (std::int64_t i = 0; i < o.tensor.numel(); ++i) {
+      const double v = o.tensor.get(i);
+      lo = i ? std::min(lo, v) : v;
+      hi = i ? std::max(hi, v) : v;
+    }
+    if (o.tensor.numel())
+      std::printf("%10lld %12.5g %12.5g\n", static_cast<long long>(o.non_finite), lo, hi);
+    else
+      std::printf("%10lld %12s %12s\n", static_cast<long long>(o.non_finite), "-", "-");
+  }
+  for (const Note& n : r.notes)
+    std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
+}
+
+// Serializes every output first, so a failure leaves no file behind; then writes each atomically.
+void write_outputs(const Result& r, const std::string& dir) {
+  std::vector<std::pair<std::string, std::vector<std::byte>>> files;
+  for (const OutputTensor& o : r.outputs)
+    files.emplace_back(dir + "/" + o.name + ".npy", serialize_npy(o.tensor));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("--out: cannot create directory '" + dir + "': " + ec.message());
+  for (const auto& [path, bytes] : files) write_file_atomic(path, bytes);
+}
+
+int run(Args args) {
+  app::ProblemArgs pa = app::parse_problem_args(args);
+  std::string backend = "cpu", out;
+  int threads = 0;
+  bool sample = false, quiet = false;
+  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
+    const std::string& a = pa.rest[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
+      return pa.rest[++i];
+    };
+    if (a == "--backend") {
+      backend = value();
+    } else if (a == "--out") {
+      out = value();
+    } else if (a == "--threads") {
+      const std::string& t = value();
+      try {
+        threads = std::stoi(t);
+      } catch (const std::exception&) {
+        threads = -1;
+      }
+      if (threads < 0 || threads > 1024)
+        fail("--threads expects a count from 0 (all) to 1024, got '" + t + "'");
+    } else if (a == "--sample") {
+      sample = true;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else {
+      fail("run: unknown flag '" + a + "' (see bnscope-cli run --help)");
+    }
+  }
+  if (out.empty()) fail("run needs --out DIR (where OUTPUT.npy files are written)");
+  Problem problem = pa.problem;
+  if (sample) {
+    // Random inputs for the op, keeping the attrs and inputs given on the command line.
+    SampleSpec spec;
+    spec.op = problem.op;
+    spec.dtype = problem.dtype.value_or(DType::F32);
+    spec.convention = problem.convention;
+    if (const OpSpec* op = find_op(problem.op); op && op->has_attr("data_format")) {
+      spec.format = *parse_data_format(attr_string(problem, "data_format"));
+      spec.is_training = attr_bool(problem, "is_training");
+      if (spec.format == DataFormat::NDHWC || spec.format == DataFormat::NCDHW)
+        spec.shape = {2, 4, 8, 8, 16};
+    }
+    Problem generated = random_problem(spec);
+    for (auto& [k, v] : problem.inputs) generated.inputs[k] = v;
+    for (auto& [k, v] : problem.attrs) generated.attrs[k] = v;
+    generated.strict = problem.strict;
+    problem = std::move(generated);
+  }
+  app::register_all_backends();
+  RunContext ctx;
+  ctx.threads = threads;
+  const Result r = run_problem(problem, backend, ctx);
+  write_outputs(r, out);
+  if (!quiet) print_summary(r);
+  return kExitOk;
+}
+
+const CommandRegistration reg{
+    {"run", "run one problem on one backend and write every output as OUTPUT.npy",
+     "usage: bnscope-cli run [problem flags] [--backend B] --out DIR [--threads N] [--sample] "
+     "[--quiet]\n\n"
+     "Runs the op and writes DIR/<output>.npy for every output, with TensorFlow's output names.\n"
+     "Nothing is written unless the whole run succeeds.\n\n"
+     "  --backend B     cpu (default), cpu-reference, cuda, cudnn\n"
+     "  --out DIR       output directory (created if missing)\n"
+     "  --threads N     threads for the cpu backend (0: all)\n"
+     "  --sample        generate seeded random inputs for whatever the command line does not give\n"
+     "  --quiet         no summary on stdout\n\n"
+     "exit status: 0 ok, 2 bad input, 3 backend unavailable or variant unsupported, 4 internal "
+     "error",
+     run, true}};
+
+}  // namespace
+}  // namespace bnscope::cli

@@ -1,0 +1,58 @@
+// ops, demo and --help: the commands that take no problem.
+
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "ops/catalog.h"
+
+namespace bnscope::test {
+
+TEST(CliOps, ListsEveryCatalogOpWithItsArgumentNames) {
+  const CliRun r = run_cli({"ops"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const OpSpec& op : op_catalog()) {
+    const std::string out = "\n" + r.out, name = "\n" + std::string(op.name);
+    EXPECT_TRUE(out.find(name + "\n") != std::string::npos ||
+                out.find(name + "  (") != std::string::npos)
+        << op.name;
+    for (const ArgSpec& a : op.inputs)
+      EXPECT_NE(r.out.find(std::string(a.name)), std::string::npos);
+    for (const AttrSpec& a : op.attrs)
+      EXPECT_NE(r.out.find(std::string(a.name)), std::string::npos);
+  }
+}
+
+TEST(CliOps, UnknownOpIsBadInput) {
+  const CliRun r = run_cli({"ops", "--op", "FusedBatchNormGradV9"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown op 'FusedBatchNormGradV9'"), std::string::npos) << r.err;
+}
+
+TEST(CliHelp, EveryCommandHasHelp) {
+  const CliRun top = run_cli({"--help"});
+  ASSERT_EQ(top.status, 0);
+  for (const char* cmd : {"run", "ops", "demo"}) {
+    EXPECT_NE(top.out.find(cmd), std::string::npos) << cmd;
+    const CliRun r = run_cli({cmd, "--help"});
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("usage: bnscope-cli " + std::string(cmd)), std::string::npos) << r.out;
+  }
+  EXPECT_NE(run_cli({"run", "--help"}).out.find("--input NAME=PATH.npy"), std::string::npos);
+}
+
+TEST(CliHelp, UnknownCommandIsBadInput) {
+  const CliRun r = run_cli({"frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos);
+}
+
+TEST(CliDemo, RunsEveryVariantWithoutErrors) {
+  const CliRun r = run_cli({"demo", "--op", "FusedBatchNormGradV3"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("error:"), std::string::npos) << r.out;
+  // 4 formats x 2 modes x 3 dtypes, plus the header line.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 4 * 2 * 3);
+  EXPECT_NE(r.out.find("TensorFlow would reject"), std::string::npos);  // NCHW inference
+}
+
+}  // namespace bnscope::test

@@ -1,0 +1,65 @@
+#include "cli_harness.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace bnscope::test {
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TempDir::TempDir() {
+  std::random_device rd;
+  dir_ = std::filesystem::temp_directory_path() / ("bnscope-cli-test-" + std::to_string(rd()));
+  std::filesystem::create_directories(dir_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+std::string TempDir::path(const std::string& name) const {
+  return (dir_ / name).string();
+}
+
+std::vector<std::string> TempDir::files(const std::string& sub) const {
+  std::vector<std::string> out;
+  const auto root = dir_ / sub;
+  if (!std::filesystem::exists(root)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(root))
+    if (e.is_regular_file()) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+CliRun run_cli(const std::vector<std::string>& args) {
+  TempDir io;
+  std::string cmd = quote(BNSCOPE_CLI);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >" + quote(io.path("out")) + " 2>" + quote(io.path("err")) + " </dev/null";
+  const int raw = std::system(cmd.c_str());
+  CliRun r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(io.path("out"));
+  r.err = slurp(io.path("err"));
+  return r;
+}
+
+}  // namespace bnscope::test
