@@ -1,0 +1,56 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "tensor/layout.h"
+
+namespace bnscope {
+
+TEST(Layout, ParsesTensorFlowFormatNames) {
+  for (auto name : {"NHWC", "NCHW", "NDHWC", "NCDHW"})
+    EXPECT_EQ(data_format_name(*parse_data_format(name)), name);
+  EXPECT_FALSE(parse_data_format("NWHC"));
+  EXPECT_TRUE(is_channels_last(DataFormat::NDHWC));
+  EXPECT_FALSE(is_channels_last(DataFormat::NCDHW));
+}
+
+TEST(Layout, ChannelViewIndexesBothLayouts) {
+  const ChannelView nhwc = channel_view({2, 3, 4, 5}, true);
+  EXPECT_EQ(nhwc.channels, 5);
+  EXPECT_EQ(nhwc.outer, 24);
+  EXPECT_EQ(nhwc.inner, 1);
+  EXPECT_EQ(nhwc.per_channel(), 24);
+  const ChannelView nchw = channel_view({2, 5, 3, 4}, false);
+  EXPECT_EQ(nchw.channels, 5);
+  EXPECT_EQ(nchw.outer, 2);
+  EXPECT_EQ(nchw.inner, 12);
+  EXPECT_EQ(nchw.index(1, 2, 3), (1 * 5 + 2) * 12 + 3);
+  const ChannelView ncdhw = channel_view({2, 5, 3, 4, 6}, false);
+  EXPECT_EQ(ncdhw.inner, 72);
+  EXPECT_EQ(channel_view({2, 3, 4, 0}, true).channels, 0);
+  EXPECT_EQ(channel_view({2, 3, 4, 0}, true).outer, 24);
+}
+
+TEST(Layout, ChannelsFirstAndBackIsTheIdentity) {
+  for (const Shape& s : {Shape{2, 3, 4, 5}, Shape{1, 2, 3, 4, 5}, Shape{3, 7}}) {
+    std::vector<double> v(static_cast<std::size_t>(num_elements(s)));
+    std::iota(v.begin(), v.end(), 0.0);
+    const Tensor t = Tensor::from_doubles(DType::F32, s, v);
+    const Tensor first = to_channels_first(t);
+    EXPECT_EQ(first.dim(1), s.back());
+    EXPECT_EQ(to_channels_last(first).to_doubles(), v);
+  }
+}
+
+TEST(Layout, ChannelsFirstMovesEachElementToItsChannelPlane) {
+  // NHWC [1,2,2,3] with value = 10*position + channel.
+  std::vector<double> v;
+  for (int p = 0; p < 4; ++p)
+    for (int c = 0; c < 3; ++c) v.push_back(10 * p + c);
+  const Tensor nchw = to_channels_first(Tensor::from_doubles(DType::F64, {1, 2, 2, 3}, v));
+  EXPECT_EQ(nchw.shape(), (Shape{1, 3, 2, 2}));
+  EXPECT_EQ(nchw.to_doubles(), (std::vector<double>{0, 10, 20, 30, 1, 11, 21, 31, 2, 12, 22, 32}));
+}
+
+}  // namespace bnscope

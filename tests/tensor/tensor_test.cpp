@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/error.h"
+#include "tensor/tensor.h"
+
+namespace bnscope {
+
+TEST(Shape, CountsAndFormatsLikeTensorFlow) {
+  EXPECT_EQ(num_elements({2, 3, 4}), 24);
+  EXPECT_EQ(num_elements({}), 1);
+  EXPECT_EQ(num_elements({5, 0, 7}), 0);
+  EXPECT_EQ(shape_str({2, 1}), "[2,1]");
+  EXPECT_EQ(shape_str({}), "[]");
+}
+
+TEST(Shape, RejectsNegativeDimsAndOverflow) {
+  EXPECT_THROW(num_elements({2, -1}), Error);
+  EXPECT_THROW(num_elements({INT64_MAX / 2, 3}), Error);
+  EXPECT_THROW(num_elements({1 << 20, 1 << 20, 1 << 20, 1 << 20}), Error);
+}
+
+TEST(Tensor, ZeroFilledAlignedAndCopiedByValue) {
+  Tensor t(DType::F32, {3, 5});
+  EXPECT_EQ(t.numel(), 15);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.raw()) % 64, 0u);
+  for (std::int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(t.get(i), 0.0);
+  t.set(4, 2.5);
+  Tensor copy = t;
+  copy.set(4, -1);
+  EXPECT_EQ(t.get(4), 2.5);
+  EXPECT_EQ(copy.get(4), -1);
+}
+
+TEST(Tensor, ConvertsBetweenEveryDType) {
+  const std::vector<double> v{0.5, -1.25, 3.0, 1024.0};
+  for (DType from : kAllDTypes)
+    for (DType to : kAllDTypes) {
+      const Tensor t = Tensor::from_doubles(from, {2, 2}, v).to(to);
+      EXPECT_EQ(t.dtype(), to);
+      EXPECT_EQ(t.to_doubles(), v) << dtype_name(from) << "->" << dtype_name(to);
+    }
+  EXPECT_EQ(Tensor::from_doubles(DType::F16, {1}, std::vector<double>{0.1}).get(0),
+            static_cast<double>(half_bits_to_float(float_to_half_bits(0.1f))));
+}
+
+TEST(Tensor, TypedAccessChecksTheDType) {
+  Tensor t(DType::BF16, {2});
+  EXPECT_NO_THROW(t.data<bf16>());
+  EXPECT_THROW(t.data<float>(), Error);
+}
+
+TEST(Tensor, ResetKeepsTheAllocationWhenTheSizeMatches) {
+  Tensor t(DType::F32, {4, 4});
+  const void* before = t.raw();
+  t.reset(DType::F32, {2, 8});
+  EXPECT_EQ(t.raw(), before);
+  EXPECT_EQ(t.shape(), (Shape{2, 8}));
+  t.reset(DType::F64, {2, 8});
+  EXPECT_EQ(t.dtype(), DType::F64);
+  EXPECT_EQ(t.numel(), 16);
+}
+
+TEST(Tensor, ReshapeNeedsTheSameCount) {
+  const Tensor t(DType::F32, {2, 6});
+  EXPECT_EQ(t.reshaped({3, 4}).shape(), (Shape{3, 4}));
+  EXPECT_THROW(t.reshaped({5}), Error);
+}
+
+TEST(Tensor, AbsurdSizeIsAnErrorNotACrash) {
+  EXPECT_THROW(Tensor(DType::F64, {INT64_MAX / 4}), Error);
+}
+
+}  // namespace bnscope
