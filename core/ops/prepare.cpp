@@ -2,6 +2,7 @@
 
 #include "ops/prepared.h"
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 
 namespace bnscope {
 
@@ -227,6 +228,12 @@ Prepared prepare(const Problem& pb) {
     validate_fused_grad(p);
   else
     validate_fused_forward(p);
+  // Inputs are in memory already; the data-shaped output (and its converted copies) are not.
+  std::uint64_t bytes = 0;
+  for (const Tensor& t : p.inputs) bytes += t.nbytes();
+  check_memory_limit(
+      bytes + 2 * p.inputs[0].nbytes(),
+      "running " + std::string(p.op->name) + " on x of shape " + shape_str(p.inputs[0].shape()));
   if (pb.strict)
     for (const Note& n : p.notes)
       if (n.kind == NoteKind::TfWouldReject) fail(note_text(n) + " (--strict)");

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 
 namespace bnscope {
 
@@ -29,6 +30,7 @@ void Tensor::allocate() {
     throw Error(ErrorCode::ResourceExhausted,
                 "tensor of shape " + shape_str(shape_) + " is too large");
   const std::size_t bytes = nbytes();
+  check_memory_limit(bytes, "a tensor of shape " + shape_str(shape_));
   if (bytes == 0) {
     data_.reset();
     return;

@@ -31,7 +31,7 @@ TEST(CliOps, UnknownOpIsBadInput) {
 TEST(CliHelp, EveryCommandHasHelp) {
   const CliRun top = run_cli({"--help"});
   ASSERT_EQ(top.status, 0);
-  for (const char* cmd : {"run", "ops", "demo"}) {
+  for (const char* cmd : {"run", "ops", "demo", "sample"}) {
     EXPECT_NE(top.out.find(cmd), std::string::npos) << cmd;
     const CliRun r = run_cli({cmd, "--help"});
     EXPECT_EQ(r.status, 0) << cmd;
@@ -53,6 +53,35 @@ TEST(CliDemo, RunsEveryVariantWithoutErrors) {
   // 4 formats x 2 modes x 3 dtypes, plus the header line.
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 4 * 2 * 3);
   EXPECT_NE(r.out.find("TensorFlow would reject"), std::string::npos);  // NCHW inference
+}
+
+}  // namespace bnscope::test
+
+namespace bnscope::test {
+
+TEST(CliSample, WritesAProblemThatRunsAndFlagsAWrongConvention) {
+  TempDir dir;
+  const std::string file = dir.path("p.npz");
+  const CliRun made =
+      run_cli({"sample", "--shape", "2,3,3,4", "--convention", "inv_std", "--out", file});
+  ASSERT_EQ(made.status, 0) << made.err;
+  const CliRun ok = run_cli({"run", "--problem", file, "--out", dir.path("a")});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out.find("warning: reserve_space_2"), std::string::npos) << ok.out;
+  const CliRun wrong =
+      run_cli({"run", "--problem", file, "--convention", "variance", "--out", dir.path("b")});
+  ASSERT_EQ(wrong.status, 0) << wrong.err;
+  EXPECT_NE(wrong.out.find("cuDNN convention"), std::string::npos) << wrong.out;
+}
+
+TEST(CliSample, RejectsBadShapes) {
+  TempDir dir;
+  for (const char* shape : {"2,3", "2,x,3,4", "2,-3,3,4", "99999999999,99999999999,99999999,9"}) {
+    const CliRun r = run_cli({"sample", "--shape", shape, "--out", dir.path("p.npz")});
+    EXPECT_EQ(r.status, 2) << shape;
+    EXPECT_NE(r.err.find("shape"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(dir.files().empty());
 }
 
 }  // namespace bnscope::test

@@ -1,9 +1,9 @@
+#include "tensor/dtype.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "tensor/dtype.h"
 
 namespace bnscope {
 
@@ -36,7 +36,7 @@ TEST(Half, KnownValuesAndRounding) {
   EXPECT_EQ(float_to_half_bits(65519.0f), 0x7bff);
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_EQ(half_bits_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);   // halfway rounds to even (zero)
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);  // halfway rounds to even (zero)
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.5f, -25)), 0x0001);
   // 1 + 2^-11 is halfway between 1 and the next half: ties to even keeps 1.
   EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);

@@ -1,9 +1,9 @@
+#include "tensor/layout.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <vector>
-
-#include "tensor/layout.h"
 
 namespace bnscope {
 

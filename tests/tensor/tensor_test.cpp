@@ -1,10 +1,11 @@
+#include "tensor/tensor.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "tensor/error.h"
-#include "tensor/tensor.h"
 
 namespace bnscope {
 
@@ -71,6 +72,27 @@ TEST(Tensor, ReshapeNeedsTheSameCount) {
 
 TEST(Tensor, AbsurdSizeIsAnErrorNotACrash) {
   EXPECT_THROW(Tensor(DType::F64, {INT64_MAX / 4}), Error);
+}
+
+}  // namespace bnscope
+
+#include "tensor/memory_limit.h"
+
+namespace bnscope {
+
+TEST(MemoryLimit, TensorsOverTheLimitAreRefusedBeforeAllocation) {
+  set_memory_limit_bytes(1 << 20);
+  EXPECT_NO_THROW(Tensor(DType::F32, {256, 256}));
+  try {
+    Tensor(DType::F32, {1024, 1024});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::ResourceExhausted);
+    EXPECT_NE(std::string(e.what()).find("[1024,1024]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("memory limit"), std::string::npos) << e.what();
+  }
+  set_memory_limit_bytes(0);
+  EXPECT_GT(memory_limit_bytes(), std::uint64_t{1} << 20);
 }
 
 }  // namespace bnscope

@@ -1,0 +1,92 @@
+// bnscope-cli sample: a seeded random problem saved as one .npz, a starting point to edit.
+
+#include <cstdio>
+#include <string>
+
+#include "command.h"
+#include "io/problem_io.h"
+#include "ops/sample.h"
+#include "problem_args.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+Shape parse_shape(const std::string& text) {
+  Shape s;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string part =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      std::size_t used = 0;
+      const long long d = std::stoll(part, &used);
+      if (used != part.size() || d < 0) throw std::invalid_argument(part);
+      s.push_back(d);
+    } catch (const std::exception&) {
+      fail("--shape expects comma-separated non-negative sizes like 8,14,14,32, got '" + text +
+           "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (s.size() != 4 && s.size() != 5)
+    fail("--shape expects 4 (N,H,W,C) or 5 (N,D,H,W,C) sizes, got '" + text + "'");
+  num_elements(s);
+  return s;
+}
+
+int run(Args args) {
+  app::ProblemArgs pa = app::parse_problem_args(args);
+  SampleSpec spec;
+  spec.op = pa.problem.op;
+  spec.dtype = pa.problem.dtype.value_or(DType::F32);
+  spec.convention = pa.problem.convention;
+  std::string out;
+  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
+    const std::string& a = pa.rest[i];
+    if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
+    const std::string& v = pa.rest[++i];
+    if (a == "--out") {
+      out = v;
+    } else if (a == "--shape") {
+      spec.shape = parse_shape(v);
+    } else if (a == "--seed") {
+      try {
+        spec.seed = std::stoull(v);
+      } catch (const std::exception&) {
+        fail("--seed expects a non-negative integer, got '" + v + "'");
+      }
+    } else {
+      fail("sample: unknown flag '" + a + "' (see bnscope-cli sample --help)");
+    }
+  }
+  if (out.empty()) fail("sample needs --out FILE.npz");
+  const OpSpec& op = *find_op(spec.op);
+  if (op.has_attr("data_format")) {
+    spec.format = *parse_data_format(attr_string(pa.problem, "data_format"));
+    spec.is_training = attr_bool(pa.problem, "is_training");
+  }
+  Problem p = random_problem(spec);
+  for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
+  p.strict = pa.problem.strict;
+  save_problem(out, p);
+  std::printf("wrote %s: %s, %zu inputs\n", out.c_str(), p.op.c_str(), p.inputs.size());
+  return kExitOk;
+}
+
+const CommandRegistration reg{
+    {"sample", "write a seeded random problem (inputs and attrs) to a .npz",
+     "usage: bnscope-cli sample [--op OP] [--attr K=V]... [--dtype T] [--convention C]\n"
+     "                          [--shape N,H,W,C] [--seed S] --out FILE.npz\n\n"
+     "Generates random inputs for the op (training reserve spaces are the batch statistics of x, "
+     "made by\n"
+     "the forward op) and saves the whole problem; open it with bnscope FILE.npz or --problem "
+     "FILE.npz.\n"
+     "--shape is logical (N,H,W,C or N,D,H,W,C) whatever the data_format.",
+     run, true}};
+
+}  // namespace
+}  // namespace bnscope::cli
