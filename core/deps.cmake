@@ -1,0 +1,11 @@
+# Third-party libraries the engine links. libzip reads and writes .npz archives.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+target_link_libraries(bnscope_core PUBLIC PkgConfig::LIBZIP)
+
+# Highway: the cpu backend's vector loops, one binary with runtime target dispatch. The kernels
+# promise the same bits as their scalar tails on every target, so no fused multiply-adds there.
+pkg_check_modules(HWY REQUIRED IMPORTED_TARGET libhwy)
+target_link_libraries(bnscope_core PUBLIC PkgConfig::HWY)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_kernels.cpp
+                            PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")

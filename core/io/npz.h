@@ -1,0 +1,35 @@
+#pragma once
+// .npz archives (numpy's zip of .npy members), read and written through libzip. Stored and
+// deflated members are read; archives are written deflated, atomically. A member "x.npy" is the
+// tensor named "x"; other members (e.g. a problem.json) are skipped by read_npz and read as raw
+// bytes by name.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace bnscope {
+
+// Every .npy member, keyed by its name without ".npy".
+std::map<std::string, Tensor> read_npz(const std::string& path);
+// `member` with or without the ".npy" suffix.
+Tensor read_npz_member(const std::string& path, const std::string& member);
+// Member names as stored, in archive order.
+std::vector<std::string> npz_members(const std::string& path);
+bool npz_has_member(const std::string& path, const std::string& member);
+// The member's uncompressed bytes; `member` is the exact stored name.
+std::vector<std::byte> read_npz_bytes(const std::string& path, const std::string& member);
+
+// Tensors are stored as NAME.npy; extra_text_members are (exact name, content) pairs.
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& members,
+               const std::vector<std::pair<std::string, std::string>>& extra_text_members = {});
+// The archive write_npz would produce, in memory.
+std::vector<std::byte> serialize_npz(
+    const std::vector<std::pair<std::string, Tensor>>& members,
+    const std::vector<std::pair<std::string, std::string>>& extra_text_members = {});
+
+}  // namespace bnscope

@@ -1,0 +1,165 @@
+#include "io/problem_io.h"
+
+#include "io/mini_json.h"
+#include "io/npz.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr std::string_view kNpy = ".npy";
+
+const OpSpec& known_op(const std::string& name, const std::string& what) {
+  const OpSpec* op = find_op(name);
+  if (!op) fail(what + ": unknown op '" + name + "'; expected one of " + op_names_joined());
+  return *op;
+}
+
+std::string_view type_name(AttrType t) {
+  switch (t) {
+    case AttrType::Float:
+      return "a number";
+    case AttrType::Bool:
+      return "true or false";
+    case AttrType::String:
+      break;
+  }
+  return "a string";
+}
+
+bool holds(const AttrValue& v, AttrType t) {
+  switch (t) {
+    case AttrType::Float:
+      return std::holds_alternative<double>(v);
+    case AttrType::Bool:
+      return std::holds_alternative<bool>(v);
+    case AttrType::String:
+      break;
+  }
+  return std::holds_alternative<std::string>(v);
+}
+
+const AttrSpec& known_attr(const OpSpec& op, const std::string& name, const std::string& what) {
+  const AttrSpec* a = op.attr(name);
+  if (!a) {
+    std::string names;
+    for (const AttrSpec& s : op.attrs) names += (names.empty() ? "" : ", ") + std::string(s.name);
+    fail(what + ": unknown attr '" + name + "' for " + std::string(op.name) + "; expected one of " +
+         names);
+  }
+  return *a;
+}
+
+}  // namespace
+
+std::string problem_to_json(const Problem& p) {
+  const std::string what = "problem '" + p.op + "'";
+  const OpSpec& op = known_op(p.op, what);
+  JsonValue root = JsonValue::object();
+  root.add("bnscope_problem", JsonValue::of(static_cast<double>(kFormatVersion)));
+  root.add("op", JsonValue::of(p.op));
+  JsonValue& attrs = root.add("attrs", JsonValue::object());
+  for (const auto& [name, value] : p.attrs) {
+    const AttrSpec& a = known_attr(op, name, what);
+    if (!holds(value, a.type))
+      fail(what + ": attr '" + name + "' must be " + std::string(type_name(a.type)));
+    const std::string& key = name;  // clang 14 cannot capture structured bindings
+    std::visit([&](const auto& v) { attrs.add(key, JsonValue::of(v)); }, value);
+  }
+  if (p.dtype) root.add("dtype", JsonValue::of(std::string(dtype_name(*p.dtype))));
+  root.add("convention", JsonValue::of(std::string(convention_name(p.convention))));
+  root.add("strict", JsonValue::of(p.strict));
+  return dump_json(root);
+}
+
+Problem problem_from_json(const std::string& text, const std::string& what) {
+  const JsonValue root = parse_json(text, what);
+  if (root.kind != JsonValue::Kind::Object) fail(what + ": expected a JSON object");
+  for (const auto& [key, unused] : root.members)
+    if (key != "bnscope_problem" && key != "op" && key != "attrs" && key != "dtype" &&
+        key != "convention" && key != "strict")
+      fail(what + ": unexpected key \"" + key +
+           "\"; expected bnscope_problem, op, attrs, dtype, convention, strict");
+  const JsonValue* version = root.find("bnscope_problem");
+  if (!version || version->kind != JsonValue::Kind::Number || version->number != kFormatVersion)
+    fail(what + ": expected \"bnscope_problem\": " + std::to_string(kFormatVersion));
+  const JsonValue* op_name = root.find("op");
+  if (!op_name || op_name->kind != JsonValue::Kind::String)
+    fail(what + ": expected \"op\" with an op name");
+
+  Problem p;
+  p.op = op_name->string;
+  const OpSpec& op = known_op(p.op, what);
+  if (const JsonValue* attrs = root.find("attrs")) {
+    if (attrs->kind != JsonValue::Kind::Object) fail(what + ": \"attrs\" must be an object");
+    for (const auto& [name, v] : attrs->members) {
+      const AttrSpec& a = known_attr(op, name, what);
+      const bool ok = (a.type == AttrType::Float && v.kind == JsonValue::Kind::Number) ||
+                      (a.type == AttrType::Bool && v.kind == JsonValue::Kind::Bool) ||
+                      (a.type == AttrType::String && v.kind == JsonValue::Kind::String);
+      if (!ok) fail(what + ": attr '" + name + "' must be " + std::string(type_name(a.type)));
+      if (a.type == AttrType::Float)
+        p.attrs[name] = v.number;
+      else if (a.type == AttrType::Bool)
+        p.attrs[name] = v.boolean;
+      else
+        p.attrs[name] = v.string;
+    }
+  }
+  if (const JsonValue* dtype = root.find("dtype")) {
+    const auto t = dtype->kind == JsonValue::Kind::String ? parse_dtype(dtype->string)
+                                                          : std::optional<DType>();
+    if (!t) fail(what + ": \"dtype\" must be float16, bfloat16, float32 or float64");
+    p.dtype = *t;
+  }
+  if (const JsonValue* conv = root.find("convention")) {
+    const auto c = conv->kind == JsonValue::Kind::String ? parse_convention(conv->string)
+                                                         : std::optional<ReserveConvention>();
+    if (!c) fail(what + ": \"convention\" must be \"variance\" or \"inv_std\"");
+    p.convention = *c;
+  }
+  if (const JsonValue* strict = root.find("strict")) {
+    if (strict->kind != JsonValue::Kind::Bool) fail(what + ": \"strict\" must be true or false");
+    p.strict = strict->boolean;
+  }
+  return p;
+}
+
+void save_problem(const std::string& path, const Problem& p) {
+  std::vector<std::pair<std::string, Tensor>> members(p.inputs.begin(), p.inputs.end());
+  write_npz(path, members, {{kProblemMember, problem_to_json(p)}});
+}
+
+Problem load_problem(const std::string& path) {
+  const std::vector<std::string> names = npz_members(path);
+  bool has_json = false;
+  for (const std::string& n : names) has_json |= n == kProblemMember;
+  if (!has_json) {
+    Problem p;
+    add_npz_inputs(p, path);
+    return p;
+  }
+  const std::vector<std::byte> json = read_npz_bytes(path, kProblemMember);
+  Problem p =
+      problem_from_json(std::string(reinterpret_cast<const char*>(json.data()), json.size()),
+                        path + ":" + kProblemMember);
+  p.inputs = read_npz(path);
+  return p;
+}
+
+std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path) {
+  const OpSpec& op = known_op(p.op, path);
+  std::vector<std::string> added;
+  for (const std::string& member : npz_members(path)) {
+    if (member.size() <= kNpy.size() || !member.ends_with(kNpy)) continue;
+    const std::string name = member.substr(0, member.size() - kNpy.size());
+    if (op.input_index(name) < 0) continue;
+    p.inputs.insert_or_assign(name, read_npz_member(path, member));
+    added.push_back(name);
+  }
+  return added;
+}
+
+}  // namespace bnscope

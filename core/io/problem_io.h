@@ -1,0 +1,30 @@
+#pragma once
+// A Problem saved as one .npz: each input as NAME.npy plus a text member problem.json holding
+// the rest:
+//   {"bnscope_problem": 1, "op": "FusedBatchNormGradV3",
+//    "attrs": {"epsilon": 0.001, "is_training": true, "data_format": "NHWC"},
+//    "dtype": "float32", "convention": "variance", "strict": false}
+// Attrs keep their catalog type (JSON number, bool or string); "dtype" is present only when set.
+// Saving then loading gives back an equal Problem.
+
+#include <string>
+#include <vector>
+
+#include "ops/problem.h"
+
+namespace bnscope {
+
+inline constexpr const char* kProblemMember = "problem.json";
+
+void save_problem(const std::string& path, const Problem& p);  // atomic
+// An archive without problem.json loads as a Problem with the default op whose inputs are the
+// members named like that op's inputs.
+Problem load_problem(const std::string& path);
+// Adds (replacing same-named ones) every member named like an input of p.op; returns their names.
+std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path);
+
+std::string problem_to_json(const Problem& p);
+// Sets everything but the inputs; `what` names the source in error messages.
+Problem problem_from_json(const std::string& text, const std::string& what);
+
+}  // namespace bnscope
