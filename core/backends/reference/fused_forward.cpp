@@ -1,0 +1,92 @@
+// FusedBatchNorm/V2/V3 forward (spec 2.1): batch statistics in training, the given population
+// statistics in inference. Reserve spaces follow the declared convention so the forward can
+// stand in for either a CPU or a cuDNN producer.
+
+#include "backends/reference/reference_ops.h"
+#include "ops/bn_math.h"
+
+namespace bnscope::reference {
+
+namespace {
+
+std::size_t uc(std::int64_t c) {
+  return static_cast<std::size_t>(c);
+}
+
+// Two passes (mean, then squared deviations) as TensorFlow's CPU kernel does.
+void batch_moments(const Prepared& p, const std::vector<double>& x, std::vector<double>& mean,
+                   std::vector<double>& var, const RunContext& ctx) {
+  const ChannelView& v = p.view;
+  const double m = static_cast<double>(v.per_channel());
+  mean.assign(uc(v.channels), 0.0);
+  var.assign(uc(v.channels), 0.0);
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) mean[uc(c)] += x[uc(v.index(o, c, i))];
+  for (double& s : mean) s /= m;
+  end_pass(ctx, 1, 3);
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const double d = x[uc(v.index(o, c, i))] - mean[uc(c)];
+        var[uc(c)] += d * d;
+      }
+  for (double& s : var) s /= m;
+  end_pass(ctx, 2, 3);
+}
+
+}  // namespace
+
+void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
+  const ChannelView& v = p.view;
+  const std::int64_t C = v.channels;
+  const auto x = p.in("x").to_doubles();
+  const auto gamma = p.in("scale").to_doubles();
+  const auto beta = p.in("offset").to_doubles();
+  // May be empty in training with f == 1: TensorFlow never reads them then.
+  const auto mean_in = p.in("mean").to_doubles();
+  const auto var_in = p.in("variance").to_doubles();
+
+  std::vector<double> mean, var;
+  if (p.is_training) {
+    batch_moments(p, x, mean, var, ctx);
+  } else {
+    mean = mean_in;
+    var = var_in;
+  }
+
+  std::vector<double> y(x.size());
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < C; ++c) {
+      const double k = inv_std(var[uc(c)], p.epsilon);
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const std::size_t j = uc(v.index(o, c, i));
+        y[j] = gamma[uc(c)] * (x[j] - mean[uc(c)]) * k + beta[uc(c)];
+      }
+    }
+  store(result.output("y").tensor, y);
+
+  if (p.is_training) {
+    const double f = p.exponential_avg_factor;
+    const double bessel = bessel_factor(v.per_channel());
+    std::vector<double> bm(uc(C)), bv(uc(C)), rs2(uc(C));
+    for (std::int64_t c = 0; c < C; ++c) {
+      const std::size_t cc = uc(c);
+      bm[cc] = running_blend(f == 1.0 ? 0.0 : mean_in[cc], mean[cc], f);
+      bv[cc] = running_blend(f == 1.0 ? 0.0 : var_in[cc], bessel * var[cc], f);
+      rs2[cc] = p.convention == ReserveConvention::InvStd ? inv_std(var[cc], p.epsilon) : var[cc];
+    }
+    store(result.output("batch_mean").tensor, bm);
+    store(result.output("batch_variance").tensor, bv);
+    store(result.output("reserve_space_1").tensor, mean);
+    store(result.output("reserve_space_2").tensor, rs2);
+  } else {
+    // Inference copies the inputs; reserve_space_1/2 stay undefined (allocate_outputs).
+    store(result.output("batch_mean").tensor, mean_in);
+    store(result.output("batch_variance").tensor, var_in);
+  }
+  if (p.op->version == 3) result.output("reserve_space_3").tensor.set(0, 0.0);
+  end_pass(ctx, 3, 3);
+}
+
+}  // namespace bnscope::reference

@@ -1,0 +1,36 @@
+#pragma once
+// Per-channel batch-norm arithmetic shared by the backends and the analyses, in double so every
+// caller rounds only once, at its own output type.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace bnscope {
+
+inline double inv_std(double variance, double epsilon) {
+  return 1.0 / std::sqrt(variance + epsilon);
+}
+
+// The variance a cuDNN-style inverse std stands for (how XLA reconstructs it).
+inline double variance_from_inv_std(double r, double epsilon) {
+  return 1.0 / (r * r) - epsilon;
+}
+
+// TensorFlow's CPU kernel clamps the denominator, so M = 1 gives B = 1 rather than a division by 0.
+inline double bessel_factor(std::int64_t m) {
+  return static_cast<double>(m) / static_cast<double>(std::max<std::int64_t>(m - 1, 1));
+}
+
+// k for the training-mode grad: reserve_space_2 is either the variance or already k.
+inline double reserve_inv_std(double reserve_space_2, double epsilon, bool holds_inv_std) {
+  return holds_inv_std ? reserve_space_2 : inv_std(reserve_space_2, epsilon);
+}
+
+// The running blend of batch_mean/batch_variance; f == 1 ignores the old value entirely, so a
+// NaN there does not propagate (spec 9.6).
+inline double running_blend(double old_value, double batch_value, double f) {
+  return f == 1.0 ? batch_value : (1.0 - f) * old_value + f * batch_value;
+}
+
+}  // namespace bnscope
