@@ -1,0 +1,203 @@
+// bnscope-cli bench: sweeps ops x formats x modes x dtypes x shapes on one or more backends,
+// checks each case against cpu-reference, and tabulates time, GB/s and the fraction of the copy
+// bandwidth measured at the start of the same run.
+
+#include <cstdio>
+#include <fstream>
+
+#include "analysis/diff.h"
+#include "backends.h"
+#include "case_flags.h"
+#include "command.h"
+#include "engine.h"
+#include "io/atomic_file.h"
+#include "profile/copy_bandwidth.h"
+#include "profile/profiler.h"
+#include "report/writers.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+// The reference accumulates in float64 with plain loops; above this the check takes longer
+// than the benchmark itself.
+constexpr std::int64_t kReferenceLimit = std::int64_t{1} << 23;
+
+// The ResNet-50 batch-norm layers of performance spec 4.4 at batch n (N=32 there).
+std::vector<Shape> resnet50_shapes(std::int64_t n) {
+  return {{n, 112, 112, 64}, {n, 56, 56, 64},   {n, 56, 56, 256},
+          {n, 28, 28, 512},  {n, 14, 14, 1024}, {n, 7, 7, 2048}};
+}
+
+std::vector<Shape> read_shapes(const std::string& spec) {
+  if (spec == "resnet50") return resnet50_shapes(32);
+  if (spec.rfind("resnet50:", 0) == 0)
+    return resnet50_shapes(parse_int_flag("--shapes resnet50:N", spec.substr(9), 1, 4096));
+  std::ifstream f(spec);
+  if (!f) {
+    std::vector<Shape> shapes;  // SHAPE[;SHAPE...] inline
+    std::size_t start = 0;
+    while (start <= spec.size()) {
+      const auto end = spec.find(';', start);
+      shapes.push_back(parse_shape_flag("--shapes", spec.substr(start, end - start)));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    return shapes;
+  }
+  std::vector<Shape> shapes;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    shapes.push_back(parse_shape_flag("--shapes " + spec, line));
+  }
+  if (shapes.empty()) fail("--shapes " + spec + ": no shape in the file (one N,H,W,C a line)");
+  return shapes;
+}
+
+std::string check_against_reference(const Problem& problem, const std::string& backend) {
+  if (backend == "cpu-reference") return "reference";
+  std::int64_t e = 1;
+  for (const auto& [name, t] : problem.inputs) e = std::max(e, t.numel());
+  if (e > kReferenceLimit) return "skipped";
+  const Prepared p = prepare(problem);
+  const Result ref = run_problem(problem, "cpu-reference");
+  const Result got = run_problem(problem, backend);
+  const Comparison c =
+      compare_results("cpu-reference", ref.outputs, backend, got.outputs, {}, &p.view);
+  return c.passed ? "ok" : "MISMATCH";
+}
+
+int run(Args args) {
+  app::ProblemArgs pa = app::parse_problem_args(args);
+  std::vector<std::string> backends{"cpu"}, ops{"FusedBatchNormGradV3"}, formats{"NHWC", "NCHW"},
+      modes{"training", "frozen"}, dtypes{"float32"};
+  std::string shapes_spec = "resnet50:4", json;
+  ProfileOptions options;
+  options.reps = 5;
+  options.warmup = 1;
+  options.measure_copy = false;  // measured once for the whole sweep below
+  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
+    const std::string& a = pa.rest[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
+      return pa.rest[++i];
+    };
+    if (a == "--backends")
+      backends = split_list(value());
+    else if (a == "--ops")
+      ops = split_list(value());
+    else if (a == "--formats")
+      formats = split_list(value());
+    else if (a == "--modes")
+      modes = split_list(value());
+    else if (a == "--dtypes")
+      dtypes = split_list(value());
+    else if (a == "--shapes")
+      shapes_spec = value();
+    else if (a == "--reps")
+      options.reps = parse_int_flag(a, value(), 1, 100000);
+    else if (a == "--warmup")
+      options.warmup = parse_int_flag(a, value(), 0, 1000);
+    else if (a == "--threads")
+      options.threads = parse_int_flag(a, value(), 0, 1024);
+    else if (a == "--peak-gbps")
+      options.device_peak_gbps = parse_double_flag(a, value());
+    else if (a == "--json")
+      json = value();
+    else
+      fail("bench: unknown flag '" + a + "' (see bnscope-cli bench --help)");
+  }
+  if (pa.op_given && !ops.empty() && ops.front() == "FusedBatchNormGradV3") ops = {pa.problem.op};
+  for (const std::string& op : ops)
+    if (!find_op(op)) fail("--ops: unknown op '" + op + "'; expected one of " + op_names_joined());
+  for (const std::string& f : formats)
+    if (!parse_data_format(f))
+      fail("--formats: unknown format '" + f + "' (NHWC, NCHW, NDHWC, NCDHW)");
+  for (const std::string& m : modes)
+    if (m != "training" && m != "frozen")
+      fail("--modes expects training and/or frozen, got '" + m + "'");
+  std::vector<DType> types;
+  for (const std::string& t : dtypes) {
+    auto d = parse_dtype(t);
+    if (!d) fail("--dtypes: unknown dtype '" + t + "'");
+    types.push_back(*d);
+  }
+  const std::vector<Shape> shapes = read_shapes(shapes_spec);
+  app::register_all_backends();
+  for (const std::string& b : backends) backend_or_throw(b);
+
+  const double copy_gbps = measure_copy_bandwidth(options.threads, std::size_t{256} << 20) / 1e9;
+  std::printf("copy bandwidth (same run, %s threads, 256 MiB): %.2f GB/s\n",
+              options.threads ? std::to_string(options.threads).c_str() : "all", copy_gbps);
+  std::printf("%-22s %-13s %-18s %-8s %-5s %-8s %-10s %10s %10s %10s %8s %7s\n", "op", "backend",
+              "shape", "dtype", "fmt", "mode", "check", "median ms", "min ms", "max ms", "GB/s",
+              "%copy");
+  Report report = new_report("bnscope bench");
+  int mismatches = 0;
+  for (const std::string& op_name : ops) {
+    const OpSpec& op = *find_op(op_name);
+    for (const Shape& shape : shapes)
+      for (DType t : types)
+        for (const std::string& fmt : formats)
+          for (const std::string& mode : modes) {
+            const bool global = op.family == OpFamily::GlobalNorm;
+            if (global && (fmt != formats.front() || mode != modes.front()))
+              continue;  // one layout, no mode: run once
+            SampleSpec spec;
+            spec.op = op_name;
+            spec.shape = shape;
+            spec.dtype = t;
+            spec.format = global ? DataFormat::NHWC : *parse_data_format(fmt);
+            spec.is_training = mode == "training";
+            const Problem problem = random_problem(spec);
+            for (const std::string& b : backends) {
+              const std::string check = check_against_reference(problem, b);
+              mismatches += check == "MISMATCH";
+              Profile p = profile_problem(problem, b, options);
+              if (p.roofline_gbps <= 0 && copy_gbps > 0) {
+                p.roofline_gbps = copy_gbps;
+                p.roofline_source = "copy bandwidth measured at the start of this run";
+                p.roofline_fraction = p.achieved_gbps / copy_gbps;
+              }
+              std::printf(
+                  "%-22s %-13s %-18s %-8s %-5s %-8s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
+                  op_name.c_str(), p.backend.c_str(), shape_str(p.shape).c_str(),
+                  std::string(dtype_name(t)).c_str(), global ? "NHWC" : fmt.c_str(),
+                  global ? "-" : mode.c_str(), check.substr(0, 10).c_str(), p.wall.median * 1e3,
+                  p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps, 100 * p.roofline_fraction);
+              std::fflush(stdout);
+              report.profiles.push_back(std::move(p));
+            }
+          }
+  }
+  if (!json.empty())
+    write_file_atomic_stream(json, [&](std::ostream& os) { write_report_json(report, os); });
+  std::printf(
+      "check: outputs vs cpu-reference with the default tolerances; skipped above %lld "
+      "elements, where the reference would take longer than the sweep\n",
+      static_cast<long long>(kReferenceLimit));
+  if (mismatches) std::printf("%d case(s) disagree with cpu-reference\n", mismatches);
+  return mismatches ? kExitMismatch : kExitOk;
+}
+
+const CommandRegistration reg{
+    {"bench", "sweep ops x formats x modes x dtypes x shapes: time, GB/s, fraction of copy BW",
+     "usage: bnscope-cli bench [--backends cpu,...] [--shapes resnet50[:N]|FILE|N,H,W,C;...]\n"
+     "                         [--ops OP,...] [--formats NHWC,NCHW] [--modes training,frozen]\n"
+     "                         [--dtypes float32,...] [--reps N] [--warmup N] [--threads N]\n"
+     "                         [--peak-gbps X] [--json FILE]\n\n"
+     "Defaults: FusedBatchNormGradV3, float32, both formats, both modes, the six ResNet-50\n"
+     "batch-norm shapes at N=4 (resnet50 is N=32, resnet50:N any batch), 5 reps after 1\n"
+     "warm-up, on cpu. Shapes are logical N,H,W,C; a FILE holds one a\n"
+     "line. Each case is first checked against cpu-reference (skipped above 8M elements, where\n"
+     "the reference is slower than the sweep). GB/s counts the minimum traffic (each input read\n"
+     "once, each output written once); %copy divides it by the copy bandwidth measured at the\n"
+     "start of the run with the same thread count. Exit status 1 when a check fails.",
+     run}};
+
+}  // namespace
+
+}  // namespace bnscope::cli

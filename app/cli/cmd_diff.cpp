@@ -1,0 +1,210 @@
+// bnscope-cli diff: the same problem through several backends (or against saved outputs), a
+// per-output error table, the verdict, and the likely causes when they disagree.
+
+#include <cstdio>
+#include <optional>
+
+#include "analysis/cause_finder.h"
+#include "analysis/diff.h"
+#include "backends.h"
+#include "case_flags.h"
+#include "command.h"
+#include "engine.h"
+#include "io/atomic_file.h"
+#include "report/writers.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+std::string ulps(std::uint64_t u) {
+  return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
+}
+
+std::string coords(const std::vector<std::int64_t>& c) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + std::to_string(c[i]);
+  return s + ")";
+}
+
+void print_comparison(const Comparison& c) {
+  std::printf("\n%s vs %s: %s\n", c.candidate.c_str(), c.reference.c_str(),
+              c.passed ? "PASS" : "FAIL");
+  std::printf("  %-16s %-8s %-16s %8s %8s %10s %10s %10s %8s %12s  %s\n", "output", "dtype",
+              "shape", "atol", "rtol", "max|a-b|", "mean|a-b|", "max rel", "max ULP", "mismatches",
+              "verdict");
+  for (const OutputDiff& o : c.outputs) {
+    std::printf("  %-16s %-8s %-16s ", o.name.c_str(), std::string(dtype_name(o.dtype)).c_str(),
+                shape_str(o.shape).c_str());
+    if (!o.compared) {
+      std::printf("skipped: %s\n", o.note.c_str());
+      continue;
+    }
+    std::printf("%8s %8s %10s %10s %10s %8s %12lld  %s\n", num(o.tolerance.atol).c_str(),
+                num(o.tolerance.rtol).c_str(), num(o.max_abs).c_str(), num(o.mean_abs).c_str(),
+                num(o.max_rel).c_str(), ulps(o.max_ulp).c_str(),
+                static_cast<long long>(o.mismatches), o.passed ? "pass" : "FAIL");
+  }
+  for (const std::string& n : c.notes) std::printf("  note: %s\n", n.c_str());
+  for (const OutputDiff& o : c.outputs) {
+    if (!o.note.empty() && o.compared)
+      std::printf("  note (%s): %s\n", o.name.c_str(), o.note.c_str());
+    if (o.passed || o.worst.empty()) continue;
+    std::printf("  %s: %lld of %lld elements outside tolerance (passes at atol %s); worst:\n",
+                o.name.c_str(), static_cast<long long>(o.mismatches),
+                static_cast<long long>(o.count), num(o.required_atol).c_str());
+    for (std::size_t i = 0; i < o.worst.size() && i < 5; ++i) {
+      const ElementError& w = o.worst[i];
+      std::printf("    %-20s channel %-5lld reference %-15.9g candidate %-15.9g ULP %s\n",
+                  coords(w.coords).c_str(), static_cast<long long>(w.channel), w.reference,
+                  w.candidate, ulps(w.ulp).c_str());
+    }
+    std::int64_t bad_channels = 0;
+    for (const ChannelError& ch : o.channels) bad_channels += ch.mismatches > 0;
+    if (!o.channels.empty())
+      std::printf("    %lld of %zu channels have mismatches\n",
+                  static_cast<long long>(bad_channels), o.channels.size());
+  }
+}
+
+int run(Args args) {
+  app::ProblemArgs pa = app::parse_problem_args(args);
+  std::vector<std::string> backends;
+  std::string against, json;
+  DiffOptions options;
+  Shape shape;
+  std::uint64_t seed = 1;
+  bool causes = true;
+  const OpSpec* op = find_op(pa.problem.op);
+  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
+    const std::string& a = pa.rest[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
+      return pa.rest[++i];
+    };
+    auto per_output = [&](const std::string& prefix) -> std::optional<std::string> {
+      if (a.rfind(prefix, 0) != 0 || a.size() == prefix.size()) return {};
+      const std::string name = a.substr(prefix.size());
+      if (!op || op->output_index(name) < 0)
+        fail(a + ": " + pa.problem.op + " has no output '" + name + "'");
+      return name;
+    };
+    if (a == "--backends") {
+      backends = split_list(value());
+    } else if (a == "--against") {
+      against = value();
+    } else if (a == "--atol") {
+      options.atol = parse_double_flag(a, value());
+    } else if (a == "--rtol") {
+      options.rtol = parse_double_flag(a, value());
+    } else if (auto name = per_output("--atol-")) {
+      options.output_atol[*name] = parse_double_flag(a, value());
+    } else if (auto rname = per_output("--rtol-")) {
+      options.output_rtol[*rname] = parse_double_flag(a, value());
+    } else if (a == "--worst") {
+      options.worst_k = parse_int_flag(a, value(), 0, 1000);
+    } else if (a == "--json") {
+      json = value();
+    } else if (a == "--shape") {
+      shape = parse_shape_flag(a, value());
+    } else if (a == "--seed") {
+      seed = static_cast<std::uint64_t>(parse_int_flag(a, value(), 0, 1 << 30));
+    } else if (a == "--no-causes") {
+      causes = false;
+    } else {
+      fail("diff: unknown flag '" + a + "' (see bnscope-cli diff --help)");
+    }
+  }
+  if (backends.empty())
+    backends = against.empty() ? std::vector<std::string>{"cpu-reference", "cpu"}
+                               : std::vector<std::string>{"cpu"};
+  if (against.empty() && backends.size() < 2)
+    fail("--backends needs at least two backends (or give --against FILE)");
+
+  app::register_all_backends();
+  const Problem problem = problem_or_sample(pa, shape, seed);
+  const Prepared prepared = prepare(problem);
+  std::vector<Result> results;
+  for (const std::string& b : backends) results.push_back(run_problem(problem, b));
+
+  std::vector<OutputTensor> expected;
+  std::string reference_name;
+  std::size_t first_candidate = 1;
+  if (!against.empty()) {
+    expected = load_expected_outputs(against, *prepared.op);
+    reference_name = against;
+    first_candidate = 0;
+  } else {
+    expected = results[0].outputs;
+    reference_name = results[0].backend;
+  }
+
+  Report report = new_report("bnscope diff: " + describe_case(problem));
+  report.has_problem = true;
+  report.problem = describe_problem(problem);
+  report.notes = results[0].notes;
+  report.has_diff = true;
+  std::printf("%s (%s)\n", describe_case(problem).c_str(),
+              pa.inputs_given ? "inputs from the command line" : "generated sample inputs");
+  for (const Note& n : results[0].notes)
+    std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
+  for (std::size_t i = first_candidate; i < results.size(); ++i) {
+    report.diff.comparisons.push_back(compare_results(reference_name, expected, results[i].backend,
+                                                      results[i].outputs, options, &prepared.view));
+    print_comparison(report.diff.comparisons.back());
+  }
+
+  const bool passed = report.diff.passed();
+  std::printf("\nverdict: %s\n",
+              passed ? "all outputs agree within tolerance" : "some outputs disagree");
+  if (!passed && causes) {
+    for (const Comparison& c : report.diff.comparisons) {
+      if (c.passed) continue;
+      std::vector<Cause> found = find_causes(problem, c.candidate, expected, options);
+      if (found.empty())
+        std::printf("causes (%s): none of the known traps explains the difference\n",
+                    c.candidate.c_str());
+      for (const Cause& cause : found) {
+        std::printf("likely cause (%s): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
+                    c.candidate.c_str(), cause.title.c_str(), cause.explanation.c_str(),
+                    num(cause.before).c_str(), num(cause.after).c_str(),
+                    num(cause.max_abs_before).c_str(), num(cause.max_abs_after).c_str(),
+                    cause.resolves ? ", now within tolerance" : "");
+        report.causes.push_back(cause);
+      }
+    }
+  }
+  if (!json.empty())
+    write_file_atomic_stream(json, [&](std::ostream& os) { write_report_json(report, os); });
+  return passed ? kExitOk : kExitMismatch;
+}
+
+const CommandRegistration reg{
+    {"diff", "compare backends (or saved outputs) element by element; names likely causes",
+     "usage: bnscope-cli diff [problem flags] [--backends A,B,...] [--against DIR|FILE.npz]\n"
+     "                        [--atol A] [--rtol R] [--atol-OUTPUT A] [--rtol-OUTPUT R]\n"
+     "                        [--worst K] [--json FILE] [--shape N,H,W,C] [--seed S] "
+     "[--no-causes]\n\n"
+     "Runs the problem on every backend and compares each with the first (default\n"
+     "cpu-reference,cpu), or each backend with expected outputs from --against: a directory of\n"
+     "OUTPUT.npy files or an .npz with members OUTPUT or out_OUTPUT. An element passes when\n"
+     "|a-b| <= atol + rtol*|b|, b the reference; defaults follow TensorFlow's tests per dtype\n"
+     "(float 1e-3, half 2e-3, bfloat16 1e-2, double 1e-7). Outputs TensorFlow leaves undefined\n"
+     "are skipped. On a mismatch the known traps (reserve-space convention, NCHW/NHWC mix-up,\n"
+     "epsilon below cuDNN's minimum, half overflow) are re-run and reported with the error\n"
+     "before and after. Without inputs a seeded sample problem is generated.\n"
+     "Exit status: 0 all agree, 1 some disagree, 2 bad input, 3 backend unavailable.\n\n"
+     "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
+     "--attr KEY=VALUE, --dtype, --convention, --strict",
+     run}};
+
+}  // namespace
+
+}  // namespace bnscope::cli

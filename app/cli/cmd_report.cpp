@@ -1,0 +1,121 @@
+// bnscope-cli report: diff, likely causes and profiles of one problem written as report.html,
+// report.json, report.csv and trace.json.
+
+#include <cstdio>
+
+#include "analysis/cause_finder.h"
+#include "analysis/diff.h"
+#include "backends.h"
+#include "case_flags.h"
+#include "command.h"
+#include "engine.h"
+#include "report/writers.h"
+#include "tensor/error.h"
+
+namespace bnscope::cli {
+
+namespace {
+
+int run(Args args) {
+  app::ProblemArgs pa = app::parse_problem_args(args);
+  std::vector<std::string> backends{"cpu-reference", "cpu"};
+  std::string out, against;
+  ProfileOptions options;
+  options.reps = 5;
+  DiffOptions diff_options;
+  Shape shape;
+  std::uint64_t seed = 1;
+  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
+    const std::string& a = pa.rest[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
+      return pa.rest[++i];
+    };
+    if (a == "--backends") {
+      backends = split_list(value());
+    } else if (a == "--out") {
+      out = value();
+    } else if (a == "--against") {
+      against = value();
+    } else if (a == "--atol") {
+      diff_options.atol = parse_double_flag(a, value());
+    } else if (a == "--rtol") {
+      diff_options.rtol = parse_double_flag(a, value());
+    } else if (a == "--reps") {
+      options.reps = parse_int_flag(a, value(), 1, 100000);
+    } else if (a == "--threads") {
+      options.threads = parse_int_flag(a, value(), 0, 1024);
+    } else if (a == "--peak-gbps") {
+      options.device_peak_gbps = parse_double_flag(a, value());
+    } else if (a == "--shape") {
+      shape = parse_shape_flag(a, value());
+    } else if (a == "--seed") {
+      seed = static_cast<std::uint64_t>(parse_int_flag(a, value(), 0, 1 << 30));
+    } else {
+      fail("report: unknown flag '" + a + "' (see bnscope-cli report --help)");
+    }
+  }
+  if (out.empty()) fail("report needs --out DIR (where report.html and the others go)");
+  if (backends.empty()) fail("--backends needs at least one backend");
+  app::register_all_backends();
+  const Problem problem = problem_or_sample(pa, shape, seed);
+  const Prepared prepared = prepare(problem);
+
+  Report report = new_report("bnscope report: " + describe_case(problem));
+  report.has_problem = true;
+  report.problem = describe_problem(problem);
+  std::vector<Result> results;
+  for (const std::string& b : backends) results.push_back(run_problem(problem, b));
+  report.notes = results.front().notes;
+
+  std::vector<OutputTensor> expected;
+  std::string reference;
+  std::size_t first = 1;
+  if (!against.empty()) {
+    expected = load_expected_outputs(against, *prepared.op);
+    reference = against;
+    first = 0;
+  } else if (results.size() > 1) {
+    expected = results.front().outputs;
+    reference = results.front().backend;
+  }
+  if (!expected.empty()) {
+    report.has_diff = true;
+    for (std::size_t i = first; i < results.size(); ++i) {
+      report.diff.comparisons.push_back(compare_results(reference, expected, results[i].backend,
+                                                        results[i].outputs, diff_options,
+                                                        &prepared.view));
+      if (!report.diff.comparisons.back().passed)
+        for (Cause& c : find_causes(problem, results[i].backend, expected, diff_options))
+          report.causes.push_back(std::move(c));
+    }
+  }
+  for (const std::string& b : backends)
+    report.profiles.push_back(profile_problem(problem, b, options));
+  write_report_files(report, out);
+  std::printf("%s: %s\n", describe_case(problem).c_str(),
+              !report.has_diff       ? "no diff (one backend)"
+              : report.diff.passed() ? "all outputs agree"
+                                     : "some outputs disagree");
+  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
+    std::printf("wrote %s/%s\n", out.c_str(), f);
+  return report.has_diff && !report.diff.passed() ? kExitMismatch : kExitOk;
+}
+
+const CommandRegistration reg{
+    {"report", "diff + causes + profile of one problem as HTML, JSON, CSV and Chrome trace",
+     "usage: bnscope-cli report [problem flags] --out DIR [--backends A,B,...]\n"
+     "                          [--against DIR|FILE.npz] [--atol A] [--rtol R] [--reps N]\n"
+     "                          [--threads N] [--peak-gbps X] [--shape N,H,W,C] [--seed S]\n\n"
+     "Runs the problem on every backend (default cpu-reference,cpu), compares each with the\n"
+     "first (or with --against), tests the known traps when they disagree, profiles each\n"
+     "backend, and writes DIR/report.html (self-contained, no network), DIR/report.json\n"
+     "(schema bnscope-report/1), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
+     "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n\n"
+     "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
+     "--attr KEY=VALUE, --dtype, --convention, --strict",
+     run}};
+
+}  // namespace
+
+}  // namespace bnscope::cli

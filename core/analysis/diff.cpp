@@ -1,0 +1,296 @@
+#include "analysis/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <queue>
+
+namespace bnscope {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Sign-magnitude bit patterns mapped onto an unsigned line where adjacent floats are adjacent
+// integers and +0 and -0 coincide.
+std::uint64_t ordered_key(std::uint64_t bits, int width) {
+  const std::uint64_t sign = std::uint64_t{1} << (width - 1);
+  const std::uint64_t mag = bits & (sign - 1);
+  const std::uint64_t mid = std::uint64_t{1} << 63;
+  return (bits & sign) ? mid - mag : mid + mag;
+}
+
+std::uint64_t bits_in(double v, DType t, int& width) {
+  switch (t) {
+    case DType::F16:
+      width = 16;
+      return float_to_half_bits(static_cast<float>(v));
+    case DType::BF16:
+      width = 16;
+      return float_to_bf16_bits(static_cast<float>(v));
+    case DType::F32: {
+      width = 32;
+      const float f = static_cast<float>(v);
+      std::uint32_t u;
+      std::memcpy(&u, &f, sizeof u);
+      return u;
+    }
+    case DType::F64:
+      break;
+  }
+  width = 64;
+  std::uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+int histogram_bin(double abs_error, bool nan) {
+  if (nan) return histogram_bin_count() - 1;
+  if (abs_error == 0) return 0;
+  const int decades = kHistogramDecadeHigh - kHistogramDecadeLow;
+  if (!(abs_error < kInf)) return decades + 1;
+  const int d = static_cast<int>(std::floor(std::log10(abs_error)));
+  return 1 + std::clamp(d - kHistogramDecadeLow + 1, 0, decades);
+}
+
+// Channel of flat element i, or -1 when the output has no channel axis.
+std::int64_t channel_of(std::int64_t i, const Shape& shape, std::int64_t numel,
+                        const ChannelView* view) {
+  if (!view || view->channels <= 0) return -1;
+  if (shape.size() >= 2 && numel == view->outer * view->channels * view->inner)
+    return (i / view->inner) % view->channels;
+  if (shape.size() == 1 && numel == view->channels) return i;
+  return -1;
+}
+
+std::vector<std::int64_t> unravel(std::int64_t i, const Shape& shape) {
+  std::vector<std::int64_t> c(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    const std::int64_t n = std::max<std::int64_t>(shape[d], 1);
+    c[d] = i % n;
+    i /= n;
+  }
+  return c;
+}
+
+struct Scored {
+  double score;
+  std::int64_t index;
+  bool operator>(const Scored& o) const { return score > o.score; }
+};
+
+}  // namespace
+
+Tolerance default_tolerance(DType t) {
+  switch (t) {
+    case DType::F16:
+      return {2e-3, 2e-3};
+    case DType::BF16:
+      return {1e-2, 1e-2};
+    case DType::F32:
+      return {1e-3, 1e-3};
+    case DType::F64:
+      break;
+  }
+  return {1e-7, 1e-7};
+}
+
+Tolerance DiffOptions::tolerance_for(const std::string& output, DType t) const {
+  Tolerance tol = default_tolerance(t);
+  if (atol) tol.atol = *atol;
+  if (rtol) tol.rtol = *rtol;
+  if (auto it = output_atol.find(output); it != output_atol.end()) tol.atol = it->second;
+  if (auto it = output_rtol.find(output); it != output_rtol.end()) tol.rtol = it->second;
+  return tol;
+}
+
+int histogram_bin_count() {
+  return kHistogramDecadeHigh - kHistogramDecadeLow + 3;
+}
+
+std::string histogram_bin_label(int bin) {
+  if (bin <= 0) return "0";
+  if (bin == histogram_bin_count() - 1) return "NaN";
+  const int decade = kHistogramDecadeLow + bin - 1;
+  auto p = [](int e) { return "1e" + std::to_string(e); };
+  if (bin == 1) return "<" + p(decade);
+  if (bin == histogram_bin_count() - 2) return ">=" + p(decade - 1);
+  return p(decade - 1) + ".." + p(decade);
+}
+
+std::uint64_t ulp_distance(double a, double b, DType t) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<std::uint64_t>::max();
+  int width = 64;
+  const std::uint64_t ba = bits_in(a, t, width);  // sets width
+  const std::uint64_t bb = bits_in(b, t, width);
+  const std::uint64_t ka = ordered_key(ba, width);
+  const std::uint64_t kb = ordered_key(bb, width);
+  return ka > kb ? ka - kb : kb - ka;
+}
+
+double Comparison::worst_tolerance_ratio() const {
+  double r = 0;
+  for (const OutputDiff& o : outputs)
+    if (o.compared) r = std::max(r, o.tolerance_ratio);
+  return r;
+}
+
+bool DiffReport::passed() const {
+  return std::all_of(comparisons.begin(), comparisons.end(),
+                     [](const Comparison& c) { return c.passed; });
+}
+
+OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& candidate,
+                          const DiffOptions& options, const ChannelView* view) {
+  OutputDiff d;
+  d.name = candidate.name;
+  d.dtype = candidate.tensor.dtype();
+  d.shape = candidate.tensor.shape();
+  d.tolerance = options.tolerance_for(d.name, d.dtype);
+  d.histogram.assign(static_cast<std::size_t>(histogram_bin_count()), 0);
+  if (!reference.defined || !candidate.defined) {
+    d.note = std::string(reference.defined ? "candidate" : "reference") +
+             " leaves this output undefined (TensorFlow does not initialize it); not compared";
+    return d;
+  }
+  const Tensor& rt = reference.tensor;
+  const Tensor& ct = candidate.tensor;
+  if (rt.numel() != ct.numel()) {
+    d.note = "element counts differ: reference " + shape_str(rt.shape()) + ", candidate " +
+             shape_str(ct.shape());
+    d.compared = true;
+    d.passed = false;
+    d.tolerance_ratio = kInf;
+    return d;
+  }
+  if (rt.shape() != ct.shape())
+    d.note = "shapes differ (reference " + shape_str(rt.shape()) + ", candidate " +
+             shape_str(ct.shape()) + "); compared as flat buffers — a layout mix-up?";
+  d.compared = true;
+  d.count = ct.numel();
+
+  const std::vector<double> ref = rt.to_doubles();
+  const std::vector<double> cand = ct.to_doubles();
+  const bool channels = channel_of(0, d.shape, d.count, view) >= 0;
+  if (channels) {
+    d.channels.resize(static_cast<std::size_t>(view->channels));
+    for (std::int64_t c = 0; c < view->channels; ++c)
+      d.channels[static_cast<std::size_t>(c)].channel = c;
+  }
+  std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
+  const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
+  double sum_abs = 0;
+  std::int64_t finite_count = 0;
+  for (std::int64_t i = 0; i < d.count; ++i) {
+    const double b = ref[static_cast<std::size_t>(i)];
+    const double a = cand[static_cast<std::size_t>(i)];
+    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
+    bool mismatch = false;
+    double abs_err = 0, rel_err = 0, score = 0;
+    if (nan_a || nan_b) {
+      if (nan_a && nan_b) {
+        ++d.nan_both;
+        mismatch = !options.nan_equal;
+      } else {
+        ++d.nan_mismatches;
+        mismatch = true;
+      }
+      if (mismatch) score = kInf;
+      ++d.histogram[static_cast<std::size_t>(histogram_bin(0, mismatch))];
+    } else {
+      abs_err = a == b ? 0.0 : std::fabs(a - b);  // equal infinities agree
+      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
+      const double allowed = d.tolerance.atol + d.tolerance.rtol * std::fabs(b);
+      mismatch = !(abs_err <= allowed);
+      const double ratio = allowed > 0 ? abs_err / allowed : (abs_err > 0 ? kInf : 0.0);
+      d.tolerance_ratio = std::max(d.tolerance_ratio, ratio);
+      d.required_atol = std::max(d.required_atol, abs_err - d.tolerance.rtol * std::fabs(b));
+      if (abs_err > d.max_abs || d.max_abs_index < 0) {
+        d.max_abs = abs_err;
+        d.max_abs_index = i;
+      }
+      d.max_rel = std::max(d.max_rel, rel_err);
+      d.max_ulp = std::max(d.max_ulp, ulp_distance(a, b, d.dtype));
+      if (std::isfinite(abs_err)) {
+        sum_abs += abs_err;
+        ++finite_count;
+      }
+      score = abs_err;
+      ++d.histogram[static_cast<std::size_t>(histogram_bin(abs_err, false))];
+    }
+    if (mismatch) ++d.mismatches;
+    if (channels) {
+      ChannelError& ce =
+          d.channels[static_cast<std::size_t>(channel_of(i, d.shape, d.count, view))];
+      ++ce.count;
+      if (mismatch) ++ce.mismatches;
+      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
+      ce.max_rel = std::max(ce.max_rel, rel_err);
+      if (std::isfinite(abs_err)) ce.mean_abs += abs_err;  // a sum until the end
+    }
+    if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
+      worst.push({score, i});
+      if (worst.size() > k) worst.pop();
+    }
+  }
+  if (d.nan_mismatches > 0) {
+    d.tolerance_ratio = kInf;
+    d.required_atol = kInf;
+    d.max_ulp = std::numeric_limits<std::uint64_t>::max();
+  }
+  d.required_atol = std::max(d.required_atol, 0.0);
+  d.mean_abs = finite_count ? sum_abs / static_cast<double>(finite_count) : 0.0;
+  for (ChannelError& ce : d.channels)
+    ce.mean_abs = ce.count ? ce.mean_abs / static_cast<double>(ce.count) : 0.0;
+  d.passed = d.mismatches == 0;
+
+  for (; !worst.empty(); worst.pop()) {
+    const std::int64_t i = worst.top().index;
+    ElementError e;
+    e.index = i;
+    e.coords = unravel(i, d.shape);
+    e.channel = channel_of(i, d.shape, d.count, view);
+    e.reference = ref[static_cast<std::size_t>(i)];
+    e.candidate = cand[static_cast<std::size_t>(i)];
+    const bool one_nan = std::isnan(e.reference) != std::isnan(e.candidate);
+    e.abs_error =
+        one_nan ? kInf : (e.reference == e.candidate ? 0 : std::fabs(e.reference - e.candidate));
+    e.rel_error =
+        e.abs_error == 0 ? 0 : (e.reference == 0 ? kInf : e.abs_error / std::fabs(e.reference));
+    e.ulp = ulp_distance(e.candidate, e.reference, d.dtype);
+    e.mismatch =
+        one_nan || !(e.abs_error <= d.tolerance.atol + d.tolerance.rtol * std::fabs(e.reference));
+    d.worst.push_back(std::move(e));
+  }
+  std::reverse(d.worst.begin(), d.worst.end());
+  return d;
+}
+
+Comparison compare_results(const std::string& reference_name,
+                           const std::vector<OutputTensor>& reference,
+                           const std::string& candidate_name,
+                           const std::vector<OutputTensor>& candidate, const DiffOptions& options,
+                           const ChannelView* view) {
+  Comparison c;
+  c.reference = reference_name;
+  c.candidate = candidate_name;
+  for (const OutputTensor& out : candidate) {
+    auto it = std::find_if(reference.begin(), reference.end(),
+                           [&](const OutputTensor& r) { return r.name == out.name; });
+    if (it == reference.end()) {
+      c.notes.push_back(out.name + ": not in " + reference_name + "; not compared");
+      continue;
+    }
+    c.outputs.push_back(compare_output(*it, out, options, view));
+    if (!c.outputs.back().passed) c.passed = false;
+  }
+  if (c.outputs.empty()) {
+    c.notes.push_back("no output in common between " + reference_name + " and " + candidate_name);
+    c.passed = false;
+  }
+  return c;
+}
+
+}  // namespace bnscope

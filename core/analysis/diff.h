@@ -1,0 +1,127 @@
+#pragma once
+// Output comparison with Polygraphy's semantics (|a-b| <= atol + rtol*|b|, b the reference) plus
+// what Polygraphy lacks: dtype-aware default tolerances, ULP distances, a per-channel table and
+// the worst elements with full coordinates. Plain data, so writers and Qt models only read it.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/result.h"
+#include "ops/catalog.h"
+#include "tensor/layout.h"
+
+namespace bnscope {
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+// TensorFlow's test tolerances: 2e-3 for half, 1e-2 for bfloat16, 1e-3 for float; 1e-7 for
+// double, where both sides accumulate in float64.
+Tolerance default_tolerance(DType t);
+
+struct DiffOptions {
+  std::optional<double> atol;  // all outputs; replaces the dtype default
+  std::optional<double> rtol;
+  std::map<std::string, double> output_atol;  // per output name, wins over atol
+  std::map<std::string, double> output_rtol;
+  bool nan_equal = true;  // NaN on both sides counts as agreement (NaN on one side never does)
+  int worst_k = 10;
+
+  Tolerance tolerance_for(const std::string& output, DType t) const;
+};
+
+// Histogram of absolute errors: bin 0 holds exact agreement, bins 1.. are decades
+// [1e-10, 1e-9) ... [1e2, inf) with everything below 1e-10 in bin 1, the last bin holds NaN.
+inline constexpr int kHistogramDecadeLow = -10;
+inline constexpr int kHistogramDecadeHigh = 2;
+int histogram_bin_count();
+std::string histogram_bin_label(int bin);
+
+struct ElementError {
+  std::int64_t index = 0;            // flat, row-major
+  std::vector<std::int64_t> coords;  // per dimension of the output's shape
+  std::int64_t channel = -1;         // -1 when the output has no channel axis
+  double reference = 0;
+  double candidate = 0;
+  double abs_error = 0;
+  double rel_error = 0;
+  std::uint64_t ulp = 0;
+  bool mismatch = false;
+};
+
+struct ChannelError {
+  std::int64_t channel = 0;
+  std::int64_t count = 0;
+  std::int64_t mismatches = 0;
+  double max_abs = 0;
+  double mean_abs = 0;
+  double max_rel = 0;
+};
+
+struct OutputDiff {
+  std::string name;
+  DType dtype = DType::F32;  // the candidate's; ULP distances are counted in it
+  Shape shape;
+  bool compared = false;  // false: skipped, see note
+  std::string note;
+  Tolerance tolerance;
+  std::int64_t count = 0;
+  std::int64_t mismatches = 0;
+  std::int64_t nan_mismatches = 0;  // NaN on exactly one side
+  std::int64_t nan_both = 0;
+  double max_abs = 0;
+  std::int64_t max_abs_index = -1;
+  double mean_abs = 0;
+  double max_rel = 0;
+  std::uint64_t max_ulp = 0;
+  // Smallest atol that would pass at this rtol (infinite with NaN mismatches).
+  double required_atol = 0;
+  std::vector<std::int64_t> histogram;  // histogram_bin_count() bins
+  std::vector<ChannelError> channels;   // empty when the output has no channel axis
+  std::vector<ElementError> worst;      // worst first
+  bool passed = true;                   // skipped outputs pass
+  // Largest |a-b| / (atol + rtol*|b|); <= 1 passes. Infinite with NaN mismatches.
+  double tolerance_ratio = 0;
+};
+
+struct Comparison {
+  std::string reference;  // backend name or file
+  std::string candidate;
+  std::vector<OutputDiff> outputs;
+  std::vector<std::string> notes;
+  bool passed = true;
+  double worst_tolerance_ratio() const;
+};
+
+struct DiffReport {
+  std::vector<Comparison> comparisons;
+  bool passed() const;
+};
+
+// ULP distance of a and b after rounding both to dtype t; 0 for equal values (and +0/-0),
+// UINT64_MAX when exactly one is NaN.
+std::uint64_t ulp_distance(double a, double b, DType t);
+
+// Compares one output. view: the channel layout of the data outputs (x-shaped) — outputs with
+// view.channels elements are per-channel; others get no channel table.
+OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& candidate,
+                          const DiffOptions& options, const ChannelView* view = nullptr);
+
+// Matches outputs by name; outputs the reference lacks are noted, not compared.
+Comparison compare_results(const std::string& reference_name,
+                           const std::vector<OutputTensor>& reference,
+                           const std::string& candidate_name,
+                           const std::vector<OutputTensor>& candidate, const DiffOptions& options,
+                           const ChannelView* view = nullptr);
+
+// Expected outputs from a file: a directory of <output>.npy, or an .npz whose members are named
+// <output> or out_<output> (".npy" suffixes allowed). Only names of op's outputs are taken;
+// throws Error naming the path when none is found.
+std::vector<OutputTensor> load_expected_outputs(const std::string& path, const OpSpec& op);
+
+}  // namespace bnscope

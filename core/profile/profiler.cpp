@@ -1,0 +1,105 @@
+#include "profile/profiler.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine.h"
+#include "profile/copy_bandwidth.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace {
+
+bool is_device_phase(const std::string& phase) {
+  return phase.rfind("kernel:", 0) == 0 || phase == "upload" || phase == "download";
+}
+
+}  // namespace
+
+Profile profile_problem(const Problem& problem, std::string_view backend_name,
+                        const ProfileOptions& options) {
+  if (options.reps < 1) fail("--reps must be at least 1");
+  const Clock clock = options.clock ? options.clock : Clock(steady_seconds);
+  Backend& backend = backend_or_throw(backend_name);
+  const Prepared p = prepare(problem);
+
+  Profile prof;
+  prof.op = problem.op;
+  prof.backend = std::string(backend.name());
+  prof.dtype = p.t;
+  prof.shape =
+      p.inputs.empty() ? Shape{} : p.in(p.op->family == OpFamily::GlobalNorm ? "t" : "x").shape();
+  prof.format = std::string(data_format_name(p.format));
+  prof.is_training = p.is_training;
+  prof.warmup = std::max(options.warmup, 0);
+  prof.reps = options.reps;
+  prof.threads = options.threads;
+
+  RunContext ctx;
+  ctx.threads = options.threads;
+  Result r;
+  for (int i = 0; i < prof.warmup; ++i) run_prepared_into(p, backend, r, ctx);
+
+  std::vector<double> wall;
+  std::vector<std::string> order;  // phases in first-seen order
+  std::map<std::string, std::vector<double>> samples;
+  double origin = 0;
+  bool device = false;
+  for (int i = 0; i < prof.reps; ++i) {
+    const double t0 = clock();
+    run_prepared_into(p, backend, r, ctx);
+    const double t1 = clock();
+    if (i == 0) origin = t0;
+    wall.push_back(t1 - t0);
+    // A CPU run is one host event, kernel:cpu; a device run's host event spans its phases.
+    const bool timed_device =
+        std::any_of(r.timings.begin(), r.timings.end(),
+                    [](const PhaseTiming& t) { return t.phase.rfind("kernel:", 0) == 0; });
+    prof.events.add(timed_device ? "run" : "kernel:cpu", prof.backend, 0, t0 - origin, t1 - t0);
+    double at = t0 - origin;
+    for (const PhaseTiming& t : r.timings) {
+      if (!samples.count(t.phase)) order.push_back(t.phase);
+      samples[t.phase].push_back(t.seconds);
+      const bool dev = is_device_phase(t.phase);
+      device = device || t.phase.rfind("kernel:", 0) == 0;
+      // Backends report durations only; device phases are laid end to end from the run's start.
+      prof.events.add(t.phase, prof.backend, dev ? 1 : 0, at, t.seconds);
+      at += t.seconds;
+    }
+  }
+  prof.wall = timing_stats(wall);
+  if (!device) {
+    // A CPU run is one phase from the profiler's point of view; finer phases stay as reported.
+    order.insert(order.begin(), "kernel:cpu");
+    samples["kernel:cpu"] = wall;
+  }
+  for (const std::string& name : order) {
+    PhaseStats ps{name, samples[name], timing_stats(samples[name])};
+    prof.phases.push_back(std::move(ps));
+  }
+  if (device) {
+    for (const PhaseStats& ps : prof.phases)
+      if (ps.phase.rfind("kernel:", 0) == 0) prof.kernel_seconds += ps.stats.median;
+  } else {
+    prof.kernel_seconds = prof.wall.median;
+  }
+
+  prof.traffic = minimum_traffic(p, r.outputs);
+  if (prof.kernel_seconds > 0)
+    prof.achieved_gbps = static_cast<double>(prof.traffic.total()) / prof.kernel_seconds / 1e9;
+  if (device) {
+    prof.roofline_gbps = options.device_peak_gbps;
+    prof.roofline_source = options.device_peak_gbps > 0 ? "device peak bandwidth" : "";
+  } else if (options.measure_copy) {
+    const int threads = options.threads;
+    prof.roofline_gbps = options.copy_probe
+                             ? options.copy_probe(threads, options.copy_bytes)
+                             : measure_copy_bandwidth(threads, options.copy_bytes) / 1e9;
+    prof.roofline_source = "copy bandwidth measured in this run";
+  }
+  if (prof.roofline_gbps > 0) prof.roofline_fraction = prof.achieved_gbps / prof.roofline_gbps;
+  return prof;
+}
+
+}  // namespace bnscope

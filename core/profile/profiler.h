@@ -1,0 +1,64 @@
+#pragma once
+// Runs one problem on one backend with warm-up and repetitions and reports per-phase timing
+// statistics, bytes moved under the minimum-traffic model, achieved bandwidth and its fraction of
+// a roofline: the copy bandwidth measured in the same run for CPU backends, the device peak the
+// caller passes for GPU backends.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.h"
+#include "ops/problem.h"
+#include "profile/clock.h"
+#include "profile/event_store.h"
+#include "profile/timing_stats.h"
+#include "profile/traffic.h"
+
+namespace bnscope {
+
+struct ProfileOptions {
+  int warmup = 2;
+  int reps = 10;
+  int threads = 0;              // 0: all hardware threads
+  Clock clock;                  // empty: the steady clock
+  double device_peak_gbps = 0;  // roofline for backends that time device phases
+  bool measure_copy = true;     // CPU roofline: measure the copy bandwidth after the runs
+  std::size_t copy_bytes = std::size_t{256} << 20;
+  // GB/s for (threads, bytes); empty: measure_copy_bandwidth.
+  std::function<double(int, std::size_t)> copy_probe;
+};
+
+struct PhaseStats {
+  std::string phase;  // "kernel:cpu" for a whole CPU run; the backend's own phase names otherwise
+  std::vector<double> samples;  // seconds, one per repetition
+  TimingStats stats;
+};
+
+struct Profile {
+  std::string op;
+  std::string backend;
+  DType dtype = DType::F32;
+  Shape shape;  // of x (t)
+  std::string format;
+  bool is_training = true;
+  int warmup = 0;
+  int reps = 0;
+  int threads = 0;
+  std::vector<PhaseStats> phases;
+  TimingStats wall;           // whole run_prepared_into, host clock
+  double kernel_seconds = 0;  // median time the bandwidth is computed from
+  Traffic traffic;
+  double achieved_gbps = 0;  // traffic.total() / kernel_seconds, 1e9 bytes per GB
+  double roofline_gbps = 0;  // 0 when unknown
+  std::string roofline_source;
+  double roofline_fraction = 0;
+  EventStore events;  // one event per phase per repetition; track 0 host, 1 device
+};
+
+Profile profile_problem(const Problem& problem, std::string_view backend,
+                        const ProfileOptions& options = {});
+
+}  // namespace bnscope

@@ -1,0 +1,110 @@
+#include "report/report.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+namespace bnscope {
+
+namespace {
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\"");
+  const auto e = s.find_last_not_of(" \t\"\r\n");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// The value after the first "KEY<sep>" line of a text file, or empty.
+std::string file_field(const char* path, const std::string& key, char sep) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    const auto at = line.find(sep);
+    if (at != std::string::npos && trim(line.substr(0, at)) == key)
+      return trim(line.substr(at + 1));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::uint64_t fnv1a64(const void* data, std::size_t size) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+MachineInfo describe_machine() {
+  MachineInfo m;
+  m.cpu_model = file_field("/proc/cpuinfo", "model name", ':');
+  if (m.cpu_model.empty()) m.cpu_model = file_field("/proc/cpuinfo", "Model", ':');
+  m.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
+  const std::string mem = file_field("/proc/meminfo", "MemTotal", ':');  // "NNN kB"
+  if (!mem.empty()) m.memory_bytes = std::strtoull(mem.c_str(), nullptr, 10) * 1024;
+  m.os = file_field("/etc/os-release", "PRETTY_NAME", '=');
+  utsname u{};
+  if (uname(&u) == 0) {
+    m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    m.hostname = u.nodename;
+  }
+  return m;
+}
+
+ProblemInfo describe_problem(const Problem& problem) {
+  ProblemInfo info;
+  info.op = problem.op;
+  info.convention = std::string(convention_name(problem.convention));
+  if (const OpSpec* op = find_op(problem.op)) {
+    for (const AttrSpec& a : op->attrs) {
+      auto it = problem.attrs.find(std::string(a.name));
+      std::string v = it != problem.attrs.end() ? attr_value_text(it->second)
+                      : a.required()            ? std::string("(unset)")
+                                                : std::string(a.default_value);
+      info.attrs.emplace_back(std::string(a.name), v);
+    }
+    for (const ArgSpec& in : op->inputs) {
+      auto it = problem.inputs.find(std::string(in.name));
+      if (it == problem.inputs.end()) continue;
+      const Tensor& t = it->second;
+      char hex[20];
+      std::snprintf(hex, sizeof hex, "%016llx",
+                    static_cast<unsigned long long>(fnv1a64(t.raw(), t.nbytes())));
+      info.inputs.push_back({it->first, t.dtype(), t.shape(), hex});
+    }
+    const std::string x = op->family == OpFamily::GlobalNorm ? "t" : "x";
+    const DType t = problem.dtype                 ? *problem.dtype
+                    : problem.inputs.count(x) > 0 ? problem.inputs.at(x).dtype()
+                                                  : DType::F32;
+    info.dtype = std::string(tf_dtype_name(t));
+  }
+  return info;
+}
+
+Report new_report(std::string title) {
+  Report r;
+  r.title = std::move(title);
+  r.created = utc_now_iso8601();
+  r.version = "0.1.0";  // project(bnscope VERSION ...) in the top CMakeLists.txt
+  r.machine = describe_machine();
+  return r;
+}
+
+}  // namespace bnscope

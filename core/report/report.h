@@ -1,0 +1,68 @@
+#pragma once
+// The one report model: machine, problem, diff, causes and profiles. The HTML, JSON, CSV and
+// Chrome-trace writers and the Qt views read it; nothing in it refers back to the engine's
+// mutable state. Schema of the JSON form: SCHEMA.md.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/cause_finder.h"
+#include "analysis/diff.h"
+#include "ops/note.h"
+#include "ops/problem.h"
+#include "profile/profiler.h"
+
+namespace bnscope {
+
+inline constexpr const char* kReportSchema = "bnscope-report/1";
+
+struct MachineInfo {
+  std::string cpu_model;
+  int logical_cores = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string os;      // PRETTY_NAME of /etc/os-release
+  std::string kernel;  // uname sysname and release
+  std::string hostname;
+  std::vector<std::string> devices;  // accelerators, as the caller describes them
+};
+
+struct InputInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  std::string fnv1a64;  // of the raw little-endian bytes, 16 hex digits
+};
+
+struct ProblemInfo {
+  std::string op;
+  std::vector<std::pair<std::string, std::string>> attrs;  // every attr of the op, defaults filled
+  std::string dtype;                                       // T as TensorFlow names it
+  std::string convention;
+  std::vector<InputInfo> inputs;
+};
+
+struct Report {
+  std::string title = "bnscope report";
+  std::string created;  // ISO 8601, UTC
+  std::string version;  // bnscope's
+  MachineInfo machine;
+  bool has_problem = false;
+  ProblemInfo problem;
+  std::vector<Note> notes;
+  bool has_diff = false;
+  DiffReport diff;
+  std::vector<Cause> causes;
+  std::vector<Profile> profiles;
+};
+
+MachineInfo describe_machine();
+ProblemInfo describe_problem(const Problem& problem);
+std::uint64_t fnv1a64(const void* data, std::size_t size);
+std::string utc_now_iso8601();
+
+// A report with the machine, the creation time and the version filled in.
+Report new_report(std::string title);
+
+}  // namespace bnscope

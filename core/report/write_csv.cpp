@@ -1,0 +1,75 @@
+#include <cmath>
+
+#include "report/json_writer.h"
+#include "report/writers.h"
+
+namespace bnscope {
+
+namespace {
+
+// RFC 4180 quoting where needed.
+std::string cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+struct Row {
+  std::string kind, op, backend, reference, output, channel, phase, metric;
+  double value;
+  std::string unit;
+};
+
+void emit(std::ostream& os, const Row& r) {
+  const std::string v = std::isfinite(r.value)
+                            ? json_number(r.value)
+                            : (std::isnan(r.value) ? "nan" : (r.value > 0 ? "inf" : "-inf"));
+  os << cell(r.kind) << ',' << cell(r.op) << ',' << cell(r.backend) << ',' << cell(r.reference)
+     << ',' << cell(r.output) << ',' << cell(r.channel) << ',' << cell(r.phase) << ','
+     << cell(r.metric) << ',' << v << ',' << cell(r.unit) << '\n';
+}
+
+}  // namespace
+
+void write_report_csv(const Report& r, std::ostream& os) {
+  os << "kind,op,backend,reference,output,channel,phase,metric,value,unit\n";
+  const std::string op = r.has_problem ? r.problem.op : std::string();
+  for (const Profile& p : r.profiles) {
+    for (const PhaseStats& ps : p.phases) {
+      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "min", ps.stats.min, "s"});
+      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "median", ps.stats.median, "s"});
+      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "max", ps.stats.max, "s"});
+    }
+    emit(os, {"traffic", p.op, p.backend, "", "", "", "", "bytes",
+              static_cast<double>(p.traffic.total()), "B"});
+    emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "achieved", p.achieved_gbps, "GB/s"});
+    if (p.roofline_gbps > 0) {
+      emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "roofline", p.roofline_gbps, "GB/s"});
+      emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "roofline_fraction",
+                p.roofline_fraction, ""});
+    }
+  }
+  if (!r.has_diff) return;
+  for (const Comparison& c : r.diff.comparisons)
+    for (const OutputDiff& o : c.outputs) {
+      if (!o.compared) continue;
+      auto row = [&](const std::string& ch, const std::string& metric, double v,
+                     const std::string& unit) {
+        emit(os, {"error", op, c.candidate, c.reference, o.name, ch, "", metric, v, unit});
+      };
+      row("", "max_abs", o.max_abs, "");
+      row("", "mean_abs", o.mean_abs, "");
+      row("", "max_rel", o.max_rel, "");
+      row("", "max_ulp", static_cast<double>(o.max_ulp), "ulp");
+      row("", "mismatches", static_cast<double>(o.mismatches), "elements");
+      row("", "passed", o.passed ? 1 : 0, "");
+      for (const ChannelError& ce : o.channels) {
+        row(std::to_string(ce.channel), "max_abs", ce.max_abs, "");
+        row(std::to_string(ce.channel), "mismatches", static_cast<double>(ce.mismatches),
+            "elements");
+      }
+    }
+}
+
+}  // namespace bnscope

@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ops/outputs.h"
+#include "ops/sample.h"
+#include "profile/copy_bandwidth.h"
+#include "profile/event_store.h"
+#include "profile/profiler.h"
+#include "profile/timing_stats.h"
+#include "profile/traffic.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+namespace {
+
+TEST(TimingStats, MinMedianMax) {
+  const std::vector<double> odd{5, 1, 3};
+  TimingStats s = timing_stats(odd);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.mean, 3);
+  const std::vector<double> even{4, 1, 3, 2};
+  EXPECT_EQ(timing_stats(even).median, 2.5);
+  EXPECT_EQ(timing_stats({}).count, 0);
+}
+
+TEST(Traffic, GradOpsMoveThreeDataPassesPlusChannelStatistics) {
+  for (DType t : {DType::F32, DType::F16}) {
+    for (bool training : {true, false}) {
+      SampleSpec spec;
+      spec.shape = {2, 4, 4, 8};  // E = 256, C = 8
+      spec.dtype = t;
+      spec.is_training = training;
+      Problem p = random_problem(spec);
+      p.inputs["reserve_space_3"] = Tensor(DType::F32, {0});
+      const Traffic tr = minimum_traffic(prepare(p));
+      EXPECT_EQ(tr.data_passes, 3);
+      EXPECT_EQ(tr.data_bytes, 3 * 256 * static_cast<std::int64_t>(dtype_size(t)));
+      // scale, reserve_space_1, reserve_space_2 read; scale_backprop, offset_backprop written;
+      // float statistics: 20 bytes per channel.
+      EXPECT_EQ(tr.channel_bytes, 20 * 8);
+      EXPECT_EQ(tr.total(), tr.data_bytes + 160);
+    }
+  }
+}
+
+TEST(Traffic, GlobalGradAndForward) {
+  SampleSpec g;
+  g.op = "BatchNormWithGlobalNormalizationGrad";
+  g.shape = {1, 2, 3, 4};  // E = 24, C = 4
+  const Traffic tg = minimum_traffic(prepare(random_problem(g)));
+  EXPECT_EQ(tg.data_bytes, 3 * 24 * 4);
+  EXPECT_EQ(tg.channel_bytes, 7 * 4 * 4);  // m, v, gamma read; dm, dv, db, dg written
+  SampleSpec f;
+  f.op = "FusedBatchNormV2";
+  f.shape = {1, 2, 3, 4};
+  f.is_training = false;
+  const Traffic tf = minimum_traffic(prepare(random_problem(f)));
+  EXPECT_EQ(tf.data_passes, 2);  // x read, y written
+  EXPECT_EQ(tf.data_bytes, 2 * 24 * 4);
+}
+
+TEST(EventStore, InternsNames) {
+  EventStore s;
+  s.add("kernel:cpu", "cpu", 0, 0.0, 1.0);
+  s.add("kernel:cpu", "cpu", 0, 1.0, 2.0);
+  s.add("upload", "cuda", 1, 0.5, 0.25);
+  EXPECT_EQ(s.names().size(), 4u);
+  EXPECT_EQ(s.events()[0].name, s.events()[1].name);
+  EXPECT_EQ(s.name(s.events()[2].backend), "cuda");
+  EventStore t;
+  t.append(s, 10);
+  EXPECT_EQ(t.events()[2].start, 10.5);
+}
+
+TEST(Profiler, StatisticsOnAFakeClock) {
+  SampleSpec spec;
+  spec.shape = {2, 2, 2, 4};
+  const Problem p = random_problem(spec);
+  // Each repetition reads the clock twice; the runs take 3, 1, 4 and 2 units of 2^-10 s
+  // (binary fractions, so the arithmetic below is exact).
+  const double u = 1.0 / 1024;
+  const std::vector<double> durations{3 * u, 1 * u, 4 * u, 2 * u};
+  std::vector<double> ticks;
+  double now = 0;
+  for (double d : durations) {
+    ticks.push_back(now);
+    ticks.push_back(now + d);
+    now += d + u;
+  }
+  std::size_t next = 0;
+  ProfileOptions o;
+  o.reps = 4;
+  o.warmup = 1;
+  o.clock = [&] { return ticks.at(next++); };
+  o.copy_probe = [](int, std::size_t) { return 10.0; };
+  const Profile prof = profile_problem(p, "cpu", o);
+  EXPECT_EQ(next, ticks.size());
+  EXPECT_EQ(prof.wall.min, 1 * u);
+  EXPECT_EQ(prof.wall.median, 2.5 * u);
+  EXPECT_EQ(prof.wall.max, 4 * u);
+  EXPECT_EQ(prof.wall.mean, 2.5 * u);
+  ASSERT_FALSE(prof.phases.empty());
+  EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");
+  EXPECT_EQ(prof.phases[0].samples, durations);
+  EXPECT_EQ(prof.kernel_seconds, 2.5 * u);
+  const double bytes = static_cast<double>(prof.traffic.total());
+  EXPECT_EQ(prof.traffic.data_bytes, 3 * 32 * 4);
+  EXPECT_DOUBLE_EQ(prof.achieved_gbps, bytes / (2.5 * u) / 1e9);
+  EXPECT_EQ(prof.roofline_gbps, 10.0);
+  EXPECT_DOUBLE_EQ(prof.roofline_fraction, prof.achieved_gbps / 10.0);
+  // One kernel:cpu event per repetition, placed relative to the first.
+  int runs = 0;
+  for (const TraceEvent& e : prof.events.events())
+    if (prof.events.name(e.name) == "kernel:cpu") {
+      EXPECT_NEAR(e.duration, durations[static_cast<std::size_t>(runs)], 1e-12);
+      ++runs;
+    }
+  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(prof.events.events()[0].start, 0);
+}
+
+TEST(Profiler, RejectsZeroReps) {
+  ProfileOptions o;
+  o.reps = 0;
+  EXPECT_THROW(profile_problem(random_problem({}), "cpu", o), Error);
+}
+
+TEST(CopyBandwidth, SmallArraysGiveAPositiveFigure) {
+  EXPECT_GT(measure_copy_bandwidth(1, std::size_t{1} << 20), 0.0);
+}
+
+}  // namespace
+}  // namespace bnscope

@@ -1,0 +1,213 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "analysis/cause_finder.h"
+#include "engine.h"
+#include "mini_json.h"
+#include "ops/sample.h"
+#include "report/json_writer.h"
+#include "report/writers.h"
+
+namespace bnscope {
+namespace {
+
+using testing::Json;
+using testing::parse_json;
+
+// A report with a failing diff (one channel scaled), its causes and two profiles.
+Report sample_report() {
+  SampleSpec spec;
+  spec.shape = {2, 3, 4, 6};
+  const Problem p = random_problem(spec);
+  const Prepared prep = prepare(p);
+  Report r = new_report("test <report> & \"quotes\"");
+  r.has_problem = true;
+  r.problem = describe_problem(p);
+  const Result ref = run_problem(p, "cpu-reference");
+  Result cand = run_problem(p, "cpu");
+  Tensor& dx = cand.output("x_backprop").tensor;
+  for (std::int64_t i = 1; i < dx.numel(); i += 6) dx.set(i, dx.get(i) * 2);
+  r.has_diff = true;
+  r.diff.comparisons.push_back(
+      compare_results("cpu-reference", ref.outputs, "cpu", cand.outputs, {}, &prep.view));
+  r.notes = ref.notes;
+  r.notes.push_back({NoteKind::Warning, "test-note", "a note with <markup>", "x", 1});
+  r.causes.push_back({"reserve-convention", "title", "re-ran", 12.5, 0.2, 1.0, 0.01, true});
+  ProfileOptions o;
+  o.reps = 3;
+  o.warmup = 0;
+  o.copy_probe = [](int, std::size_t) { return 5.0; };
+  r.profiles.push_back(profile_problem(p, "cpu", o));
+  r.profiles.push_back(profile_problem(p, "cpu-reference", o));
+  return r;
+}
+
+const Report& report() {
+  static const Report r = sample_report();
+  return r;
+}
+
+template <class F>
+std::string render(F f) {
+  std::ostringstream os;
+  f(report(), os);
+  return os.str();
+}
+
+TEST(ReportModel, DescribesMachineAndProblem) {
+  const Report& r = report();
+  EXPECT_FALSE(r.machine.cpu_model.empty());
+  EXPECT_GT(r.machine.logical_cores, 0);
+  EXPECT_GT(r.machine.memory_bytes, 0u);
+  EXPECT_EQ(r.problem.op, "FusedBatchNormGradV3");
+  ASSERT_FALSE(r.problem.inputs.empty());
+  for (const InputInfo& in : r.problem.inputs) EXPECT_EQ(in.fnv1a64.size(), 16u);
+  EXPECT_EQ(fnv1a64("a", 1), 0xaf63dc4c8601ec8cull);  // published FNV-1a test vector
+}
+
+TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
+  const Json j = parse_json(render(write_report_json));
+  EXPECT_EQ(j["schema"].s, "bnscope-report/1");
+  for (const char* k :
+       {"title", "created", "tool", "machine", "problem", "notes", "diff", "causes", "profiles"})
+    EXPECT_TRUE(j.has(k)) << k;
+  for (const char* k : {"cpu_model", "logical_cores", "memory_bytes", "os", "kernel", "devices"})
+    EXPECT_TRUE(j["machine"].has(k)) << k;
+  for (const char* k : {"op", "dtype", "convention", "attrs", "inputs"})
+    EXPECT_TRUE(j["problem"].has(k)) << k;
+  const Json& cmp = j["diff"]["comparisons"].a.at(0);
+  EXPECT_FALSE(j["diff"]["passed"].b);
+  const Json& dx = cmp["outputs"].a.at(0);
+  EXPECT_EQ(dx["name"].s, "x_backprop");
+  for (const char* k :
+       {"dtype", "shape", "atol", "rtol", "max_abs", "mean_abs", "max_rel", "max_ulp", "mismatches",
+        "passed", "histogram", "channels", "worst", "required_atol"})
+    EXPECT_TRUE(dx.has(k)) << k;
+  EXPECT_EQ(dx["channels"].a.size(), 6u);
+  EXPECT_EQ(dx["histogram"]["labels"].a.size(), dx["histogram"]["counts"].a.size());
+  EXPECT_EQ(dx["worst"].a.at(0)["coords"].a.size(), 4u);
+  ASSERT_EQ(j["profiles"].a.size(), 2u);
+  const Json& prof = j["profiles"].a[0];
+  for (const char* k : {"backend", "wall", "phases", "bytes", "achieved_gbps", "roofline_gbps",
+                        "roofline_fraction"})
+    EXPECT_TRUE(prof.has(k)) << k;
+  EXPECT_EQ(prof["roofline_gbps"].n, 5.0);
+  EXPECT_EQ(j["causes"].a.at(0)["code"].s, "reserve-convention");
+}
+
+TEST(ReportJson, NonFiniteNumbersBecomeNull) {
+  std::ostringstream os;
+  JsonWriter w(os, false);
+  w.begin_array().value(INFINITY).value(NAN).value(1.5).value("</script>").end_array();
+  EXPECT_EQ(os.str(), "[null,null,1.5,\"\\u003c/script\\u003e\"]");
+  const Json j = parse_json(os.str());
+  EXPECT_EQ(j.a.size(), 4u);
+}
+
+TEST(ChromeTrace, EventsAreWellFormed) {
+  const Json j = parse_json(render(write_chrome_trace));
+  const Json& ev = j["traceEvents"];
+  ASSERT_EQ(ev.kind, Json::Array);
+  int complete = 0;
+  for (const Json& e : ev.a) {
+    for (const char* k : {"name", "ph", "pid", "tid"}) ASSERT_TRUE(e.has(k)) << k;
+    if (e["ph"].s != "X") continue;
+    ++complete;
+    ASSERT_TRUE(e.has("ts") && e.has("dur"));
+    EXPECT_GE(e["dur"].n, 0);
+    EXPECT_GE(e["ts"].n, 0);
+    EXPECT_EQ(e["name"].s.rfind("bnscope/FusedBatchNormGradV3/", 0), 0u) << e["name"].s;
+  }
+  EXPECT_EQ(complete, 2 * 3);  // 2 profiles x 3 reps, one kernel:cpu event each
+}
+
+TEST(ReportCsv, EveryRowHasTheHeadersColumnCount) {
+  const std::string csv = render(write_report_csv);
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "kind,op,backend,reference,output,channel,phase,metric,value,unit");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    int cols = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++cols;
+    }
+    EXPECT_EQ(cols, 10) << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 20);
+}
+
+// Checks that every non-void element is closed in order; returns the first problem or "".
+std::string tag_balance(const std::string& html) {
+  static const std::regex tag(R"(<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>)");
+  const std::string voids = " meta br hr img input link ";
+  std::vector<std::string> stack;
+  std::string body = html;
+  // Script contents are not markup.
+  for (auto p = body.find("<script"); p != std::string::npos; p = body.find("<script", p + 1)) {
+    const auto open_end = body.find('>', p);
+    const auto close = body.find("</script>", open_end);
+    if (close == std::string::npos) return "unterminated script";
+    body.erase(open_end + 1, close - open_end - 1);
+  }
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), tag); it != std::sregex_iterator();
+       ++it) {
+    const std::string name = (*it)[2];
+    if ((*it)[3] == "/" || voids.find(" " + name + " ") != std::string::npos) continue;
+    if ((*it)[1] == "/") {
+      if (stack.empty() || stack.back() != name) return "unexpected </" + name + ">";
+      stack.pop_back();
+    } else {
+      stack.push_back(name);
+    }
+  }
+  return stack.empty() ? "" : "unclosed <" + stack.back() + ">";
+}
+
+TEST(ReportHtml, IsBalancedAndHasTheSections) {
+  const std::string html = render(write_report_html);
+  EXPECT_EQ(tag_balance(html), "");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* s :
+       {"id=\"problem\">Problem</h2>", "id=\"diff\">Diff", "id=\"causes\">Likely causes</h2>",
+        "id=\"profile\">Profile</h2>", "id=\"machine\">Machine</h2>", "id=\"notes\">Notes</h2>",
+        "<svg", "id=\"bnscope-report\""})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  EXPECT_EQ(
+      html.find("http://") == std::string::npos || html.find("src=\"http") == std::string::npos,
+      true);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);                // nothing fetched
+  EXPECT_NE(html.find("test &lt;report&gt; &amp;"), std::string::npos);  // escaped title
+  EXPECT_EQ(html.find("<markup>"), std::string::npos);
+  // The embedded JSON is the report itself.
+  const auto a = html.find("id=\"bnscope-report\">") + 20;
+  const auto b = html.find("</script>", a);
+  EXPECT_EQ(parse_json(html.substr(a, b - a))["schema"].s, "bnscope-report/1");
+}
+
+TEST(ReportHtml, TagCheckerCatchesMistakes) {
+  EXPECT_NE(tag_balance("<div><p></div>"), "");
+  EXPECT_NE(tag_balance("<table><tr><td>x</td></tr>"), "");
+  EXPECT_EQ(tag_balance("<p>a<br>b</p><svg><rect/></svg>"), "");
+}
+
+TEST(ReportFiles, WritesAllFour) {
+  const auto dir = std::filesystem::temp_directory_path() / "bnscope_report_files_test";
+  std::filesystem::remove_all(dir);
+  write_report_files(report(), dir.string());
+  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
+    EXPECT_GT(std::filesystem::file_size(dir / f), 100u) << f;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace bnscope
