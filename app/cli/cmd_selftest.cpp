@@ -1,0 +1,120 @@
+// bnscope-cli selftest: the GPU backends against cpu-reference over the selftest sweep (every
+// op x format x mode x dtype on the shapes of TensorFlow's tests), as a pass/fail table.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backends.h"
+#include "command.h"
+#include "tensor/error.h"
+
+#ifdef BNSCOPE_HAVE_GPU
+#include "backends/backend.h"
+#include "device_query.h"
+#include "selftest.h"
+#endif
+
+namespace bnscope::cli {
+
+namespace {
+
+struct Options {
+  std::vector<std::string> backends{"cuda", "cudnn"};
+  std::string filter;  // substring of the case label
+  bool verbose = false;
+};
+
+Options parse(Args args) {
+  Options o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--backend" && has_value) {
+      const std::string& b = args[++i];
+      if (b == "all")
+        o.backends = {"cuda", "cudnn"};
+      else if (b == "cuda" || b == "cudnn")
+        o.backends = {b};
+      else
+        fail("--backend: expected cuda, cudnn or all, got '" + b + "'");
+    } else if (a == "--filter" && has_value) {
+      o.filter = args[++i];
+    } else if (a == "--verbose" || a == "-v") {
+      o.verbose = true;
+    } else {
+      fail("selftest: unexpected argument '" + a + "' (see bnscope-cli selftest --help)");
+    }
+  }
+  return o;
+}
+
+#ifdef BNSCOPE_HAVE_GPU
+
+int run(Args args) {
+  const Options opt = parse(args);
+  app::register_all_backends();
+  BackendRegistry& registry = BackendRegistry::instance();
+  std::vector<Backend*> runnable;
+  for (const std::string& name : opt.backends) {
+    Backend* b = registry.find(name);
+    const std::string why = b ? b->unavailable_reason() : "not registered";
+    if (why.empty())
+      runnable.push_back(b);
+    else
+      std::fprintf(stderr, "bnscope-cli selftest: backend %s is not available: %s\n", name.c_str(),
+                   why.c_str());
+  }
+  if (runnable.empty()) return kExitUnavailable;
+  Backend* reference = registry.find("cpu-reference");
+  if (!reference) throw Error(ErrorCode::Internal, "cpu-reference is not registered");
+  std::printf("device: %s\n\n", gpu::device_status().info.summary().c_str());
+  std::printf("%-7s %-11s %9s  %s\n", "backend", "status", "worst", "case");
+
+  int counts[4] = {0, 0, 0, 0};
+  for (const gpu::SelftestCase& c : gpu::selftest_cases()) {
+    if (!opt.filter.empty() && c.label.find(opt.filter) == std::string::npos) continue;
+    for (Backend* b : runnable) {
+      const gpu::CaseOutcome o = gpu::run_selftest_case(c, *b, *reference);
+      ++counts[static_cast<int>(o.status)];
+      std::printf("%-7s %-11s %9.3g  %s", std::string(b->name()).c_str(),
+                  std::string(gpu::case_status_name(o.status)).c_str(), o.worst, c.label.c_str());
+      const bool show = o.status != gpu::CaseStatus::Pass || opt.verbose;
+      if (show && !o.detail.empty()) std::printf("\n%21s%s", "", o.detail.c_str());
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+  std::printf(
+      "\n%d passed, %d failed, %d unsupported, %d errors ('worst' is the largest error "
+      "over its tolerance; above 1 fails)\n",
+      counts[0], counts[1], counts[2], counts[3]);
+  return counts[1] + counts[3] > 0 ? kExitMismatch : kExitOk;
+}
+
+#else
+
+int run(Args args) {
+  parse(args);
+  std::fprintf(stderr,
+               "bnscope-cli selftest: not built: no CUDA toolkit at configure time (the cuda "
+               "and cudnn backends are not in this build)\n");
+  return kExitUnavailable;
+}
+
+#endif
+
+const CommandRegistration reg{
+    {"selftest", "compare the GPU backends with cpu-reference over every op, format and dtype",
+     "usage: bnscope-cli selftest [--backend cuda|cudnn|all] [--filter TEXT] [--verbose]\n\n"
+     "Runs every op of the catalog x data format x training/freeze x dtype on the shapes of\n"
+     "TensorFlow's own tests, on the GPU backend(s) and on cpu-reference, and prints one\n"
+     "pass/fail line per case with the worst error relative to the dtype's tolerance.\n"
+     "  --backend B   cuda, cudnn or all (default all)\n"
+     "  --filter T    only cases whose label contains T (e.g. 'GradV3 NCHW', 'bfloat16')\n"
+     "  --verbose     show the worst element of passing cases too\n"
+     "Exit status: 0 all passed, 1 a case failed, 3 no usable device or not built.",
+     run}};
+
+}  // namespace
+}  // namespace bnscope::cli

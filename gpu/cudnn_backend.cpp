@@ -1,0 +1,291 @@
+#include "cudnn_backend.h"
+
+#include <climits>
+#include <mutex>
+
+#include "cuda_backend.h"
+#include "cudnn_legacy.h"
+#include "device_memory.h"
+#include "device_query.h"
+#include "ops/outputs.h"
+#include "phase_timer.h"
+#include "reserve_convert.h"
+#include "tensor/error.h"
+
+namespace bnscope::gpu {
+
+namespace {
+
+std::string shape_text(const Prepared& p) {
+  return shape_str(p.inputs[0].shape());
+}
+
+void note(Result& r, std::string code, std::string message, std::string subject = {}) {
+  r.notes.push_back({NoteKind::Info, std::move(code), std::move(message), std::move(subject), -1});
+}
+
+std::vector<double> doubles(const Prepared& p, std::string_view name) {
+  return p.in(name).to_doubles();
+}
+
+class CudnnBackend : public Backend {
+ public:
+  std::string_view name() const override { return "cudnn"; }
+  std::string_view description() const override {
+    return "cuDNN's batch-norm calls as TensorFlow's GPU kernels make them";
+  }
+  std::string unavailable_reason() const override {
+    if (const std::string& why = device_status().problem; !why.empty()) return why;
+    const std::size_t v = cudnnGetVersion();
+    if (v / 10000 != CUDNN_MAJOR)
+      return "cuDNN library " + std::to_string(v) +
+             " does not match the headers bnscope was "
+             "built with (major version " +
+             std::to_string(CUDNN_MAJOR) + ")";
+    return {};
+  }
+
+  std::string unsupported_reason(const Prepared& p) const override {
+    const OpSpec& op = *p.op;
+    if (op.family == OpFamily::GlobalNorm)
+      return "TensorFlow runs " + std::string(op.name) +
+             " on GPU with Eigen kernels, not cuDNN; use backend cuda";
+    if (std::string why = cuda_unsupported_reason(p); !why.empty()) return why;
+    const CudnnDims d = cudnn_dims(p);
+    for (std::int64_t v : {d.n, d.c, d.h, d.w})
+      if (v > INT_MAX)
+        return "cuDNN tensor descriptors take int dimensions; " + shape_text(p) +
+               " has one over 2^31 - 1";
+    return {};
+  }
+
+  void run(const Prepared& p, Result& r, const RunContext& ctx) override {
+    ctx.check_cancel();
+    if (p.op->is_grad && !p.is_training) {
+      run_cuda_kernels(p, r, name());
+      note(r, "freeze-grad-not-cudnn",
+           "TensorFlow computes the is_training=false gradient with an Eigen GPU reduction, "
+           "not cuDNN; bnscope ran its cuda kernel for it");
+      return;
+    }
+    // cuDNN refuses a smaller epsilon; TensorFlow passes it unclamped and fails the launch.
+    if (p.epsilon < CUDNN_BN_MIN_EPSILON)
+      throw Error(ErrorCode::Internal, "cuDNN launch failure : input shape (" + shape_text(p) +
+                                           "): epsilon " + std::to_string(p.epsilon) +
+                                           " is below CUDNN_BN_MIN_EPSILON " +
+                                           std::to_string(CUDNN_BN_MIN_EPSILON));
+    allocate_outputs(p, r);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!handle_) handle_ = std::make_unique<CudnnHandle>();
+    CudnnStream run{*handle_};
+    const CudnnDims d = cudnn_dims(p);
+    const BnTensors t(p.t, p.channels_last, static_cast<int>(d.n), static_cast<int>(d.c),
+                      static_cast<int>(d.h), static_cast<int>(d.w));
+    if (p.op->is_grad)
+      backward(p, r, t, run);
+    else if (p.is_training)
+      forward_training(p, r, t, run);
+    else
+      forward_inference(p, r, t, run);
+  }
+
+ private:
+  struct CudnnStream {
+    explicit CudnnStream(CudnnHandle& h) : handle(h) { handle.set_stream(stream.get()); }
+    CudnnHandle& handle;
+    CudaStream stream;
+  };
+
+  void backward(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
+    const Stream s = run.stream.get();
+    const auto c = static_cast<std::size_t>(p.channels());
+    const bool persistent = persistent_mode_requested();
+    PhaseTimer timer(p.op->name, name(), s);
+    if (!p.reserve_is_inv_std())
+      note(r, "reserve-converted",
+           "reserve_space_2 converted from the variance to 1/sqrt(variance + epsilon) for cuDNN",
+           "reserve_space_2");
+    // TensorFlow's rule: the Ex call for V3 whenever reserve_space_3 is not a scalar.
+    bool ex = p.op->version == 3 && p.in("reserve_space_3").rank() != 0;
+    DeviceBuffer x, dy, scale, mean, inv_std, reserve;
+    {
+      PhaseScope phase(timer, "upload");
+      x = upload(p.in("x"), s);
+      dy = upload(p.in("y_backprop"), s);
+      scale = upload_channels(doubles(p, "scale"), false, s);
+      mean = upload_channels(doubles(p, "reserve_space_1"), false, s);
+      inv_std = upload_channels(saved_inv_std(p), false, s);
+      if (ex) reserve = upload(p.in("reserve_space_3"), s);
+    }
+    std::size_t workspace_bytes = 0;
+    if (ex) {
+      if (training_ex_reserve_bytes(run.handle, persistent, t) > reserve.bytes()) {
+        ex = false;
+        note(r, "reserve-space-3-small",
+             "reserve_space_3 is smaller than this cuDNN's reserve space; ran the legacy "
+             "cudnnBatchNormalizationBackward instead of the Ex call",
+             "reserve_space_3");
+      } else {
+        workspace_bytes = backward_ex_workspace_bytes(run.handle, persistent, t);
+      }
+    }
+    OutputTensor& dx_out = r.outputs[0];
+    DeviceBuffer dx(dx_out.tensor.nbytes()), dscale(c * sizeof(float)), doffset(c * sizeof(float)),
+        workspace(workspace_bytes);
+    BnBackward a;
+    a.x = x.get();
+    a.dy = dy.get();
+    a.dx = dx.get();
+    a.scale = scale.get();
+    a.dscale = dscale.get();
+    a.doffset = doffset.get();
+    a.epsilon = p.epsilon;
+    a.saved_mean = mean.get();
+    a.saved_inv_std = inv_std.get();
+    a.workspace = workspace.get();
+    a.workspace_bytes = workspace.bytes();
+    a.reserve = reserve.get();
+    a.reserve_bytes = reserve.bytes();
+    timer.begin(ex ? "cudnnBatchNormalizationBackwardEx" : "cudnnBatchNormalizationBackward");
+    batchnorm_backward(run.handle, persistent, ex, t, a);
+    timer.end();
+    std::vector<double> sc, off;
+    {
+      PhaseScope phase(timer, "download");
+      download(dx, dx_out.tensor, s);
+      sc = download_channels(dscale, c, false, s);
+      off = download_channels(doffset, c, false, s);
+    }
+    timer.finish(r);
+    store_channels(sc, r.output("scale_backprop").tensor);
+    store_channels(off, r.output("offset_backprop").tensor);
+  }
+
+  void forward_training(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
+    const Stream s = run.stream.get();
+    const auto c = static_cast<std::size_t>(p.channels());
+    const bool persistent = persistent_mode_requested();
+    const bool ex = p.op->version == 3;  // only V3 hands TensorFlow a reserve-space allocator
+    const bool blend = p.exponential_avg_factor != 1.0;
+    PhaseTimer timer(p.op->name, name(), s);
+    DeviceBuffer x, scale, offset, running_mean, running_var;
+    {
+      PhaseScope phase(timer, "upload");
+      x = upload(p.in("x"), s);
+      scale = upload_channels(doubles(p, "scale"), false, s);
+      offset = upload_channels(doubles(p, "offset"), false, s);
+      // TensorFlow pre-copies mean/variance into the outputs when blending, else zero-fills.
+      running_mean = upload_channels(blend ? doubles(p, "mean") : std::vector<double>(c), false, s);
+      running_var =
+          upload_channels(blend ? doubles(p, "variance") : std::vector<double>(c), false, s);
+    }
+    const std::size_t ws_bytes =
+        ex ? forward_training_ex_workspace_bytes(run.handle, persistent, t) : 0;
+    const std::size_t rs_bytes = ex ? training_ex_reserve_bytes(run.handle, persistent, t) : 0;
+    OutputTensor& y_out = r.outputs[0];
+    DeviceBuffer y(y_out.tensor.nbytes()), save_mean(c * sizeof(float)),
+        save_inv_std(c * sizeof(float)), workspace(ws_bytes), reserve(rs_bytes);
+    BnForward a;
+    a.x = x.get();
+    a.y = y.get();
+    a.scale = scale.get();
+    a.offset = offset.get();
+    a.epsilon = p.epsilon;
+    a.factor = p.exponential_avg_factor;
+    a.running_mean = running_mean.get();
+    a.running_var = running_var.get();
+    a.save_mean = save_mean.get();
+    a.save_inv_std = save_inv_std.get();
+    a.workspace = workspace.get();
+    a.workspace_bytes = ws_bytes;
+    a.reserve = reserve.get();
+    a.reserve_bytes = rs_bytes;
+    timer.begin(ex ? "cudnnBatchNormalizationForwardTrainingEx"
+                   : "cudnnBatchNormalizationForwardTraining");
+    batchnorm_forward_training(run.handle, persistent, ex, t, a);
+    timer.end();
+    std::vector<double> bm, bv, rs1, rs2;
+    {
+      PhaseScope phase(timer, "download");
+      download(y, y_out.tensor, s);
+      bm = download_channels(running_mean, c, false, s);
+      bv = download_channels(running_var, c, false, s);
+      rs1 = download_channels(save_mean, c, false, s);
+      rs2 = download_channels(save_inv_std, c, false, s);
+      if (ex && rs_bytes > 0) {
+        Tensor& rs3 = r.output("reserve_space_3").tensor;
+        rs3.reset(DType::F32, {static_cast<std::int64_t>((rs_bytes + 3) / 4)});
+        Tensor staging(DType::F32, rs3.shape());
+        download(reserve, staging, s);  // the buffer is padded up to whole floats
+        rs3 = staging;
+      }
+    }
+    timer.finish(r);
+    store_channels(bm, r.output("batch_mean").tensor);
+    store_channels(bv, r.output("batch_variance").tensor);
+    store_channels(rs1, r.output("reserve_space_1").tensor);
+    if (p.convention == ReserveConvention::Variance) {
+      rs2 = inv_std_to_variance(rs2, p.epsilon);
+      note(r, "reserve-converted",
+           "cuDNN saved 1/sqrt(variance + epsilon); reserve_space_2 shows it converted to the "
+           "variance (1/r^2 - epsilon) because the problem uses the variance convention",
+           "reserve_space_2");
+    }
+    store_channels(rs2, r.output("reserve_space_2").tensor);
+    if (ex && rs_bytes > 0)
+      note(r, "reserve-space-3-opaque",
+           "reserve_space_3 is cuDNN's opaque Ex reserve buffer (" + std::to_string(rs_bytes) +
+               " bytes), as TensorFlow on GPU returns it",
+           "reserve_space_3");
+  }
+
+  void forward_inference(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
+    const Stream s = run.stream.get();
+    PhaseTimer timer(p.op->name, name(), s);
+    const std::vector<double> mean = doubles(p, "mean"), var = doubles(p, "variance");
+    DeviceBuffer x, scale, offset, mean_b, var_b;
+    {
+      PhaseScope phase(timer, "upload");
+      x = upload(p.in("x"), s);
+      scale = upload_channels(doubles(p, "scale"), false, s);
+      offset = upload_channels(doubles(p, "offset"), false, s);
+      mean_b = upload_channels(mean, false, s);
+      var_b = upload_channels(var, false, s);
+    }
+    OutputTensor& y_out = r.outputs[0];
+    DeviceBuffer y(y_out.tensor.nbytes());
+    BnForward a;
+    a.x = x.get();
+    a.y = y.get();
+    a.scale = scale.get();
+    a.offset = offset.get();
+    a.epsilon = p.epsilon;
+    a.est_mean = mean_b.get();
+    a.est_var = var_b.get();
+    timer.begin("cudnnBatchNormalizationForwardInference");
+    batchnorm_forward_inference(run.handle, t, a);
+    timer.end();
+    {
+      PhaseScope phase(timer, "download");
+      download(y, y_out.tensor, s);
+    }
+    timer.finish(r);
+    store_channels(mean, r.output("batch_mean").tensor);
+    store_channels(var, r.output("batch_variance").tensor);
+    note(r, "gpu-inference-stats",
+         "cuDNN's inference call does not write batch_mean/batch_variance; TensorFlow on GPU "
+         "holds the inputs there only when exponential_avg_factor != 1 (else uninitialized); "
+         "shown as copies of mean/variance");
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<CudnnHandle> handle_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cudnn_backend() {
+  return std::make_unique<CudnnBackend>();
+}
+
+}  // namespace bnscope::gpu

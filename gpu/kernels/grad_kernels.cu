@@ -1,0 +1,186 @@
+// Gradient kernels of the cuda backend: FusedBatchNormGrad/V2/V3 (training and freeze) and
+// BatchNormWithGlobalNormalizationGrad.
+//
+// Design. All grads need two per-channel sums over M, sdy = sum dy and sdyx = sum dy*(x - mu),
+// accumulated in float (double for f64) with a fixed reduction tree, so results are bitwise
+// reproducible (no atomics).
+//  * Passes over memory. Freeze and global grads: dx = A*dy with A known up front, so dx is
+//    written in the reduction loop: one pass (read x, dy; write dx), the 3-pass minimum.
+//    Training grad: dx depends on the finished sums (a per-channel barrier), so x and dy are
+//    read twice: 5 passes. In the one-CTA-per-channel-group variant the second read follows the
+//    first within the same CTA and mostly hits L2 for the group's slice; in split-M the
+//    elementwise kernel re-reads from DRAM unless the tensor fits L2 (~50 MB on H100).
+//  * Persistence (keeping x, dy on chip across the barrier, 3 passes for training) needs a
+//    cooperative grid sync and register-resident tiles; it is not implemented, so large
+//    training shapes top out near 3/5 of copy bandwidth.
+//  * Variants (planner.cpp): CtaPerGroup when the channel groups alone fill a wave (8 CTAs of
+//    256 threads per SM) or M is short; otherwise SplitM: grid.y slices of M write partials to
+//    a workspace, a second stage (one warp per channel, grid_reduce.cuh) finishes the channel.
+//  * Occupancy: 256-thread CTAs with 2*256 accumulators of shared memory (2 KB float). The
+//    gpu_disasm listing shows at most 48 registers and no local memory for sm_80/sm_90, so at
+//    least 5 CTAs (1280 threads) per SM are resident; the planner's wave assumes 8, which the
+//    float, 32-bit-index kernels (the common case) reach.
+//  * Vector widths: loads are scalar. NHWC lanes take neighbouring channels (a warp reads a
+//    128-byte row segment for f32, 64 bytes for 16-bit types); NCHW lanes walk a channel's
+//    contiguous plane. Two-element vector loads for 16-bit types would halve load instructions
+//    and are the next step once timings on a device show the kernels instruction-bound.
+//  * Indexing: Index = uint32_t below 2^31 elements, int64_t above (planner's index64).
+
+#include <cuda_runtime.h>
+
+#include "../blocks/grid_reduce.cuh"
+#include "../cuda_check.h"
+#include "channel_math.cuh"
+#include "reduce_kernel.cuh"
+
+namespace bnscope::gpu {
+
+namespace {
+
+// One CTA owns block_x channels over all of M: reduce, epilogue, then (training) dx.
+template <class T, class Index>
+__global__ void grad_cta_per_group_kernel(DeviceView<Index> v, GradLaunch g) {
+  using Acc = acc_t<T>;
+  extern __shared__ unsigned char smem_raw[];
+  Acc* smem = reinterpret_cast<Acc*>(smem_raw);
+  const Index c = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const Index m = v.per_channel();
+  const bool valid = c < v.channels;
+  const T* x = static_cast<const T*>(g.x);
+  const T* dy = static_cast<const T*>(g.dy);
+  T* dx = static_cast<T*>(g.dx);
+  const bool direct = g.kind != GradKind::Training;
+  Acc s0 = 0, s1 = 0;
+  if (valid) {
+    const Acc mu = static_cast<const Acc*>(g.mean)[c];
+    const Acc a = direct ? direct_factor<Acc>(g, c) : Acc(0);
+    for (Index i = threadIdx.y; i < m; i += blockDim.y) {
+      const Index e = v.offset(i, c);
+      const Acc d = to_acc(dy[e]);
+      s0 += d;
+      s1 += d * (to_acc(x[e]) - mu);
+      if (direct) dx[e] = from_acc<T>(a * d);
+    }
+  }
+  block_reduce_y(s0, s1, smem);
+  if (direct) {
+    if (valid && threadIdx.y == 0) grad_epilogue<Acc>(g, c, s0, s1, m);
+    return;
+  }
+  Acc* coef = smem;  // 4 per column, after block_reduce_y's last barrier
+  if (valid && threadIdx.y == 0) {
+    const Coef<Acc> r = grad_epilogue<Acc>(g, c, s0, s1, m);
+    coef[threadIdx.x * 4 + 0] = r.a;
+    coef[threadIdx.x * 4 + 1] = r.b;
+    coef[threadIdx.x * 4 + 2] = r.d;
+    coef[threadIdx.x * 4 + 3] = r.mu;
+  }
+  __syncthreads();
+  if (!valid) return;
+  const Acc a = coef[threadIdx.x * 4 + 0], b = coef[threadIdx.x * 4 + 1],
+            d0 = coef[threadIdx.x * 4 + 2], mu = coef[threadIdx.x * 4 + 3];
+  for (Index i = threadIdx.y; i < m; i += blockDim.y) {
+    const Index e = v.offset(i, c);
+    dx[e] = from_acc<T>(a * to_acc(dy[e]) + b * (to_acc(x[e]) - mu) + d0);
+  }
+}
+
+// Second stage of split-M: one warp per channel.
+template <class Acc, class Index>
+__global__ void grad_finish_kernel(Index channels, Index m, int splits, GradLaunch g) {
+  const Index c = (static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x % 32;
+  if (c >= channels) return;
+  Acc s0, s1;
+  sum_partials(static_cast<const Acc*>(g.workspace), splits, channels, c, lane, s0, s1);
+  if (lane != 0) return;
+  const Coef<Acc> r = grad_epilogue<Acc>(g, c, s0, s1, m);
+  if (g.kind == GradKind::Training) store_coef(g.coef, channels, c, r);
+}
+
+template <class T, class Index>
+__global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
+  using Acc = acc_t<T>;
+  const Acc* coef = static_cast<const Acc*>(g.coef);
+  const T* x = static_cast<const T*>(g.x);
+  const T* dy = static_cast<const T*>(g.dy);
+  T* dx = static_cast<T*>(g.dx);
+  const Index n = v.outer * v.channels * v.inner;
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index e = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += stride) {
+    const Index c = v.channel_of(e);
+    dx[e] = from_acc<T>(coef[c] * to_acc(dy[e]) +
+                        coef[v.channels + c] * (to_acc(x[e]) - coef[3 * v.channels + c]) +
+                        coef[2 * v.channels + c]);
+  }
+}
+
+template <class T, class Index>
+void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
+              PhaseHooks& hooks) {
+  using Acc = acc_t<T>;
+  const DeviceView<Index> v{static_cast<Index>(view.outer), static_cast<Index>(view.channels),
+                            static_cast<Index>(view.inner)};
+  const dim3 block(plan.block_x, plan.block_y);
+  const auto smem = static_cast<size_t>(plan.shared_bytes);
+  if (plan.variant == Variant::CtaPerGroup) {
+    hooks.begin("grad_cta_per_group");
+    grad_cta_per_group_kernel<T, Index>
+        <<<dim3(static_cast<unsigned>(plan.groups)), block, smem, s>>>(v, g);
+    check_launch("grad_cta_per_group_kernel");
+    hooks.end();
+    return;
+  }
+  ReduceArgs r;
+  r.a = g.x;
+  r.b = g.dy;
+  r.mu = g.mean;
+  r.partials = g.workspace;
+  r.m_per_split = plan.m_per_split;
+  hooks.begin("grad_reduce");
+  reduce_partials_kernel<T, Index, true>
+      <<<dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block, smem,
+         s>>>(v, r, g);
+  check_launch("reduce_partials_kernel");
+  hooks.end();
+  hooks.begin("grad_finish");
+  const auto warps_per_block = 8;
+  const auto blocks =
+      static_cast<unsigned>((view.channels + warps_per_block - 1) / warps_per_block);
+  grad_finish_kernel<Acc, Index>
+      <<<blocks, 32 * warps_per_block, 0, s>>>(v.channels, v.per_channel(), plan.splits, g);
+  check_launch("grad_finish_kernel");
+  hooks.end();
+  if (g.kind != GradKind::Training) return;
+  hooks.begin("grad_dx");
+  grad_dx_kernel<T, Index><<<static_cast<unsigned>(plan.ew_grid), plan.ew_block, 0, s>>>(v, g);
+  check_launch("grad_dx_kernel");
+  hooks.end();
+}
+
+template <class T>
+void run_grad_typed(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
+                    PhaseHooks& hooks) {
+  if (plan.index64)
+    run_grad<T, long long>(plan, view, g, s, hooks);
+  else
+    run_grad<T, unsigned>(plan, view, g, s, hooks);
+}
+
+}  // namespace
+
+void launch_grad(DType t, const Plan& plan, const View& view, const GradLaunch& g, Stream s,
+                 PhaseHooks& hooks) {
+  switch (t) {
+    case DType::F16:
+      return run_grad_typed<__half>(plan, view, g, s, hooks);
+    case DType::BF16:
+      return run_grad_typed<__nv_bfloat16>(plan, view, g, s, hooks);
+    case DType::F32:
+      return run_grad_typed<float>(plan, view, g, s, hooks);
+    case DType::F64:
+      return run_grad_typed<double>(plan, view, g, s, hooks);
+  }
+}
+
+}  // namespace bnscope::gpu

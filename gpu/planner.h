@@ -1,0 +1,58 @@
+#pragma once
+// Host-side launch planning for the cuda backend: which kernel variant, grid and block shapes,
+// shared memory and workspace a shape gets. Plain C++ so the choices are unit-tested without a
+// GPU; the .cu launchers only execute a Plan.
+
+#include <cstdint>
+#include <string_view>
+
+namespace bnscope::gpu {
+
+// What a launch has to do over the [outer, C, inner] view.
+enum class Work {
+  GradTraining,  // reductions, then dx from them: a per-channel barrier between two phases
+  GradDirect,    // freeze grad and global-normalization grad: dx needs no reduction, one pass
+  Moments,       // forward training statistics (two reduction passes, then elementwise y)
+};
+
+enum class Variant {
+  CtaPerGroup,  // one CTA owns a channel group over all of M: one launch, no workspace
+  SplitM,       // M split over grid.y; partials to a workspace; a second stage finishes channels
+};
+std::string_view variant_name(Variant v);
+
+struct DeviceLimits {
+  int sm_count = 132;
+  int max_threads_per_block = 1024;
+  int max_grid_y = 65535;
+  std::int64_t max_grid_x = 2147483647;
+  int max_shared_per_block = 48 * 1024;
+};
+
+struct ShapeIn {
+  std::int64_t outer = 0, channels = 0, inner = 0;
+  int elem_bytes = 4;  // storage type of the data tensors
+  int acc_bytes = 4;   // float, or double for f64
+  Work work = Work::GradTraining;
+};
+
+struct Plan {
+  Variant variant = Variant::CtaPerGroup;
+  bool index64 = false;          // element offsets need 64 bits (E >= 2^31)
+  int block_x = 1, block_y = 1;  // x: channels of a group (contiguous in NHWC); y: positions in M
+  std::int64_t groups = 0;       // grid.x: channel groups of block_x channels
+  int splits = 1;                // grid.y: slices of M per group
+  std::int64_t m_per_split = 0;  // positions of M each slice covers
+  int shared_bytes = 0;          // dynamic shared memory of the reduce kernels
+  std::int64_t workspace_bytes = 0;  // partial sums of SplitM: splits * C * 2 accumulators
+  // Elementwise kernel (forward y): grid-stride over all E elements.
+  int ew_block = 256;
+  std::int64_t ew_grid = 0;
+  int threads() const { return block_x * block_y; }
+};
+
+// Throws Error(InvalidArgument) for a shape with a zero or negative extent (the engine handles
+// empty inputs before any backend runs).
+Plan plan_launch(const ShapeIn& s, const DeviceLimits& d = {});
+
+}  // namespace bnscope::gpu

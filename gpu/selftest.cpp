@@ -1,0 +1,305 @@
+#include "selftest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "engine.h"
+#include "ops/prepared.h"
+#include "tensor/error.h"
+#include "tensor/layout.h"
+
+namespace bnscope::gpu {
+
+namespace {
+
+// Shapes of spec 8.2 (fused ops) and 8.3 (global ops); [27,131,127,6] is the large one.
+const std::vector<Shape> kFusedShapes = {{1, 1, 6, 1},  {1, 1, 6, 2}, {1, 2, 1, 6},
+                                         {5, 7, 11, 4}, {1, 1, 1, 1}, {27, 131, 127, 6}};
+const Shape kFused5d = {1, 2, 6, 1, 3};
+const std::vector<Shape> kGlobalShapes = {{1, 1, 6, 2}, {3, 5, 4, 2}, {7, 5, 4, 6}};
+constexpr double kEpsilon = 0.001;
+
+class Lcg {
+ public:
+  explicit Lcg(std::uint64_t seed) : s_(seed * 6364136223846793005ull + 1442695040888963407ull) {}
+  double uniform() {  // [0, 1)
+    s_ = s_ * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s_ >> 11) / 9007199254740992.0;
+  }
+
+ private:
+  std::uint64_t s_;
+};
+
+Tensor random_tensor(DType t, const Shape& shape, Lcg& rng, double lo, double hi) {
+  std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+  for (double& x : v) x = lo + (hi - lo) * rng.uniform();
+  return Tensor::from_doubles(t, shape, v);
+}
+
+DType arg_dtype(const OpSpec& op, std::string_view name, DType t) {
+  for (const ArgSpec& a : op.inputs)
+    if (a.name == name) return resolve_arg_type(op, a.type, t);
+  return t;
+}
+
+// Biased batch mean and variance of x per channel, from the values as stored in dtype t.
+void batch_stats(const Tensor& x, bool channels_last, std::vector<double>& mean,
+                 std::vector<double>& var) {
+  const ChannelView v = channel_view(x.shape(), channels_last);
+  const auto c = static_cast<std::size_t>(v.channels);
+  mean.assign(c, 0.0);
+  var.assign(c, 0.0);
+  const std::vector<double> xs = x.to_doubles();
+  const double m = static_cast<double>(v.per_channel());
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t ch = 0; ch < v.channels; ++ch)
+      for (std::int64_t i = 0; i < v.inner; ++i)
+        mean[static_cast<std::size_t>(ch)] += xs[static_cast<std::size_t>(v.index(o, ch, i))];
+  for (double& mu : mean) mu /= m;
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t ch = 0; ch < v.channels; ++ch)
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const double d =
+            xs[static_cast<std::size_t>(v.index(o, ch, i))] - mean[static_cast<std::size_t>(ch)];
+        var[static_cast<std::size_t>(ch)] += d * d;
+      }
+  for (double& s : var) s /= m;
+}
+
+std::int64_t channels_of(const Shape& s, bool channels_last) {
+  return channels_last ? s.back() : s[1];
+}
+
+std::string format_label(DataFormat f) {
+  return std::string(data_format_name(f));
+}
+
+struct FusedCase {
+  const OpSpec* op;
+  DType t;
+  DataFormat format;
+  Shape shape;
+  bool training;
+  ReserveConvention convention;
+  double factor;
+  std::uint64_t seed;
+};
+
+std::string fused_label(const FusedCase& f) {
+  std::string label =
+      std::string(f.op->name) + " " + format_label(f.format) + (f.training ? " train" : " freeze");
+  if (f.op->is_grad && f.training)
+    label += f.convention == ReserveConvention::InvStd ? " inv_std" : " variance";
+  if (!f.op->is_grad && f.training && f.op->has_attr("exponential_avg_factor"))
+    label += f.factor == 1.0 ? " f=1" : " f=0.6";
+  return label + " " + std::string(dtype_name(f.t)) + " " + shape_str(f.shape);
+}
+
+Problem build_fused(const FusedCase& f) {
+  const OpSpec& op = *f.op;
+  Lcg rng(f.seed);
+  const bool last = is_channels_last(f.format);
+  const Shape cshape{channels_of(f.shape, last)};
+  Problem pb;
+  pb.op = std::string(op.name);
+  pb.dtype = f.t;
+  pb.convention = f.convention;
+  pb.attrs["epsilon"] = kEpsilon;
+  pb.attrs["data_format"] = format_label(f.format);
+  pb.attrs["is_training"] = f.training;
+  Tensor x = random_tensor(f.t, f.shape, rng, 0, 1);
+  pb.inputs["scale"] = random_tensor(arg_dtype(op, "scale", f.t), cshape, rng, 0.5, 1.5);
+  if (op.is_grad) {
+    const DType u = arg_dtype(op, "reserve_space_1", f.t);
+    pb.inputs["y_backprop"] = random_tensor(f.t, f.shape, rng, -1, 1);
+    if (f.training) {
+      std::vector<double> mean, var;
+      batch_stats(x, last, mean, var);
+      if (f.convention == ReserveConvention::InvStd)
+        for (double& v : var) v = 1.0 / std::sqrt(v + kEpsilon);
+      pb.inputs["reserve_space_1"] = Tensor::from_doubles(u, cshape, mean);
+      pb.inputs["reserve_space_2"] = Tensor::from_doubles(u, cshape, var);
+    } else {
+      pb.inputs["reserve_space_1"] = random_tensor(u, cshape, rng, 0, 1);
+      pb.inputs["reserve_space_2"] = random_tensor(u, cshape, rng, 0.05, 0.5);
+    }
+  } else {
+    const DType u = arg_dtype(op, "offset", f.t);
+    pb.inputs["offset"] = random_tensor(u, cshape, rng, -0.5, 0.5);
+    pb.inputs["mean"] = random_tensor(u, cshape, rng, 0, 1);
+    pb.inputs["variance"] = random_tensor(u, cshape, rng, 0.05, 0.5);
+    if (op.has_attr("exponential_avg_factor")) pb.attrs["exponential_avg_factor"] = f.factor;
+  }
+  pb.inputs["x"] = std::move(x);
+  return pb;
+}
+
+void add_fused(const OpSpec& op, std::vector<SelftestCase>& out) {
+  std::vector<std::pair<DataFormat, Shape>> layouts;
+  for (const Shape& s : kFusedShapes) {
+    layouts.push_back({DataFormat::NHWC, s});
+    layouts.push_back({DataFormat::NCHW, s});
+  }
+  if (op.version == 3) {
+    layouts.push_back({DataFormat::NDHWC, kFused5d});
+    layouts.push_back({DataFormat::NCDHW, kFused5d});
+  }
+  std::uint64_t seed = 1;
+  for (DType t : op.gpu_types)
+    for (const auto& [format, shape] : layouts)
+      for (bool training : {true, false}) {
+        std::vector<std::pair<ReserveConvention, double>> variants;  // convention, avg factor
+        if (op.is_grad && training)
+          variants = {{ReserveConvention::Variance, 1.0}, {ReserveConvention::InvStd, 1.0}};
+        else if (!op.is_grad && training && op.has_attr("exponential_avg_factor"))
+          variants = {{ReserveConvention::Variance, 1.0}, {ReserveConvention::Variance, 0.6}};
+        else
+          variants = {{ReserveConvention::Variance, 1.0}};
+        for (const auto& [convention, factor] : variants) {
+          const FusedCase f{&op, t, format, shape, training, convention, factor, seed++};
+          out.push_back({fused_label(f), [f] { return build_fused(f); }});
+        }
+      }
+}
+
+Problem build_global(const OpSpec* op, DType t, Shape shape, bool scaled, std::uint64_t seed) {
+  Lcg rng(seed);
+  const Shape cshape{shape.back()};
+  Problem pb;
+  pb.op = std::string(op->name);
+  pb.dtype = t;
+  pb.attrs["variance_epsilon"] = kEpsilon;
+  pb.attrs["scale_after_normalization"] = scaled;
+  pb.inputs["t"] = random_tensor(t, shape, rng, 0, 1);
+  pb.inputs["m"] = random_tensor(t, cshape, rng, 0, 1);
+  pb.inputs["v"] = random_tensor(t, cshape, rng, 0.05, 0.5);
+  pb.inputs["gamma"] = random_tensor(t, cshape, rng, 0.5, 1.5);
+  if (op->is_grad)
+    pb.inputs["backprop"] = random_tensor(t, shape, rng, -1, 1);
+  else
+    pb.inputs["beta"] = random_tensor(t, cshape, rng, -0.5, 0.5);
+  return pb;
+}
+
+void add_global(const OpSpec& op, std::vector<SelftestCase>& out) {
+  std::uint64_t seed = 1000;
+  for (DType t : op.cpu_types)  // float64 too: TensorFlow registers it (on CPU)
+    for (const Shape& shape : kGlobalShapes)
+      for (bool scaled : {true, false}) {
+        const std::string label = std::string(op.name) + (scaled ? " scaled " : " unscaled ") +
+                                  std::string(dtype_name(t)) + " " + shape_str(shape);
+        const OpSpec* o = &op;
+        const std::uint64_t sd = seed++;
+        out.push_back(
+            {label, [o, t, shape, scaled, sd] { return build_global(o, t, shape, scaled, sd); }});
+      }
+}
+
+}  // namespace
+
+std::vector<SelftestCase> selftest_cases() {
+  std::vector<SelftestCase> out;
+  for (const OpSpec& op : op_catalog()) {
+    if (op.family == OpFamily::GlobalNorm)
+      add_global(op, out);
+    else
+      add_fused(op, out);
+  }
+  return out;
+}
+
+Tolerance selftest_tolerance(DType t) {
+  switch (t) {
+    case DType::F16:
+      return {2e-2, 2e-2};
+    case DType::BF16:
+      return {1e-1, 5e-2};
+    case DType::F32:
+      return {1e-4, 1e-4};
+    case DType::F64:
+      break;
+  }
+  return {1e-10, 1e-10};
+}
+
+std::string_view case_status_name(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::Pass:
+      return "pass";
+    case CaseStatus::Fail:
+      return "FAIL";
+    case CaseStatus::Unsupported:
+      return "unsupported";
+    case CaseStatus::Error:
+      break;
+  }
+  return "ERROR";
+}
+
+CaseOutcome compare_results(const Result& got, const Result& want, DType t) {
+  CaseOutcome o;
+  const OpSpec* op = find_op(want.op);
+  const bool forward = op && !op->is_grad;
+  for (const OutputTensor& w : want.outputs) {
+    if (!w.defined || (forward && w.name == "reserve_space_3")) continue;
+    const OutputTensor* g = nullptr;
+    for (const OutputTensor& cand : got.outputs)
+      if (cand.name == w.name) g = &cand;
+    if (!g) {
+      o.status = CaseStatus::Fail;
+      o.detail = "output " + w.name + " missing";
+      return o;
+    }
+    if (!g->defined) continue;
+    if (g->tensor.shape() != w.tensor.shape()) {
+      o.status = CaseStatus::Fail;
+      o.detail = "output " + w.name + " has shape " + shape_str(g->tensor.shape()) + ", expected " +
+                 shape_str(w.tensor.shape());
+      return o;
+    }
+    // Per-channel outputs of V2/V3 are float even for 16-bit data; judge them as float.
+    const Tolerance tol =
+        selftest_tolerance(w.tensor.dtype() == DType::F32 && t != DType::F32 ? DType::F32 : t);
+    const std::vector<double> a = g->tensor.to_doubles(), b = w.tensor.to_doubles();
+    // Sums over M grow with M: scale the per-channel tolerance by the values' magnitude.
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double bound = tol.atol + tol.rtol * std::abs(b[i]);
+      const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
+      const double ratio = both_nan                     ? 0.0
+                           : std::isfinite(a[i] - b[i]) ? std::abs(a[i] - b[i]) / bound
+                                                        : HUGE_VAL;
+      if (ratio > o.worst) {
+        o.worst = ratio;
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s[%zu]: got %.9g, want %.9g", w.name.c_str(), i, a[i],
+                      b[i]);
+        o.detail = buf;
+      }
+    }
+  }
+  if (o.worst > 1.0) o.status = CaseStatus::Fail;
+  return o;
+}
+
+CaseOutcome run_selftest_case(const SelftestCase& c, Backend& backend, Backend& reference) {
+  CaseOutcome o;
+  try {
+    const Prepared p = prepare(c.build());
+    if (std::string why = backend.unsupported_reason(p); !why.empty()) {
+      o.status = CaseStatus::Unsupported;
+      o.detail = why;
+      return o;
+    }
+    const Result want = run_prepared(p, reference);
+    const Result got = run_prepared(p, backend);
+    return compare_results(got, want, p.t);
+  } catch (const std::exception& e) {
+    o.status = CaseStatus::Error;
+    o.detail = e.what();
+  }
+  return o;
+}
+
+}  // namespace bnscope::gpu

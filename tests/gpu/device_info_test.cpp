@@ -1,0 +1,49 @@
+#include "device_info.h"
+
+#include <gtest/gtest.h>
+
+namespace bnscope::gpu {
+namespace {
+
+TEST(DeviceInfo, PeakBandwidthFromClockAndBus) {
+  // H100 SXM: HBM3 at 2619 MHz on a 5120-bit bus.
+  EXPECT_NEAR(peak_bandwidth_bytes_per_s(2619000, 5120), 3.352e12, 1e9);
+  // A GDDR-style 1 GHz clock on a 256-bit bus: 2 * 1e9 * 32 bytes.
+  EXPECT_DOUBLE_EQ(peak_bandwidth_bytes_per_s(1000000, 256), 64e9);
+  EXPECT_EQ(peak_bandwidth_bytes_per_s(0, 5120), 0.0);
+  EXPECT_EQ(peak_bandwidth_bytes_per_s(2619000, 0), 0.0);
+}
+
+TEST(DeviceInfo, VersionText) {
+  EXPECT_EQ(cuda_version_text(13000), "13.0");
+  EXPECT_EQ(cuda_version_text(12040), "12.4");
+  EXPECT_EQ(cuda_version_text(0), "none");
+}
+
+TEST(DeviceInfo, Problems) {
+  EXPECT_EQ(device_problem(13000, 13000, 9, 0), "");
+  EXPECT_EQ(device_problem(13010, 13000, 8, 0), "");
+  EXPECT_EQ(device_problem(12040, 13000, 9, 0),
+            "CUDA driver too old: it supports CUDA 12.4, the runtime needs 13.0");
+  EXPECT_EQ(device_problem(0, 13000, 9, 0), "no CUDA driver installed");
+  EXPECT_NE(device_problem(13000, 13000, 7, 5).find("compute capability 7.5"), std::string::npos);
+}
+
+TEST(DeviceInfo, SummaryAndLimits) {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.total_memory_bytes = std::int64_t{80} * 1024 * 1024 * 1024;
+  d.memory_clock_khz = 2619000;
+  d.bus_width_bits = 5120;
+  d.max_grid_y = 65535;
+  EXPECT_EQ(d.summary(), "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 80.0 GiB, 3.35 TB/s peak");
+  EXPECT_EQ(d.limits().sm_count, 132);
+  DeviceInfo none;
+  EXPECT_EQ(none.limits().sm_count, DeviceLimits{}.sm_count) << "defaults without a device";
+}
+
+}  // namespace
+}  // namespace bnscope::gpu

@@ -1,0 +1,155 @@
+#include "planner.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "tensor/error.h"
+
+namespace bnscope::gpu {
+namespace {
+
+ShapeIn shape(std::int64_t outer, std::int64_t c, std::int64_t inner, Work w = Work::GradTraining,
+              int elem = 4) {
+  ShapeIn s;
+  s.outer = outer;
+  s.channels = c;
+  s.inner = inner;
+  s.work = w;
+  s.elem_bytes = elem;
+  s.acc_bytes = 4;
+  return s;
+}
+
+// Invariants every plan must satisfy, whatever the shape.
+void expect_valid(const ShapeIn& s, const Plan& p, const DeviceLimits& d = {}) {
+  const std::int64_t m = s.outer * s.inner;
+  EXPECT_GE(p.block_x, 1);
+  EXPECT_GE(p.block_y, 1);
+  EXPECT_LE(p.threads(), d.max_threads_per_block);
+  EXPECT_EQ(p.block_y & (p.block_y - 1), 0) << "block_reduce_y needs a power-of-two block_y";
+  EXPECT_GE(p.groups * p.block_x, s.channels);
+  EXPECT_LT((p.groups - 1) * p.block_x, s.channels) << "no empty channel group";
+  EXPECT_LE(p.groups, d.max_grid_x);
+  EXPECT_GE(p.splits, 1);
+  EXPECT_LE(p.splits, d.max_grid_y);
+  EXPECT_GE(static_cast<std::int64_t>(p.splits) * p.m_per_split, m) << "slices cover M";
+  EXPECT_LT(static_cast<std::int64_t>(p.splits - 1) * p.m_per_split, m) << "no empty slice";
+  EXPECT_LE(p.shared_bytes, d.max_shared_per_block);
+  EXPECT_GE(p.shared_bytes, 2 * p.threads() * s.acc_bytes);
+  if (p.variant == Variant::SplitM)
+    EXPECT_EQ(p.workspace_bytes, std::int64_t{p.splits} * s.channels * 2 * s.acc_bytes);
+  else
+    EXPECT_EQ(p.workspace_bytes, 0);
+  EXPECT_EQ(p.index64, s.outer * s.channels * s.inner > std::numeric_limits<std::int32_t>::max());
+  EXPECT_GE(p.ew_grid, 1);
+}
+
+TEST(Planner, ChannelsLastLanesTakeChannels) {
+  const ShapeIn s = shape(32 * 56 * 56, 256, 1);
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.block_x, 32);
+  EXPECT_EQ(p.block_y, 8);
+  EXPECT_EQ(p.groups, 8);
+}
+
+TEST(Planner, ChannelsFirstLanesWalkThePlane) {
+  const ShapeIn s = shape(32, 256, 56 * 56);
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.block_x, 1);
+  EXPECT_EQ(p.block_y, 256);
+  EXPECT_EQ(p.groups, 256);
+}
+
+TEST(Planner, OneChannelSplitsMOverTheWholeGpu) {
+  const ShapeIn s = shape(256 * 224 * 224, 1, 1);
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.block_x, 1);
+  EXPECT_EQ(p.variant, Variant::SplitM);
+  EXPECT_EQ(p.splits, 132 * 8) << "one wave of CTAs for the only channel";
+}
+
+TEST(Planner, ManyChannelsKeepOneCtaPerGroup) {
+  const ShapeIn s = shape(64, 4096, 49);  // NCHW, 4096 groups >= one wave
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.variant, Variant::CtaPerGroup);
+  EXPECT_EQ(p.groups, 4096);
+  EXPECT_EQ(p.workspace_bytes, 0);
+}
+
+TEST(Planner, ShortMStaysInOneCta) {
+  const ShapeIn s = shape(256, 4096, 1);  // BN1d huge C: M = 256
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.variant, Variant::CtaPerGroup);
+  EXPECT_EQ(p.block_x, 32);
+  EXPECT_EQ(p.groups, 128);
+}
+
+TEST(Planner, SinglePositionPerChannel) {
+  for (std::int64_t c : {1, 64, 4096, 65536}) {
+    const ShapeIn s = shape(1, c, 1);
+    const Plan p = plan_launch(s);
+    expect_valid(s, p);
+    EXPECT_EQ(p.splits, 1) << c;
+    EXPECT_EQ(p.variant, Variant::CtaPerGroup) << c;
+  }
+}
+
+TEST(Planner, MomentsAlwaysUseTheSecondStage) {
+  const ShapeIn s = shape(1, 4096, 1, Work::Moments);
+  const Plan p = plan_launch(s);
+  expect_valid(s, p);
+  EXPECT_EQ(p.variant, Variant::SplitM);
+  EXPECT_EQ(p.splits, 1);
+  EXPECT_EQ(p.workspace_bytes, 4096 * 2 * 4);
+}
+
+TEST(Planner, OverTwoToThe31ElementsIndexesIn64Bits) {
+  const ShapeIn big = shape(4096 * 112 * 112, 64, 1);  // 3.3 G elements, NHWC
+  const Plan p = plan_launch(big);
+  expect_valid(big, p);
+  EXPECT_TRUE(p.index64);
+  EXPECT_EQ(p.variant, Variant::SplitM);
+  const ShapeIn big_nchw = shape(4096, 64, 112 * 112);
+  expect_valid(big_nchw, plan_launch(big_nchw));
+  EXPECT_TRUE(plan_launch(big_nchw).index64);
+  const ShapeIn edge = shape(std::int64_t{1} << 31, 1, 1);  // exactly 2^31
+  EXPECT_TRUE(plan_launch(edge).index64);
+  const ShapeIn below = shape((std::int64_t{1} << 31) - 1, 1, 1);
+  EXPECT_FALSE(plan_launch(below).index64);
+}
+
+TEST(Planner, SweepOfShapesIsAlwaysValid) {
+  DeviceLimits small;
+  small.sm_count = 4;
+  small.max_grid_y = 7;
+  for (const DeviceLimits& d : {DeviceLimits{}, small})
+    for (std::int64_t outer : {1, 2, 7, 32, 1000, 100003})
+      for (std::int64_t c : {1, 3, 4, 17, 32, 33, 256, 4096})
+        for (std::int64_t inner : {1, 2, 49, 3136})
+          for (Work w : {Work::GradTraining, Work::GradDirect, Work::Moments}) {
+            const ShapeIn s = shape(outer, c, inner, w);
+            SCOPED_TRACE(testing::Message() << outer << "x" << c << "x" << inner);
+            expect_valid(s, plan_launch(s, d), d);
+          }
+}
+
+TEST(Planner, RejectsEmptyExtents) {
+  EXPECT_THROW(plan_launch(shape(0, 4, 1)), Error);
+  EXPECT_THROW(plan_launch(shape(4, 0, 1)), Error);
+  EXPECT_THROW(plan_launch(shape(4, 4, -1)), Error);
+}
+
+TEST(Planner, VariantNames) {
+  EXPECT_EQ(variant_name(Variant::CtaPerGroup), "cta-per-group");
+  EXPECT_EQ(variant_name(Variant::SplitM), "split-m");
+}
+
+}  // namespace
+}  // namespace bnscope::gpu

@@ -1,0 +1,136 @@
+#include "selftest.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "analysis/reserve_check.h"
+#include "ops/outputs.h"
+#include "ops/prepared.h"
+#include "tensor/error.h"
+
+namespace bnscope::gpu {
+namespace {
+
+TEST(SelftestCases, CoverEveryCatalogOpWithUniqueLabels) {
+  const std::vector<SelftestCase> cases = selftest_cases();
+  std::set<std::string> ops, labels;
+  for (const SelftestCase& c : cases) {
+    ops.insert(c.label.substr(0, c.label.find(' ')));
+    EXPECT_TRUE(labels.insert(c.label).second) << "duplicate label " << c.label;
+  }
+  for (const OpSpec& op : op_catalog()) EXPECT_TRUE(ops.count(std::string(op.name))) << op.name;
+}
+
+TEST(SelftestCases, CoverFormatsModesAndDtypes) {
+  std::set<std::string> seen;
+  for (const SelftestCase& c : selftest_cases())
+    for (const char* key : {"NHWC", "NCHW", "NDHWC", "NCDHW", "train", "freeze", "inv_std",
+                            "float16", "bfloat16", "float32", "float64", "unscaled"})
+      if (c.label.find(key) != std::string::npos) seen.insert(key);
+  EXPECT_EQ(seen.size(), 12u);
+}
+
+TEST(SelftestCases, AllPrepareAndTrainingReservesMatchTheirX) {
+  for (const SelftestCase& c : selftest_cases()) {
+    if (c.label.find("[27,131,127,6]") != std::string::npos) continue;  // same code, 2.7 M values
+    SCOPED_TRACE(c.label);
+    Prepared p;
+    ASSERT_NO_THROW(p = prepare(c.build()));
+    for (const Note& n : check_reserve_spaces(p))
+      EXPECT_NE(n.code, "reserve-mismatch") << n.message;
+  }
+}
+
+Result make_result(const char* op_name, double fill) {
+  Problem pb;
+  pb.op = op_name;
+  pb.attrs["epsilon"] = 0.001;
+  pb.inputs["x"] = Tensor(DType::F32, {1, 1, 2, 2});
+  if (std::string(op_name).find("Grad") != std::string::npos) {
+    pb.inputs["y_backprop"] = Tensor(DType::F32, {1, 1, 2, 2});
+    pb.inputs["reserve_space_1"] = Tensor(DType::F32, {2});
+    pb.inputs["reserve_space_2"] = Tensor(DType::F32, {2});
+  } else {
+    pb.inputs["offset"] = Tensor(DType::F32, {2});
+  }
+  pb.inputs["scale"] = Tensor(DType::F32, {2});
+  const Prepared p = prepare(pb);
+  Result r;
+  allocate_outputs(p, r);
+  for (OutputTensor& o : r.outputs)
+    for (std::int64_t i = 0; i < o.tensor.numel(); ++i) o.tensor.set(i, fill + i);
+  return r;
+}
+
+TEST(SelftestCompare, EqualPassesPerturbedFails) {
+  const Result want = make_result("FusedBatchNormGradV3", 1.0);
+  Result got = want;
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  got.output("x_backprop").tensor.set(3, 4.0 + 5e-5);  // within 1e-4 + 1e-4*4
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  got.output("scale_backprop").tensor.set(1, 2.01);
+  const CaseOutcome o = compare_results(got, want, DType::F32);
+  EXPECT_EQ(o.status, CaseStatus::Fail);
+  EXPECT_NE(o.detail.find("scale_backprop[1]"), std::string::npos) << o.detail;
+  EXPECT_GT(o.worst, 1.0);
+}
+
+TEST(SelftestCompare, NaNAgainstNumberFailsNaNAgainstNaNPasses) {
+  const Result want = make_result("FusedBatchNormGradV3", 1.0);
+  Result got = want;
+  got.output("offset_backprop").tensor.set(0, std::nan(""));
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Fail);
+  Result want_nan = want;
+  want_nan.output("offset_backprop").tensor.set(0, std::nan(""));
+  EXPECT_EQ(compare_results(got, want_nan, DType::F32).status, CaseStatus::Pass);
+}
+
+TEST(SelftestCompare, SkipsUndefinedOutputsAndForwardReserveSpace3) {
+  const Result want = make_result("FusedBatchNormV3", 1.0);
+  Result got = want;
+  got.output("reserve_space_3").tensor.reset(DType::F32, {64});  // cuDNN's opaque buffer
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  got.output("y").tensor.reset(DType::F32, {4});
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Fail);
+  got = want;
+  got.output("batch_mean").tensor.set(0, 99);
+  got.output("batch_mean").defined = false;
+  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+}
+
+TEST(SelftestCompare, SixteenBitToleranceIsLooser) {
+  EXPECT_GT(selftest_tolerance(DType::F16).rtol, selftest_tolerance(DType::F32).rtol);
+  EXPECT_GT(selftest_tolerance(DType::BF16).rtol, selftest_tolerance(DType::F16).rtol);
+  EXPECT_LT(selftest_tolerance(DType::F64).rtol, selftest_tolerance(DType::F32).rtol);
+}
+
+class ThrowingBackend : public Backend {
+ public:
+  explicit ThrowingBackend(std::string unsupported) : unsupported_(std::move(unsupported)) {}
+  std::string_view name() const override { return "throwing"; }
+  std::string_view description() const override { return "test double"; }
+  std::string unsupported_reason(const Prepared&) const override { return unsupported_; }
+  void run(const Prepared&, Result&, const RunContext&) override {
+    throw Error(ErrorCode::Internal, "device fell over");
+  }
+
+ private:
+  std::string unsupported_;
+};
+
+TEST(SelftestRun, ErrorsAndUnsupportedBecomeOutcomes) {
+  const SelftestCase c = selftest_cases().front();
+  ThrowingBackend broken(""), picky("no such kernel");
+  ThrowingBackend reference("");
+  CaseOutcome o = run_selftest_case(c, picky, reference);
+  EXPECT_EQ(o.status, CaseStatus::Unsupported);
+  EXPECT_EQ(o.detail, "no such kernel");
+  o = run_selftest_case(c, broken, reference);
+  EXPECT_EQ(o.status, CaseStatus::Error);
+  EXPECT_NE(o.detail.find("device fell over"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bnscope::gpu
