@@ -1,0 +1,50 @@
+#include "launch.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <vector>
+
+#include "io/problem_io.h"
+#include "sample_source.h"
+#include "tensor/error.h"
+#ifdef BNSCOPE_HAVE_APP_COMMON
+#include "problem_args.h"
+#endif
+
+namespace bnscope {
+
+namespace {
+
+// Next to the executable when installed, else the source tree's resources.
+QString sample_path() {
+  const QString installed =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("samples/default.npz"));
+  if (QFileInfo::exists(installed)) return installed;
+  return QStringLiteral(BNSCOPE_RESOURCES_DIR "/samples/default.npz");
+}
+
+}  // namespace
+
+Problem builtin_sample() {
+  const QString path = sample_path();
+  if (QFileInfo::exists(path)) return load_problem(path.toStdString());
+  return generate_problem(SampleSpec{});
+}
+
+Problem problem_from_arguments(const QStringList& args) {
+  if (args.isEmpty()) return builtin_sample();
+  if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
+    return load_problem(args.front().toStdString());
+#ifdef BNSCOPE_HAVE_APP_COMMON
+  std::vector<std::string> flags;
+  for (const QString& a : args) flags.push_back(a.toStdString());
+  app::ProblemArgs parsed = app::parse_problem_args(flags);
+  if (!parsed.rest.empty()) fail("unknown argument '" + parsed.rest.front() + "'");
+  return parsed.problem;
+#else
+  fail("this build reads only a problem file: bnscope FILE.npz");
+#endif
+}
+
+}  // namespace bnscope

@@ -1,0 +1,18 @@
+#pragma once
+// What the app opens at start: the built-in sample, a problem file, or the CLI's problem flags.
+
+#include <QStringList>
+
+#include "ops/problem.h"
+
+namespace bnscope {
+
+// resources/samples/default.npz when it is there, otherwise the same sample generated
+// (FusedBatchNormGradV3, NHWC, training).
+Problem builtin_sample();
+
+// No arguments: the sample. One argument not starting with "--": a problem .npz. Otherwise the
+// problem flags bnscope-cli takes (--op, --input NAME=PATH, --inputs, --attr, ...). Throws Error.
+Problem problem_from_arguments(const QStringList& args);
+
+}  // namespace bnscope

@@ -1,0 +1,24 @@
+// bnscope: the desktop debugger. `bnscope`, `bnscope FILE.npz`, `bnscope --op OP --input ...`.
+#include <QApplication>
+#include <QMessageBox>
+
+#include "launch.h"
+#include "main_window.h"
+#include "theme.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("bnscope"));
+  QApplication::setApplicationName(QStringLiteral("bnscope"));
+  bnscope::apply_system_theme(app);
+  bnscope::MainWindow window;
+  QStringList args = QApplication::arguments();
+  args.removeFirst();
+  QString error;
+  if (!window.openFromArguments(args, &error)) {
+    QMessageBox::critical(nullptr, QStringLiteral("bnscope"), error);
+    return 2;
+  }
+  window.show();
+  return QApplication::exec();
+}

@@ -1,0 +1,317 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+
+#include "channel_panel.h"
+#include "input_panel.h"
+#include "launch.h"
+#include "notes_model.h"
+#include "problem_controller.h"
+#include "problem_form.h"
+#include "tensor/error.h"
+#include "tensor_browser.h"
+
+namespace bnscope {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("bnscopeMainWindow"));
+  setAcceptDrops(true);
+  controller_ = new ProblemController(this);
+
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("viewTabs"));
+  channels_ = new ChannelPanel(controller_, tabs_);
+  inputs_ = new InputPanel(controller_, tabs_);
+  browser_ = new TensorBrowser(controller_, tabs_);
+  tabs_->addTab(channels_, tr("&Channels"));
+  tabs_->addTab(inputs_, tr("&Inputs"));
+  tabs_->addTab(browser_, tr("&Tensors"));
+  setCentralWidget(tabs_);
+
+  form_ = new ProblemForm(controller_, this);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* form_dock = new QDockWidget(tr("Problem"), this);
+  form_dock->setObjectName(QStringLiteral("problemDock"));
+  form_dock->setWidget(scroll);
+  addDockWidget(Qt::LeftDockWidgetArea, form_dock);
+
+  notes_ = new NotesModel(this);
+  notes_view_ = new QListView(this);
+  notes_view_->setObjectName(QStringLiteral("notesView"));
+  notes_view_->setModel(notes_);
+  notes_view_->setWordWrap(true);
+  auto* notes_dock = new QDockWidget(tr("Warnings"), this);
+  notes_dock->setObjectName(QStringLiteral("warningsDock"));
+  notes_dock->setWidget(notes_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
+
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("runStatus"));
+  progress_ = new QProgressBar(this);
+  progress_->setMaximumWidth(160);
+  progress_->setRange(0, 0);
+  progress_->hide();
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+
+  buildMenus();
+  connect(cancel_, &QPushButton::clicked, controller_, &ProblemController::cancel);
+  connect(controller_, &ProblemController::runStarted, this, &MainWindow::runStarted);
+  connect(controller_, &ProblemController::progressChanged, this, [this](double f) {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(f * 1000));
+  });
+  connect(controller_, &ProblemController::outcomeChanged, this, &MainWindow::outcomeChanged);
+  connect(controller_, &ProblemController::problemChanged, this, &MainWindow::updateTitle);
+  connect(controller_, &ProblemController::editFailed, this,
+          [this](const QString& m) { showError(tr("Cannot change the problem"), m); });
+  connect(inputs_, &InputPanel::loadFailed, this,
+          [this](const QString& m) { showError(tr("Cannot load"), m); });
+  connect(notes_view_, &QListView::activated, this, &MainWindow::noteActivated);
+  connect(notes_view_, &QListView::clicked, this, &MainWindow::noteActivated);
+
+  resize(1360, 860);
+  resizeDocks({form_dock}, {400}, Qt::Horizontal);
+  resizeDocks({notes_dock}, {110}, Qt::Vertical);
+  QSettings settings;
+  tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open problem or tensors"), QString(), tr("Problems and tensors (*.npz *.npy)"));
+    if (!path.isEmpty()) openPath(path);
+  });
+  file->addAction(tr("Open &sample"), this, [this] {
+    try {
+      controller_->setProblem(builtin_sample());
+      problem_path_.clear();
+    } catch (const Error& e) {
+      showError(tr("Cannot open the sample"), QString::fromUtf8(e.what()));
+    }
+  });
+  file->addSeparator();
+  file->addAction(tr("&Save problem"), QKeySequence::Save, this, [this] {
+    if (problem_path_.isEmpty()) {
+      saveProblemAs();
+      return;
+    }
+    QString error;
+    if (!controller_->saveProblem(problem_path_, &error)) showError(tr("Cannot save"), error);
+    updateTitle();
+  });
+  file->addAction(tr("Save problem &as..."), QKeySequence::SaveAs, this,
+                  [this] { saveProblemAs(); });
+  file->addAction(tr("Save &outputs..."), QKeySequence(tr("Ctrl+E")), this, [this] {
+    QString selected;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save outputs"), QStringLiteral("outputs.npz"),
+                                     tr("All outputs (*.npz);;x_backprop / dx (*.npy)"), &selected);
+    if (path.isEmpty()) return;
+    QString error, output;
+    if (auto out = controller_->outcome(); out && out->ok() && !out->result->outputs.empty())
+      output = QString::fromStdString(out->result->outputs.front().name);
+    if (!controller_->saveOutputs(path, output, &error)) showError(tr("Cannot save"), error);
+  });
+  file->addAction(tr("Save view as &PNG..."), QKeySequence(tr("Ctrl+P")), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save view"), QStringLiteral("view.png"), tr("PNG (*.png)"));
+    if (!path.isEmpty() && !saveViewPng(path))
+      showError(tr("Cannot save"), tr("could not write %1").arg(path));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(tr("&Re-run"), QKeySequence::Refresh, controller_, &ProblemController::rerun);
+  run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), controller_,
+                 &ProblemController::cancel);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (int i = 0; i < tabs_->count(); ++i)
+    view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
+                    QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), this,
+                    [this, i] { tabs_->setCurrentIndex(i); });
+}
+
+bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
+  try {
+    controller_->setProblem(problem_from_arguments(args));
+    if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
+      problem_path_ = args.front();
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  updateTitle();
+  return true;
+}
+
+bool MainWindow::openPath(const QString& path) {
+  QString error;
+  const bool whole = controller_->problem().inputs.empty() || path.endsWith(QLatin1String(".npz"));
+  if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
+    showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+    return false;
+  }
+  if (whole && !controller_->isModified()) problem_path_ = path;
+  updateTitle();
+  return true;
+}
+
+bool MainWindow::saveProblemAs() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save problem"), QStringLiteral("problem.npz"), tr("Problem (*.npz)"));
+  if (path.isEmpty()) return false;
+  QString error;
+  if (!controller_->saveProblem(path, &error)) {
+    showError(tr("Cannot save"), error);
+    return false;
+  }
+  problem_path_ = path;
+  updateTitle();
+  return true;
+}
+
+bool MainWindow::saveViewPng(const QString& path) {
+  QWidget* w = tabs_->currentWidget();
+  return w && w->grab().save(path, "PNG");
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  last_error_ = message;
+  statusBar()->showMessage(message, 10000);
+  // Not exec(): a modal loop would stall the runs and the tests.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::runStarted() {
+  progress_->setRange(0, 0);  // busy until the backend reports progress
+  progress_->show();
+  cancel_->show();
+  status_->setText(tr("Running %1 on %2...")
+                       .arg(QString::fromStdString(controller_->problem().op),
+                            QString::fromStdString(controller_->backend())));
+}
+
+void MainWindow::outcomeChanged() {
+  progress_->hide();
+  cancel_->hide();
+  const auto out = controller_->outcome();
+  if (!out) return;
+  std::vector<Note> notes;
+  if (out->result)
+    notes = out->result->notes;
+  else if (out->prepared)
+    notes = out->prepared->notes;
+  notes_->setNotes(std::move(notes), out->error);
+  if (out->ok()) {
+    status_->setStyleSheet(QString());
+    status_->setText(
+        tr("%1 on %2: %3 notes")
+            .arg(QString::fromStdString(out->problem.op), QString::fromStdString(out->backend))
+            .arg(out->result->notes.size()));
+  } else {
+    status_->setStyleSheet(QStringLiteral("color: #dc322f"));
+    status_->setText(out->cancelled ? tr("Cancelled") : out->error);
+  }
+}
+
+void MainWindow::noteActivated(const QModelIndex& index) {
+  const QString subject = index.data(NotesModel::SubjectRole).toString();
+  const qlonglong channel = index.data(NotesModel::ChannelRole).toLongLong();
+  if (channel >= 0) {
+    tabs_->setCurrentWidget(channels_);
+    channels_->selectChannel(static_cast<int>(channel));
+    return;
+  }
+  if (subject.isEmpty()) {
+    tabs_->setCurrentWidget(inputs_);  // errors are about the inputs or attrs
+    return;
+  }
+  const auto& inputs = controller_->problem().inputs;
+  if (inputs.count(subject.toStdString())) {
+    tabs_->setCurrentWidget(inputs_);
+    inputs_->selectInput(subject);
+  } else {
+    tabs_->setCurrentWidget(browser_);
+    browser_->showTensor(tr("output %1").arg(subject));
+  }
+}
+
+void MainWindow::updateTitle() {
+  const QString name = problem_path_.isEmpty() ? tr("sample") : QFileInfo(problem_path_).fileName();
+  setWindowTitle(
+      tr("%1[*] - %2 - bnscope").arg(name, QString::fromStdString(controller_->problem().op)));
+  setWindowModified(controller_->isModified());
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (controller_->isModified()) {
+    const int answer =
+        close_prompt_
+            ? close_prompt_()
+            : QMessageBox::question(this, tr("Unsaved changes"),
+                                    tr("The problem has unsaved changes. Save them?"),
+                                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveProblemAs())) {
+      e->ignore();
+      return;
+    }
+  }
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/tab"), tabs_->currentIndex());
+  controller_->cancel();
+  e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& url : e->mimeData()->urls()) openPath(url.toLocalFile());
+  e->acceptProposedAction();
+}
+
+void MainWindow::changeEvent(QEvent* e) {
+  // The charts pick their theme from the palette when they redraw.
+  if (e->type() == QEvent::PaletteChange) emit controller_->outcomeChanged();
+  QMainWindow::changeEvent(e);
+}
+
+}  // namespace bnscope

@@ -1,0 +1,79 @@
+#pragma once
+// The main window: wires the controller to the views, the menus, the status bar and settings.
+
+#include <QMainWindow>
+#include <functional>
+
+class QTabWidget;
+class QListView;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace bnscope {
+
+class ProblemController;
+class ProblemForm;
+class ChannelPanel;
+class InputPanel;
+class TensorBrowser;
+class NotesModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool openFromArguments(const QStringList& args, QString* error);
+  // Opens a file as File > Open and a drop do; on failure shows the error and keeps the problem.
+  bool openPath(const QString& path);
+
+  ProblemController* controller() const { return controller_; }
+  ProblemForm* form() const { return form_; }
+  ChannelPanel* channels() const { return channels_; }
+  InputPanel* inputs() const { return inputs_; }
+  TensorBrowser* browser() const { return browser_; }
+  NotesModel* notes() const { return notes_; }
+  QListView* notesView() const { return notes_view_; }
+  // Where later views (diff, profile) add their tabs.
+  QTabWidget* viewTabs() const { return tabs_; }
+  QString lastError() const { return last_error_; }
+  QLabel* runStatus() const { return status_; }
+  // Replaces the "save changes?" question (tests); returns a QMessageBox::StandardButton.
+  void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
+  // Renders the current tab to a PNG.
+  bool saveViewPng(const QString& path);
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+  void changeEvent(QEvent* e) override;
+
+ private:
+  void buildMenus();
+  void showError(const QString& title, const QString& message);
+  void runStarted();
+  void outcomeChanged();
+  void noteActivated(const QModelIndex& index);
+  void updateTitle();
+  bool saveProblemAs();
+
+  ProblemController* controller_;
+  ProblemForm* form_;
+  ChannelPanel* channels_;
+  InputPanel* inputs_;
+  TensorBrowser* browser_;
+  NotesModel* notes_;
+  QListView* notes_view_;
+  QTabWidget* tabs_;
+  QLabel* status_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QString problem_path_;
+  QString last_error_;
+  std::function<int()> close_prompt_;
+};
+
+}  // namespace bnscope

@@ -1,0 +1,255 @@
+// The controller without a window: every edit re-runs in the background and the outcome equals
+// what the engine computes for the same problem (or carries the same error).
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "backends/backend.h"
+#include "channel_table_model.h"
+#include "engine.h"
+#include "io/npy.h"
+#include "io/problem_io.h"
+#include "problem_controller.h"
+#include "tensor/layout.h"
+#include "views_test_util.h"
+
+using namespace bnscope;
+
+class ControllerTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void sampleRunsLikeTheEngine();
+  void everyAttributeReruns();
+  void layoutChangeConvertsOrReinterprets();
+  void opVariantsAndBackends();
+  void badFilesLeaveTheProblemIntact();
+  void filesLoadAndSave();
+  void latestEditWins();
+  void generateInputsKeepsSettings();
+
+ private:
+  // Waits for the run and checks the outcome against run_problem called directly.
+  void expectEngineAnswer(ProblemController& c);
+};
+
+void ControllerTest::expectEngineAnswer(ProblemController& c) {
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY(out);
+  const test::Expected want = test::engine_answer(c.problem(), c.backend());
+  if (!want.stats) {
+    QVERIFY(!out->ok());
+    QCOMPARE(out->error.toStdString(), want.error);
+    return;
+  }
+  QVERIFY2(out->ok(), qPrintable(out->error));
+  // The model shows exactly the engine's numbers.
+  ChannelTableModel model;
+  model.setStats(out->stats);
+  QCOMPARE(model.rowCount(), static_cast<int>(want.stats->channels));
+  QCOMPARE(out->stats.columns.size(), want.stats->columns.size());
+  for (std::size_t k = 0; k < want.stats->columns.size(); ++k) {
+    const ChannelColumn& col = want.stats->columns[k];
+    const int mc = model.columnOf(QString::fromStdString(col.name));
+    QVERIFY2(mc > 0, col.name.c_str());
+    for (int ch = 0; ch < model.rowCount(); ++ch) {
+      const double got = model.data(model.index(ch, mc), ChannelTableModel::SortRole).toDouble();
+      const double exp = col.values[static_cast<std::size_t>(ch)];
+      if (std::isnan(exp))
+        QVERIFY(std::isnan(got));
+      else
+        QCOMPARE(got, exp);
+    }
+  }
+}
+
+void ControllerTest::sampleRunsLikeTheEngine() {
+  ProblemController c;
+  QSignalSpy started(&c, &ProblemController::runStarted);
+  c.setProblem(test::small_sample());
+  QCOMPARE(started.count(), 1);
+  QVERIFY(!c.isModified());
+  expectEngineAnswer(c);
+  QVERIFY(c.outcome()->stats.column("scale_backprop") || !c.outcome()->ok());
+}
+
+void ControllerTest::everyAttributeReruns() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  expectEngineAnswer(c);
+  QSignalSpy outcomes(&c, &ProblemController::outcomeChanged);
+
+  c.setAttr("is_training", false);
+  QVERIFY(c.isModified());
+  expectEngineAnswer(c);
+  QCOMPARE(std::get<bool>(c.outcome()->problem.attrs.at("is_training")), false);
+
+  c.setAttr("is_training", true);
+  c.setAttr("epsilon", 0.25);
+  expectEngineAnswer(c);
+  QCOMPARE(std::get<double>(c.outcome()->problem.attrs.at("epsilon")), 0.25);
+
+  c.setConvention(ReserveConvention::InvStd);
+  expectEngineAnswer(c);
+  QCOMPARE(c.outcome()->problem.convention, ReserveConvention::InvStd);
+  c.setConvention(ReserveConvention::Variance);
+
+  for (DType t : kAllDTypes) {
+    c.setDtype(t);
+    expectEngineAnswer(c);
+    QCOMPARE(c.outcome()->problem.dtype, std::optional<DType>(t));
+  }
+  c.setDtype(std::nullopt);
+  expectEngineAnswer(c);
+  QVERIFY(outcomes.count() >= 8);
+}
+
+void ControllerTest::layoutChangeConvertsOrReinterprets() {
+  ProblemController c;
+  const Problem sample = test::small_sample();
+  c.setProblem(sample);
+  expectEngineAnswer(c);
+  const auto before = c.outcome();
+
+  c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{2, 5, 3, 4}));
+  QCOMPARE(c.problem().inputs.at("x").to_doubles(),
+           to_channels_first(sample.inputs.at("x")).to_doubles());
+  expectEngineAnswer(c);
+  // Same data in another layout: the per-channel results do not change.
+  if (before->ok() && c.outcome()->ok()) {
+    const auto& a = before->stats.column("scale_backprop")->values;
+    const auto& b = c.outcome()->stats.column("scale_backprop")->values;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      QVERIFY(std::fabs(a[i] - b[i]) <= 1e-3 * (1 + std::fabs(a[i])));
+  }
+
+  c.setDataFormat(DataFormat::NHWC, /*convertData=*/false);  // reinterpret [2,5,3,4] as NHWC
+  QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{2, 5, 3, 4}));
+  expectEngineAnswer(c);  // 4 channels now: scale of 5 fails validation like the engine says
+}
+
+void ControllerTest::opVariantsAndBackends() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  for (const OpSpec& op : op_catalog()) {
+    c.setOp(std::string(op.name));
+    QCOMPARE(c.problem().op, std::string(op.name));
+    for (const auto& [name, t] : c.problem().inputs) QVERIFY(op.input_index(name) >= 0);
+    expectEngineAnswer(c);
+  }
+  c.setOp("FusedBatchNormGradV2");
+  c.generateInputs(3);
+  for (Backend* b : BackendRegistry::instance().all()) {
+    c.setBackend(std::string(b->name()));
+    expectEngineAnswer(c);
+    if (!b->unavailable_reason().empty()) {
+      QVERIFY(!c.outcome()->ok());
+      QVERIFY(c.outcome()->error.contains(QStringLiteral("not available")));
+    }
+  }
+  c.setBackend("no-such-backend");
+  expectEngineAnswer(c);
+  QVERIFY(c.outcome()->error.contains(QStringLiteral("no-such-backend")));
+}
+
+void ControllerTest::badFilesLeaveTheProblemIntact() {
+  QTemporaryDir dir;
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const Problem before = c.problem();
+  const auto outcome = c.outcome();
+  auto write = [&](const QString& name, const QByteArray& bytes) {
+    QFile f(dir.filePath(name));
+    f.open(QIODevice::WriteOnly);
+    f.write(bytes);
+    return dir.filePath(name);
+  };
+  QString error;
+  for (const QString& bad :
+       {write(QStringLiteral("x.npy"), "not a numpy file"),
+        write(QStringLiteral("junk.npz"), "PK\x03\x04 truncated"),
+        write(QStringLiteral("notes.txt"), "hello"), dir.filePath(QStringLiteral("missing.npz"))}) {
+    error.clear();
+    QVERIFY(!c.openFile(bad, {}, &error));
+    QVERIFY2(!error.isEmpty(), qPrintable(bad));
+    QCOMPARE(c.problem().inputs.size(), before.inputs.size());
+    QCOMPARE(c.problem().inputs.at("x").to_doubles(), before.inputs.at("x").to_doubles());
+    QCOMPARE(c.outcome(), outcome);  // no re-run either
+    QVERIFY(!c.isModified());
+  }
+  // A good .npy named after no input of the op is refused too.
+  write_npy(dir.filePath(QStringLiteral("weights.npy")).toStdString(), Tensor(DType::F32, {5}));
+  QVERIFY(!c.openFile(dir.filePath(QStringLiteral("weights.npy")), {}, &error));
+  QVERIFY(error.contains(QStringLiteral("weights")));
+}
+
+void ControllerTest::filesLoadAndSave() {
+  QTemporaryDir dir;
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  c.setAttr("epsilon", 0.125);
+  QVERIFY(c.isModified());
+  const QString path = dir.filePath(QStringLiteral("p.npz"));
+  QString error;
+  QVERIFY2(c.saveProblem(path, &error), qPrintable(error));
+  QVERIFY(!c.isModified());
+  QCOMPARE(attr_float(load_problem(path.toStdString()), "epsilon"), 0.125);
+
+  ProblemController d;
+  d.setProblem(test::small_sample(99));
+  QVERIFY2(d.openFile(path, {}, &error), qPrintable(error));
+  QCOMPARE(attr_float(d.problem(), "epsilon"), 0.125);
+  QCOMPARE(d.problem().inputs.at("x").to_doubles(), c.problem().inputs.at("x").to_doubles());
+
+  // A .npy goes to the input it is named after, or the one asked for.
+  const Tensor dy(DType::F32, {2, 3, 4, 5});
+  write_npy(dir.filePath(QStringLiteral("grad.npy")).toStdString(), dy);
+  QVERIFY2(
+      d.openFile(dir.filePath(QStringLiteral("grad.npy")), QStringLiteral("y_backprop"), &error),
+      qPrintable(error));
+  QCOMPARE(d.problem().inputs.at("y_backprop").to_doubles(), dy.to_doubles());
+  expectEngineAnswer(d);
+
+  if (d.outcome()->ok()) {
+    QVERIFY2(d.saveOutputs(dir.filePath(QStringLiteral("o.npz")), {}, &error), qPrintable(error));
+    QVERIFY2(
+        d.saveOutputs(dir.filePath(QStringLiteral("dx.npy")), QStringLiteral("x_backprop"), &error),
+        qPrintable(error));
+    QCOMPARE(read_npy(dir.filePath(QStringLiteral("dx.npy")).toStdString()).to_doubles(),
+             d.outcome()->result->output("x_backprop").tensor.to_doubles());
+  } else {
+    QVERIFY(!d.saveOutputs(dir.filePath(QStringLiteral("o.npz")), {}, &error));
+  }
+}
+
+void ControllerTest::latestEditWins() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  for (int i = 1; i <= 6; ++i) c.setAttr("epsilon", 0.01 * i);
+  expectEngineAnswer(c);
+  QCOMPARE(std::get<double>(c.outcome()->problem.attrs.at("epsilon")), 0.06);
+  // Cancelling with nothing pending leaves a consistent state.
+  c.setAttr("epsilon", 0.5);
+  c.cancel();
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.outcome()->ok() || !c.outcome()->error.isEmpty());
+}
+
+void ControllerTest::generateInputsKeepsSettings() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  c.setAttr("epsilon", 0.03);
+  c.setDataFormat(DataFormat::NCHW, true);
+  c.generateInputs(11);
+  QCOMPARE(attr_float(c.problem(), "epsilon"), 0.03);
+  QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NCHW"));
+  QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{2, 5, 3, 4}));
+  QVERIFY(c.problem().inputs.count("reserve_space_1"));
+  expectEngineAnswer(c);
+}
+
+QTEST_MAIN(ControllerTest)
+#include "controller_test.moc"

@@ -1,0 +1,149 @@
+// The models on their own: QAbstractItemModelTester, values, roles, and the input verdicts.
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QSortFilterProxyModel>
+#include <QtTest>
+
+#include "channel_table_model.h"
+#include "input_table_model.h"
+#include "notes_model.h"
+#include "ops/prepared.h"
+#include "tensor/error.h"
+#include "tensor/layout.h"
+#include "tensor_slice.h"
+#include "views_test_util.h"
+
+using namespace bnscope;
+
+class ModelsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void channelTableFollowsStats();
+  void channelTableSortsByValue();
+  void inputTableShowsSummariesAndVerdicts();
+  void inputTableBlamesTheInputTheErrorNames();
+  void notesModelListsErrorThenNotes();
+  void slicesFollowTheLayout();
+};
+
+namespace {
+ChannelStats three_channels() {
+  ChannelStats s;
+  s.channels = 3;
+  s.columns.push_back({"scale_backprop", {3.0, -1.0, 2.0}, false});
+  s.columns.push_back({"non-finite x_backprop", {0, 4, 0}, true});
+  return s;
+}
+}  // namespace
+
+void ModelsTest::channelTableFollowsStats() {
+  ChannelTableModel m;
+  QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QCOMPARE(m.rowCount(), 0);
+  m.setStats(three_channels());
+  QCOMPARE(m.rowCount(), 3);
+  QCOMPARE(m.columnCount(), 3);
+  QCOMPARE(m.headerData(1, Qt::Horizontal).toString(), QStringLiteral("scale_backprop"));
+  QCOMPARE(m.data(m.index(1, 1), ChannelTableModel::SortRole).toDouble(), -1.0);
+  QCOMPARE(m.data(m.index(1, 2)).toString(), QStringLiteral("4"));
+  QVERIFY(m.data(m.index(1, 2), Qt::ForegroundRole).isValid());  // non-finite count in red
+  QVERIFY(!m.data(m.index(0, 2), Qt::ForegroundRole).isValid());
+  QCOMPARE(m.columnOf(QStringLiteral("non-finite x_backprop")), 2);
+  m.setStats({});
+  QCOMPARE(m.rowCount(), 0);
+}
+
+void ModelsTest::channelTableSortsByValue() {
+  ChannelTableModel m;
+  QSortFilterProxyModel proxy;
+  proxy.setSourceModel(&m);
+  proxy.setSortRole(ChannelTableModel::SortRole);
+  QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  m.setStats(three_channels());
+  proxy.sort(1, Qt::AscendingOrder);
+  QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("1"));  // -1.0 first
+  QCOMPARE(proxy.index(2, 0).data().toString(), QStringLiteral("0"));  // 3.0 last
+}
+
+void ModelsTest::inputTableShowsSummariesAndVerdicts() {
+  InputTableModel m;
+  QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  Problem p = test::small_sample();
+  const double v[] = {1.0, -2.0, std::numeric_limits<double>::infinity()};
+  p.inputs["scale"] = Tensor::from_doubles(DType::F32, {3}, v);
+  p.inputs.erase("reserve_space_3");
+  m.setProblem(p, {});
+  QCOMPARE(m.rowCount(), static_cast<int>(find_op(p.op)->inputs.size()));
+  const int scale = m.rowOf(QStringLiteral("scale"));
+  QVERIFY(scale >= 0);
+  QCOMPARE(m.index(scale, InputTableModel::Shape).data().toString(), QStringLiteral("[3]"));
+  QCOMPARE(m.index(scale, InputTableModel::Min).data().toString(), QStringLiteral("-2"));
+  QCOMPARE(m.index(scale, InputTableModel::Max).data().toString(), QStringLiteral("1"));
+  QCOMPARE(m.index(scale, InputTableModel::NonFinite).data().toString(), QStringLiteral("1"));
+  const int rs3 = m.rowOf(QStringLiteral("reserve_space_3"));
+  QCOMPARE(m.index(rs3, InputTableModel::Shape).data().toString(), QStringLiteral("(missing)"));
+  QVERIFY(!m.index(rs3, 0).data(InputTableModel::ProblemRole).toBool());
+}
+
+void ModelsTest::inputTableBlamesTheInputTheErrorNames() {
+  Problem p = test::small_sample();
+  p.inputs["scale"] = Tensor(DType::F32, {2});  // x has 5 channels
+  QString error;
+  try {
+    prepare(p);
+  } catch (const Error& e) {
+    error = QString::fromUtf8(e.what());
+  }
+  QVERIFY2(!error.isEmpty(), "a scale of the wrong size must fail validation");
+  InputTableModel m;
+  QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  m.setProblem(p, error);
+  const int scale = m.rowOf(QStringLiteral("scale"));
+  QVERIFY(m.index(scale, 0).data(InputTableModel::ProblemRole).toBool());
+  QCOMPARE(m.index(scale, InputTableModel::Status).data().toString(), error);
+  QVERIFY(m.index(scale, InputTableModel::Status).data(Qt::ForegroundRole).isValid());
+  QVERIFY(!m.index(m.rowOf(QStringLiteral("y_backprop")), 0)
+               .data(InputTableModel::ProblemRole)
+               .toBool());
+  // An input the op does not take is flagged too.
+  p.inputs["bogus"] = Tensor(DType::F32, {1});
+  m.setProblem(p, {});
+  QVERIFY(m.index(m.rowOf(QStringLiteral("bogus")), 0).data(InputTableModel::ProblemRole).toBool());
+}
+
+void ModelsTest::notesModelListsErrorThenNotes() {
+  NotesModel m;
+  QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  std::vector<Note> notes{{NoteKind::Warning, "nan-input", "x holds NaN", "x", 2},
+                          {NoteKind::TfWouldReject, "tf-reject-format", "NCHW", "", -1}};
+  m.setNotes(notes, QStringLiteral("boom"));
+  QCOMPARE(m.rowCount(), 3);
+  QVERIFY(m.index(0).data().toString().contains(QStringLiteral("boom")));
+  QCOMPARE(m.index(1).data(NotesModel::SubjectRole).toString(), QStringLiteral("x"));
+  QCOMPARE(m.index(1).data(NotesModel::ChannelRole).toLongLong(), 2);
+  QVERIFY(m.index(2).data().toString().startsWith(QStringLiteral("TensorFlow would reject")));
+  m.setNotes({});
+  QCOMPARE(m.rowCount(), 0);
+}
+
+void ModelsTest::slicesFollowTheLayout() {
+  std::vector<double> v(2 * 3 * 2 * 4);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
+  // NHWC [2,3,2,4]: element (n,h,w,c) = ((n*3+h)*2+w)*4+c
+  const Tensor nhwc = Tensor::from_doubles(DType::F32, {2, 3, 2, 4}, v);
+  Slice2D s = slice_tensor(nhwc, true, SliceMode::SpatialAtBatchChannel, 1, 2);
+  QCOMPARE(s.rows, 3);
+  QCOMPARE(s.cols, 2);
+  QCOMPARE(s.at(2, 1), ((1 * 3 + 2) * 2 + 1) * 4 + 2.0);
+  s = slice_tensor(nhwc, true, SliceMode::BatchChannelAtSpatial, 1, 0);
+  QCOMPARE(s.rows, 2);
+  QCOMPARE(s.cols, 4);
+  QCOMPARE(s.at(1, 3), ((1 * 3 + 1) * 2 + 0) * 4 + 3.0);
+  // The same data moved to NCHW gives the same slices.
+  const Tensor nchw = to_channels_first(nhwc);
+  const Slice2D t = slice_tensor(nchw, false, SliceMode::SpatialAtBatchChannel, 1, 2);
+  QCOMPARE(t.values, slice_tensor(nhwc, true, SliceMode::SpatialAtBatchChannel, 1, 2).values);
+}
+
+QTEST_MAIN(ModelsTest)
+#include "models_test.moc"

@@ -1,0 +1,338 @@
+// The main window offscreen: start-up, every control of the form, files, notes, closing, and a
+// rendered screenshot.
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QListView>
+#include <QMessageBox>
+#include <QSlider>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+
+#include "channel_panel.h"
+#include "channel_table_model.h"
+#include "heatmap_widget.h"
+#include "input_panel.h"
+#include "input_table_model.h"
+#include "io/problem_io.h"
+#include "main_window.h"
+#include "notes_model.h"
+#include "problem_controller.h"
+#include "problem_form.h"
+#include "tensor_browser.h"
+#include "theme.h"
+#include "views_test_util.h"
+
+using namespace bnscope;
+
+class WindowTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void startsWithTheSample();
+  void formControlsRerunAndMatchTheEngine();
+  void epsilonSliderIsLogarithmic();
+  void opensFilesAndFlags();
+  void badFileKeepsThePreviousProblem();
+  void runErrorsAreShownNotThrown();
+  void notesJumpToTheirSubject();
+  void tensorBrowserShowsSlices();
+  void asksBeforeClosingWithUnsavedChanges();
+  void rendersANonBlankScreenshot();
+  void darkThemeWhenAsked();
+
+ private:
+  void expectTableIsEngine(MainWindow& w);
+  QTemporaryDir dir_;
+};
+
+void WindowTest::initTestCase() {
+  QVERIFY(dir_.isValid());
+  QCoreApplication::setOrganizationName(QStringLiteral("bnscope-test"));
+}
+
+void WindowTest::expectTableIsEngine(MainWindow& w) {
+  QVERIFY(w.controller()->waitForIdle());
+  const test::Expected want =
+      test::engine_answer(w.controller()->problem(), w.controller()->backend());
+  ChannelTableModel* m = w.channels()->model();
+  if (!want.stats) {
+    QCOMPARE(m->rowCount(), 0);
+    QVERIFY(w.runStatus()->text().contains(QString::fromStdString(want.error)));
+    return;
+  }
+  QCOMPARE(m->rowCount(), static_cast<int>(want.stats->channels));
+  for (const ChannelColumn& col : want.stats->columns) {
+    const int mc = m->columnOf(QString::fromStdString(col.name));
+    QVERIFY2(mc > 0, col.name.c_str());
+    for (int ch = 0; ch < m->rowCount(); ++ch) {
+      const double got = m->index(ch, mc).data(ChannelTableModel::SortRole).toDouble();
+      const double exp = col.values[static_cast<std::size_t>(ch)];
+      QVERIFY(std::isnan(exp) ? std::isnan(got) : got == exp);
+    }
+  }
+}
+
+void WindowTest::startsWithTheSample() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  QCOMPARE(w.controller()->problem().op, std::string("FusedBatchNormGradV3"));
+  QCOMPARE(attr_string(w.controller()->problem(), "data_format"), std::string("NHWC"));
+  QVERIFY(attr_bool(w.controller()->problem(), "is_training"));
+  QCOMPARE(w.controller()->backend(), std::string("cpu"));
+  expectTableIsEngine(w);
+  QVERIFY(w.viewTabs()->count() >= 3);
+}
+
+void WindowTest::formControlsRerunAndMatchTheEngine() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  expectTableIsEngine(w);
+  ProblemForm* f = w.form();
+
+  auto* training = qobject_cast<QCheckBox*>(f->attrEditor(QStringLiteral("is_training")));
+  QVERIFY(training);
+  training->click();
+  QVERIFY(!attr_bool(w.controller()->problem(), "is_training"));
+  expectTableIsEngine(w);
+  training->click();
+
+  auto* eps = qobject_cast<QDoubleSpinBox*>(f->attrEditor(QStringLiteral("epsilon")));
+  QVERIFY(eps);
+  eps->setValue(0.02);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.02);
+  expectTableIsEngine(w);
+
+  auto* format = qobject_cast<QComboBox*>(f->attrEditor(QStringLiteral("data_format")));
+  QVERIFY(format);
+  f->convertLayoutBox()->setChecked(true);
+  format->setCurrentText(QStringLiteral("NCHW"));
+  QCOMPARE(w.controller()->problem().inputs.at("x").shape(), (Shape{2, 5, 3, 4}));
+  expectTableIsEngine(w);
+  format->setCurrentText(QStringLiteral("NHWC"));
+
+  f->conventionBox()->setCurrentIndex(1);
+  QCOMPARE(w.controller()->problem().convention, ReserveConvention::InvStd);
+  expectTableIsEngine(w);
+  f->conventionBox()->setCurrentIndex(0);
+
+  for (int i = 1; i < f->dtypeBox()->count(); ++i) {
+    f->dtypeBox()->setCurrentIndex(i);
+    QVERIFY(w.controller()->problem().dtype.has_value());
+    expectTableIsEngine(w);
+  }
+  f->dtypeBox()->setCurrentIndex(0);
+
+  for (int i = 0; i < f->backendBox()->count(); ++i) {
+    f->backendBox()->setCurrentIndex(i);
+    QCOMPARE(w.controller()->backend(), f->backendBox()->itemText(i).toStdString());
+    expectTableIsEngine(w);
+  }
+  f->backendBox()->setCurrentText(QStringLiteral("cpu"));
+
+  for (int i = 0; i < f->opBox()->count(); ++i) {
+    f->opBox()->setCurrentIndex(i);
+    QCOMPARE(w.controller()->problem().op, f->opBox()->itemText(i).toStdString());
+    expectTableIsEngine(w);
+    // The attr editors follow the op.
+    for (const AttrSpec& a : find_op(w.controller()->problem().op)->attrs)
+      QVERIFY(f->attrEditor(QString::fromUtf8(a.name.data(), a.name.size())));
+  }
+}
+
+void WindowTest::epsilonSliderIsLogarithmic() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  QSlider* s = w.form()->epsilonSlider();
+  QVERIFY(s);
+  s->setValue(-30);  // 1e-3
+  QVERIFY(std::fabs(attr_float(w.controller()->problem(), "epsilon") - 1e-3) < 1e-12);
+  w.controller()->setAttr("epsilon", 1e-5);
+  QCOMPARE(s->value(), -50);
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+void WindowTest::opensFilesAndFlags() {
+  const QString path = dir_.filePath(QStringLiteral("p.npz"));
+  Problem p = test::small_sample(5);
+  p.attrs["epsilon"] = 0.0625;
+  save_problem(path.toStdString(), p);
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({path}, &error), qPrintable(error));
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.0625);
+  QVERIFY(w.windowTitle().contains(QStringLiteral("p.npz")));
+  expectTableIsEngine(w);
+
+  MainWindow v;
+  QVERIFY2(v.openFromArguments({QStringLiteral("--op"), QStringLiteral("FusedBatchNormGradV2"),
+                                QStringLiteral("--inputs"), path, QStringLiteral("--attr"),
+                                QStringLiteral("epsilon=0.5")},
+                               &error),
+           qPrintable(error));
+  QCOMPARE(v.controller()->problem().op, std::string("FusedBatchNormGradV2"));
+  QCOMPARE(attr_float(v.controller()->problem(), "epsilon"), 0.5);
+  expectTableIsEngine(v);
+
+  MainWindow u;
+  QVERIFY(!u.openFromArguments({QStringLiteral("--op"), QStringLiteral("NoSuchOp")}, &error));
+  QVERIFY(error.contains(QStringLiteral("NoSuchOp")));
+}
+
+void WindowTest::badFileKeepsThePreviousProblem() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  QVERIFY(w.controller()->waitForIdle());
+  const auto x = w.controller()->problem().inputs.at("x").to_doubles();
+  const int rows = w.channels()->model()->rowCount();
+  QFile bad(dir_.filePath(QStringLiteral("broken.npz")));
+  QVERIFY(bad.open(QIODevice::WriteOnly));
+  bad.write("this is not a zip archive");
+  bad.close();
+  QVERIFY(!w.openPath(bad.fileName()));
+  QVERIFY(!w.lastError().isEmpty());
+  QVERIFY(w.findChild<QMessageBox*>());  // the error is shown, not swallowed
+  QVERIFY(!w.controller()->isRunning());
+  QCOMPARE(w.controller()->problem().inputs.at("x").to_doubles(), x);
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+}
+
+void WindowTest::runErrorsAreShownNotThrown() {
+  MainWindow w;
+  Problem p = test::small_sample();
+  p.inputs["scale"] = Tensor(DType::F32, {2});  // x has 5 channels
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  const auto out = w.controller()->outcome();
+  QVERIFY(!out->ok());
+  QVERIFY(!out->error.isEmpty());
+  QCOMPARE(w.runStatus()->text(), out->error);
+  QCOMPARE(w.channels()->model()->rowCount(), 0);
+  QVERIFY(w.notes()->index(0).data().toString().contains(out->error));
+  // The input picker puts the message on the row it is about.
+  InputPanel* in = w.inputs();
+  const int row = in->model()->rowOf(QStringLiteral("scale"));
+  QVERIFY(in->model()->index(row, 0).data(InputTableModel::ProblemRole).toBool());
+  QVERIFY(in->validationLabel()->text().contains(out->error.toHtmlEscaped()));
+}
+
+void WindowTest::notesJumpToTheirSubject() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  QVERIFY(w.controller()->waitForIdle());
+  w.notes()->setNotes({{NoteKind::Warning, "c", "channel note", "", 3},
+                       {NoteKind::Warning, "s", "about scale", "scale", -1},
+                       {NoteKind::Warning, "o", "about dx", "x_backprop", -1}});
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QListView* v = w.notesView();
+  auto click = [&](int row) {
+    QTest::mouseClick(v->viewport(), Qt::LeftButton, {},
+                      v->visualRect(w.notes()->index(row)).center());
+  };
+  click(0);
+  QCOMPARE(w.viewTabs()->currentWidget(), static_cast<QWidget*>(w.channels()));
+  QCOMPARE(w.channels()->currentChannel(), 3);
+  click(1);
+  QCOMPARE(w.viewTabs()->currentWidget(), static_cast<QWidget*>(w.inputs()));
+  QCOMPARE(w.inputs()->selectedInput(), QStringLiteral("scale"));
+  if (w.controller()->outcome()->ok()) {
+    click(2);
+    QCOMPARE(w.viewTabs()->currentWidget(), static_cast<QWidget*>(w.browser()));
+    QCOMPARE(w.browser()->tensorBox()->currentText(), QStringLiteral("output x_backprop"));
+  }
+  w.controller()->markSaved();
+}
+
+void WindowTest::tensorBrowserShowsSlices() {
+  MainWindow w;
+  const Problem p = test::small_sample();
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  TensorBrowser* b = w.browser();
+  QVERIFY(b->showTensor(QStringLiteral("input x")));
+  b->firstIndex()->setValue(1);
+  b->secondIndex()->setValue(4);
+  const Slice2D& s = b->heatmap()->slice();
+  QCOMPARE(s.rows, 3);
+  QCOMPARE(s.cols, 4);
+  const Tensor& x = p.inputs.at("x");  // NHWC [2,3,4,5]
+  QCOMPARE(s.at(2, 3), x.get(((1 * 3 + 2) * 4 + 3) * 5 + 4));
+  b->modeBox()->setCurrentIndex(1);
+  QCOMPARE(b->heatmap()->slice().rows, 2);
+  QCOMPARE(b->heatmap()->slice().cols, 5);
+  // The readout follows the mouse.
+  b->modeBox()->setCurrentIndex(0);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.viewTabs()->setCurrentWidget(b);
+  HeatmapWidget* h = b->heatmap();
+  int row = -1, col = -1;
+  const QPoint centre = h->rect().center();
+  QVERIFY(h->cellAt(centre, &row, &col));
+  QTest::mouseMove(h, centre);
+  QVERIFY(h->readout().contains(QString::number(h->slice().at(row, col), 'g', 7)));
+}
+
+void WindowTest::asksBeforeClosingWithUnsavedChanges() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  w.show();
+  int asked = 0;
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Cancel);
+  });
+  QVERIFY(w.close());  // nothing changed: no question
+  QCOMPARE(asked, 0);
+  w.show();
+  w.controller()->setAttr("epsilon", 0.3);
+  QVERIFY(w.isWindowModified());
+  QVERIFY(!w.close());
+  QCOMPARE(asked, 1);
+  QVERIFY(w.isVisible());
+  w.setClosePrompt([] { return int(QMessageBox::Discard); });
+  QVERIFY(w.close());
+}
+
+void WindowTest::rendersANonBlankScreenshot() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  w.resize(1280, 800);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.controller()->waitForIdle());
+  QTest::qWait(50);
+  const QImage shot = w.grab().toImage();
+  const QString path = dir_.filePath(QStringLiteral("main.png"));
+  QVERIFY(shot.save(path));
+  QImage back(path);
+  QCOMPARE(back.size(), QSize(1280, 800));
+  std::set<QRgb> colours;
+  for (int y = 0; y < back.height(); y += 4)
+    for (int x = 0; x < back.width(); x += 4) colours.insert(back.pixel(x, y));
+  QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+  QVERIFY(w.saveViewPng(dir_.filePath(QStringLiteral("view.png"))));
+  QVERIFY(!QImage(dir_.filePath(QStringLiteral("view.png"))).isNull());
+}
+
+void WindowTest::darkThemeWhenAsked() {
+  auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+  qputenv("BNSCOPE_THEME", "light");
+  QVERIFY(!apply_system_theme(*app));
+  qputenv("BNSCOPE_THEME", "dark");
+  QVERIFY(apply_system_theme(*app));
+  MainWindow w;
+  QVERIFY(w.palette().color(QPalette::Window).lightness() < 128);
+  qunsetenv("BNSCOPE_THEME");
+}
+
+QTEST_MAIN(WindowTest)
+#include "window_test.moc"

@@ -1,0 +1,266 @@
+#include "channel_panel.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QValueAxis>
+#include <cmath>
+
+#include "channel_table_model.h"
+#include "heatmap_widget.h"
+#include "number_text.h"
+#include "problem_controller.h"
+#include "tensor_slice.h"
+
+namespace bnscope {
+
+namespace {
+
+QChartView* chart_view(QChart* chart, QWidget* parent) {
+  chart->legend()->hide();
+  chart->setMargins(QMargins(2, 2, 2, 2));
+  auto* v = new QChartView(chart, parent);
+  v->setRenderHint(QPainter::Antialiasing);
+  v->setMinimumHeight(150);
+  return v;
+}
+
+void set_theme(QChart* chart, const QWidget* w) {
+  const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
+  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart->legend()->hide();
+}
+
+// Bars of a histogram; the title carries the range and the non-finite count.
+void fill_histogram(QChart* chart, const QString& name, const std::vector<double>& values) {
+  chart->removeAllSeries();
+  for (QAbstractAxis* a : chart->axes()) chart->removeAxis(a);
+  if (values.empty()) {
+    chart->setTitle(QObject::tr("%1: not available").arg(name));
+    return;
+  }
+  const Histogram h = histogram(values, 24);
+  auto* set = new QBarSet(name);
+  std::int64_t top = 0;
+  for (std::int64_t c : h.counts) {
+    *set << static_cast<double>(c);
+    top = std::max(top, c);
+  }
+  auto* series = new QBarSeries;
+  series->setBarWidth(1.0);
+  series->append(set);
+  chart->addSeries(series);
+  auto* x = new QValueAxis;
+  x->setRange(0, static_cast<double>(h.counts.size()));
+  x->setLabelsVisible(false);
+  auto* y = new QValueAxis;
+  y->setRange(0, static_cast<double>(std::max<std::int64_t>(top, 1)));
+  y->setLabelFormat(QStringLiteral("%d"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  QString title = QObject::tr("%1<br>[%2, %3]").arg(name, number_text(h.lo), number_text(h.hi));
+  if (h.non_finite) title += QObject::tr("<br>%1 non-finite").arg(h.non_finite);
+  chart->setTitle(title);
+  QFont f = chart->titleFont();
+  f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
+  chart->setTitleFont(f);
+}
+
+}  // namespace
+
+ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
+    : QWidget(parent), controller_(controller) {
+  model_ = new ChannelTableModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(ChannelTableModel::SortRole);
+  table_ = new QTableView(this);
+  table_->setObjectName(QStringLiteral("channelTable"));
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(0, Qt::AscendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+  column_ = new QComboBox(this);
+  column_->setObjectName(QStringLiteral("chartColumn"));
+  batch_ = new QSpinBox(this);
+  batch_->setObjectName(QStringLiteral("heatmapBatch"));
+  status_ = new QLabel(this);
+  status_->setWordWrap(true);
+
+  chart_ = new QChart;
+  auto* column_view = chart_view(chart_, this);
+  auto* hist_row = new QWidget(this);
+  auto* hist_layout = new QHBoxLayout(hist_row);
+  hist_layout->setContentsMargins(0, 0, 0, 0);
+  for (QChart*& h : histograms_) {
+    h = new QChart;
+    hist_layout->addWidget(chart_view(h, hist_row));
+  }
+  heatmap_ = new HeatmapWidget(this);
+  heatmap_->setObjectName(QStringLiteral("channelHeatmap"));
+
+  auto* left = new QWidget(this);
+  auto* lv = new QVBoxLayout(left);
+  lv->setContentsMargins(0, 0, 0, 0);
+  lv->addWidget(status_);
+  lv->addWidget(table_, 3);
+  auto* pick = new QFormLayout;
+  pick->addRow(tr("Chart column"), column_);
+  lv->addLayout(pick);
+  lv->addWidget(column_view, 2);
+
+  auto* right = new QWidget(this);
+  auto* rv = new QVBoxLayout(right);
+  rv->setContentsMargins(0, 0, 0, 0);
+  rv->addWidget(hist_row, 2);
+  auto* batch_row = new QFormLayout;
+  batch_row->addRow(tr("Heatmap batch element"), batch_);
+  rv->addLayout(batch_row);
+  rv->addWidget(heatmap_, 3);
+
+  auto* split = new QSplitter(this);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connect(controller_, &ProblemController::outcomeChanged, this, &ChannelPanel::showOutcome);
+  connect(column_, &QComboBox::currentTextChanged, this, &ChannelPanel::updateColumnChart);
+  connect(batch_, &QSpinBox::valueChanged, this, &ChannelPanel::updateChannelViews);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (!current.isValid()) return;
+            channel_ = proxy_->mapToSource(current).row();
+            updateChannelViews();
+          });
+  showOutcome();
+}
+
+void ChannelPanel::selectChannel(int channel) {
+  const QModelIndex src = model_->index(channel, 0);
+  if (!src.isValid()) return;
+  table_->setCurrentIndex(proxy_->mapFromSource(src));
+  table_->scrollTo(table_->currentIndex());
+}
+
+void ChannelPanel::showOutcome() {
+  outcome_ = controller_->outcome();
+  const QString keep = column_->currentText();
+  model_->setStats(outcome_ && outcome_->ok() ? outcome_->stats : ChannelStats{});
+  if (!outcome_)
+    status_->setText(tr("Not run yet."));
+  else if (!outcome_->ok())
+    status_->setText(QStringLiteral("<span style='color:#dc322f'>%1</span>")
+                         .arg(outcome_->error.toHtmlEscaped()));
+  else
+    status_->setText(tr("%1 on %2: %3 channels")
+                         .arg(QString::fromStdString(outcome_->problem.op),
+                              QString::fromStdString(outcome_->backend))
+                         .arg(outcome_->stats.channels));
+  {
+    QSignalBlocker block(column_);
+    column_->clear();
+    for (int i = 1; i < model_->columnCount(); ++i)
+      column_->addItem(model_->headerData(i, Qt::Horizontal).toString());
+    const int at = column_->findText(keep);
+    column_->setCurrentIndex(at >= 0 ? at : 0);
+  }
+  {
+    QSignalBlocker block(batch_);
+    std::int64_t n = 1;
+    if (outcome_ && outcome_->prepared && outcome_->prepared->inputs.size() > 0 &&
+        outcome_->prepared->rank >= 2)
+      n = outcome_->prepared->in(outcome_->prepared->op->family == OpFamily::GlobalNorm ? "t" : "x")
+              .dim(0);
+    batch_->setRange(0, static_cast<int>(std::max<std::int64_t>(n - 1, 0)));
+  }
+  if (channel_ >= model_->rowCount()) channel_ = 0;
+  updateColumnChart();
+  selectChannel(channel_);
+  updateChannelViews();
+}
+
+void ChannelPanel::updateColumnChart() {
+  set_theme(chart_, this);
+  chart_->removeAllSeries();
+  for (QAbstractAxis* a : chart_->axes()) chart_->removeAxis(a);
+  const int col = model_->columnOf(column_->currentText());
+  if (col < 1 || model_->rowCount() == 0) {
+    chart_->setTitle(tr("no per-channel data"));
+    return;
+  }
+  auto* series = new QLineSeries;
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (int c = 0; c < model_->rowCount(); ++c) {
+    const double v = model_->value(c, col);
+    if (!std::isfinite(v)) continue;
+    series->append(c, v);
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  series->setPointsVisible(true);
+  chart_->addSeries(series);
+  auto* x = new QValueAxis;
+  x->setRange(0, std::max(1, model_->rowCount() - 1));
+  x->setLabelFormat(QStringLiteral("%d"));
+  x->setTitleText(tr("channel"));
+  auto* y = new QValueAxis;
+  const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-12, std::fabs(hi) * 0.05 + 1e-12);
+  y->setRange(lo - pad, hi + pad);
+  chart_->addAxis(x, Qt::AlignBottom);
+  chart_->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  chart_->setTitle(tr("%1 across channels").arg(column_->currentText()));
+}
+
+void ChannelPanel::updateChannelViews() {
+  for (QChart* h : histograms_) set_theme(h, this);
+  const bool ok = outcome_ && outcome_->ok() && outcome_->prepared;
+  const Prepared* p = ok ? &*outcome_->prepared : nullptr;
+  const bool global = p && p->op->family == OpFamily::GlobalNorm;
+  const char* inputs[2] = {global ? "t" : "x", global ? "backprop" : "y_backprop"};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<double> v;
+    if (p && p->op->input_index(inputs[i]) >= 0)
+      v = channel_values(p->in(inputs[i]), p->view, channel_);
+    fill_histogram(histograms_[i], QString::fromLatin1(inputs[i]), v);
+  }
+  const OutputTensor* out = p ? data_output(*p, *outcome_->result) : nullptr;
+  fill_histogram(histograms_[2], out ? QString::fromStdString(out->name) : tr("data gradient"),
+                 out ? channel_values(out->tensor, p->view, channel_) : std::vector<double>{});
+  if (!out) {
+    heatmap_->setSlice({}, tr("no output shaped like x"));
+    return;
+  }
+  heatmap_->setSlice(slice_tensor(out->tensor, p->channels_last, SliceMode::SpatialAtBatchChannel,
+                                  batch_->value(), channel_),
+                     tr("%1 over H x W, n=%2, channel %3")
+                         .arg(QString::fromStdString(out->name))
+                         .arg(batch_->value())
+                         .arg(channel_));
+}
+
+}  // namespace bnscope

@@ -1,0 +1,149 @@
+#include "input_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QRegularExpression>
+#include <cmath>
+#include <limits>
+
+#include "analysis/health.h"
+#include "number_text.h"
+#include "tensor/layout.h"
+
+namespace bnscope {
+
+namespace {
+
+// The input an engine message is about: the name it mentions first, as a whole word.
+QString subject_of(const QString& message, const std::vector<QString>& names) {
+  QString best;
+  qsizetype at = std::numeric_limits<qsizetype>::max();
+  for (const QString& n : names) {
+    const QRegularExpression word(QStringLiteral("(^|[^A-Za-z0-9_'])'?%1'?($|[^A-Za-z0-9_])")
+                                      .arg(QRegularExpression::escape(n)));
+    const auto m = word.match(message);
+    if (m.hasMatch() && m.capturedStart() < at) {
+      at = m.capturedStart();
+      best = n;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void InputTableModel::setProblem(const Problem& p, const QString& error) {
+  beginResetModel();
+  rows_.clear();
+  const OpSpec* op = find_op(p.op);
+  std::vector<QString> names;
+  if (op)
+    for (const ArgSpec& a : op->inputs)
+      names.push_back(QString::fromUtf8(a.name.data(), a.name.size()));
+  for (const auto& [name, t] : p.inputs)
+    if (!op || op->input_index(name) < 0) names.push_back(QString::fromStdString(name));
+  const QString blamed = error.isEmpty() ? QString() : subject_of(error, names);
+  for (const QString& n : names) {
+    Row r;
+    r.name = n;
+    if (op && op->input_index(n.toStdString()) >= 0)
+      r.doc = QString::fromUtf8(op->inputs[op->input_index(n.toStdString())].doc.data());
+    auto it = p.inputs.find(n.toStdString());
+    r.present = it != p.inputs.end();
+    if (r.present) {
+      const Tensor& t = it->second;
+      r.shape = QString::fromStdString(shape_str(t.shape()));
+      r.dtype = QString::fromUtf8(dtype_name(t.dtype()).data());
+      r.non_finite = count_non_finite(t);
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+      std::int64_t finite = 0;
+      for (std::int64_t i = 0; i < t.numel(); ++i) {
+        const double v = t.get(i);
+        if (!std::isfinite(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
+        ++finite;
+      }
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      r.min = finite ? lo : nan;
+      r.max = finite ? hi : nan;
+      r.mean = finite ? sum / static_cast<double>(finite) : nan;
+    }
+    if (n == blamed) {
+      r.bad = true;
+      r.status = error;
+    } else if (!op || op->input_index(n.toStdString()) < 0) {
+      r.bad = true;
+      r.status = tr("not an input of %1").arg(QString::fromStdString(p.op));
+    } else if (!r.present) {
+      r.status = tr("missing (the op's default is used if it has one)");
+    } else if (r.non_finite > 0) {
+      r.status = tr("ok, holds %1 non-finite values").arg(r.non_finite);
+    } else {
+      r.status = tr("ok");
+    }
+    rows_.push_back(std::move(r));
+  }
+  endResetModel();
+}
+
+int InputTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int InputTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant InputTableModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    return {};
+  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+  if (role == ProblemRole) return r.bad;
+  if (role == Qt::ForegroundRole && r.bad && index.column() == Status)
+    return QBrush(QColor(220, 50, 47));
+  if (role == Qt::ToolTipRole) return index.column() == Status ? r.status : r.doc;
+  if (role != Qt::DisplayRole) return {};
+  const bool stats = r.present;
+  switch (index.column()) {
+    case Name:
+      return r.name;
+    case Shape:
+      return r.present ? r.shape : tr("(missing)");
+    case Dtype:
+      return r.dtype;
+    case Min:
+      return stats ? number_text(r.min) : QString();
+    case Max:
+      return stats ? number_text(r.max) : QString();
+    case Mean:
+      return stats ? number_text(r.mean) : QString();
+    case NonFinite:
+      return stats ? QString::number(r.non_finite) : QString();
+    case Status:
+      return r.status;
+    default:
+      return {};
+  }
+}
+
+QVariant InputTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
+  static const char* names[] = {"input", "shape", "dtype",      "min",
+                                "max",   "mean",  "non-finite", "matches the op?"};
+  if (section < 0 || section >= ColumnCount) return {};
+  return tr(names[section]);
+}
+
+QString InputTableModel::inputName(int row) const {
+  return row >= 0 && row < rowCount() ? rows_[static_cast<std::size_t>(row)].name : QString();
+}
+
+int InputTableModel::rowOf(const QString& name) const {
+  for (int i = 0; i < rowCount(); ++i)
+    if (rows_[static_cast<std::size_t>(i)].name == name) return i;
+  return -1;
+}
+
+}  // namespace bnscope

@@ -1,0 +1,262 @@
+#include "problem_controller.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QFileInfo>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "analysis/health.h"
+#include "analysis/reserve_check.h"
+#include "engine.h"
+#include "io/npy.h"
+#include "io/npz.h"
+#include "io/problem_io.h"
+#include "sample_source.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
+                                                  const std::string& backend,
+                                                  const RunContext& ctx) {
+  auto out = std::make_shared<RunOutcome>();
+  out->problem = problem;
+  out->backend = backend;
+  try {
+    out->prepared = prepare(problem);
+    out->result = run_problem(problem, backend, ctx);
+    out->stats = channel_stats(*out->prepared, *out->result);
+  } catch (const Error& e) {
+    out->result.reset();
+    out->error = QString::fromStdString(e.what());
+    out->cancelled = e.code() == ErrorCode::Cancelled;
+  } catch (const std::exception& e) {
+    out->result.reset();
+    out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+ProblemController::ProblemController(QObject* parent) : QObject(parent) {
+  connect(&watcher_, &QFutureWatcherBase::finished, this, &ProblemController::finished);
+}
+
+ProblemController::~ProblemController() {
+  pending_ = false;
+  cancel();
+  watcher_.waitForFinished();
+}
+
+void ProblemController::setProblem(Problem p, bool modified) {
+  problem_ = std::move(p);
+  modified_ = modified;
+  emit problemChanged();
+  rerun();
+}
+
+void ProblemController::edited() {
+  modified_ = true;
+  emit problemChanged();
+  rerun();
+}
+
+void ProblemController::setOp(const std::string& op) {
+  const OpSpec* spec = find_op(op);
+  if (!spec || op == problem_.op) return;
+  problem_.op = op;
+  // Keep what the new op understands; the input picker shows what is missing.
+  std::erase_if(problem_.attrs, [&](const auto& kv) { return !spec->has_attr(kv.first); });
+  std::erase_if(problem_.inputs, [&](const auto& kv) { return spec->input_index(kv.first) < 0; });
+  edited();
+}
+
+void ProblemController::setAttr(const std::string& name, AttrValue value) {
+  auto it = problem_.attrs.find(name);
+  if (it != problem_.attrs.end() && it->second == value) return;
+  problem_.attrs[name] = std::move(value);
+  edited();
+}
+
+void ProblemController::setDataFormat(DataFormat f, bool convertData) {
+  const OpSpec* spec = find_op(problem_.op);
+  if (!spec || !spec->has_attr("data_format")) return;
+  const bool was_last = is_channels_last(
+      parse_data_format(attr_string(problem_, "data_format")).value_or(DataFormat::NHWC));
+  if (convertData && was_last != is_channels_last(f)) {
+    const auto x = problem_.inputs.find("x");
+    const Shape x_shape = x != problem_.inputs.end() ? x->second.shape() : Shape{};
+    for (auto& [name, t] : problem_.inputs)
+      if (t.rank() >= 2 && t.shape() == x_shape)
+        t = is_channels_last(f) ? to_channels_last(t) : to_channels_first(t);
+  }
+  problem_.attrs["data_format"] = std::string(data_format_name(f));
+  edited();
+}
+
+void ProblemController::setDtype(std::optional<DType> t) {
+  if (problem_.dtype == t) return;
+  problem_.dtype = t;
+  edited();
+}
+
+void ProblemController::setConvention(ReserveConvention c) {
+  if (problem_.convention == c) return;
+  problem_.convention = c;
+  edited();
+}
+
+void ProblemController::setBackend(const std::string& name) {
+  if (backend_ == name) return;
+  backend_ = name;
+  emit problemChanged();
+  rerun();
+}
+
+void ProblemController::setInput(const std::string& name, Tensor t) {
+  problem_.inputs[name] = std::move(t);
+  edited();
+}
+
+void ProblemController::generateInputs(std::uint64_t seed) {
+  try {
+    Problem fresh = generate_problem(spec_like(problem_, seed));
+    fresh.attrs = problem_.attrs;  // keep the user's epsilon and friends
+    fresh.strict = problem_.strict;
+    problem_ = std::move(fresh);
+  } catch (const Error& e) {
+    emit editFailed(QString::fromStdString(e.what()));
+    return;
+  }
+  edited();
+}
+
+void ProblemController::fillReserveFromForward() {
+  Problem p = problem_;
+  try {
+    fill_reserve_from_forward(p);
+  } catch (const Error& e) {
+    emit editFailed(QString::fromStdString(e.what()));
+    return;
+  }
+  problem_ = std::move(p);
+  edited();
+}
+
+bool ProblemController::openFile(const QString& path, const QString& inputName, QString* error) {
+  const std::string file = path.toStdString();
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  try {
+    if (suffix == QLatin1String("npz")) {
+      if (npz_has_member(file, kProblemMember)) {
+        setProblem(load_problem(file));
+        return true;
+      }
+      Problem p = problem_;
+      if (add_npz_inputs(p, file).empty())
+        fail(file + " has no member named like an input of " + p.op);
+      problem_ = std::move(p);
+    } else if (suffix == QLatin1String("npy")) {
+      const std::string name =
+          (inputName.isEmpty() ? QFileInfo(path).completeBaseName() : inputName).toStdString();
+      const OpSpec* op = find_op(problem_.op);
+      if (!op || op->input_index(name) < 0)
+        fail("cannot tell which input " + file + " is: " + problem_.op + " has no input '" + name +
+             "'");
+      Tensor t = read_npy(file);
+      problem_.inputs[name] = std::move(t);
+    } else {
+      fail(file + " is not a .npy or .npz file");
+    }
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  edited();
+  return true;
+}
+
+bool ProblemController::saveProblem(const QString& path, QString* error) {
+  try {
+    save_problem(path.toStdString(), problem_);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  modified_ = false;
+  return true;
+}
+
+bool ProblemController::saveOutputs(const QString& path, const QString& output, QString* error) {
+  try {
+    if (!outcome_ || !outcome_->ok()) fail("there are no outputs: the last run failed");
+    const Result& r = *outcome_->result;
+    if (QFileInfo(path).suffix().toLower() == QLatin1String("npy")) {
+      write_npy(path.toStdString(), r.output(output.toStdString()).tensor);
+    } else {
+      std::vector<std::pair<std::string, Tensor>> members;
+      for (const OutputTensor& o : r.outputs)
+        if (o.defined) members.emplace_back(o.name, o.tensor);
+      write_npz(path.toStdString(), members);
+    }
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
+}
+
+void ProblemController::rerun() {
+  if (running_) {
+    pending_ = true;  // the newest request wins; the old run's outcome is dropped
+    cancel();
+    return;
+  }
+  start();
+}
+
+void ProblemController::start() {
+  pending_ = false;
+  running_ = true;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  RunContext ctx;
+  ctx.cancel = cancel_.get();
+  QPointer<ProblemController> self(this);
+  ctx.progress = [self](double f) {
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, f] {
+          if (self) emit self->progressChanged(f);
+        },
+        Qt::QueuedConnection);
+  };
+  // The worker owns copies (and the cancel flag), so edits during the run are safe.
+  watcher_.setFuture(
+      QtConcurrent::run([problem = problem_, backend = backend_, ctx, flag = cancel_] {
+        return compute_outcome(problem, backend, ctx);
+      }));
+  emit runStarted();
+}
+
+void ProblemController::finished() {
+  running_ = false;
+  if (pending_) {
+    start();
+    return;
+  }
+  outcome_ = watcher_.result();
+  emit outcomeChanged();
+}
+
+void ProblemController::cancel() {
+  if (cancel_) cancel_->store(true);
+}
+
+bool ProblemController::waitForIdle(int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while ((running_ || pending_) && !deadline.hasExpired())
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return !running_ && !pending_;
+}
+
+}  // namespace bnscope
