@@ -134,13 +134,18 @@ void MainWindow::buildMenus() {
                   [this] { saveProblemAs(); });
   file->addAction(tr("Save &outputs..."), QKeySequence(tr("Ctrl+E")), this, [this] {
     QString selected;
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save outputs"), QStringLiteral("outputs.npz"),
-                                     tr("All outputs (*.npz);;x_backprop / dx (*.npy)"), &selected);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save outputs"), QStringLiteral("outputs.npz"),
+        tr("All outputs (*.npz);;One output, named after it (*.npy)"), &selected);
     if (path.isEmpty()) return;
+    // A .npy holds one output: the one the file is named after, else the data-shaped first one.
     QString error, output;
-    if (auto out = controller_->outcome(); out && out->ok() && !out->result->outputs.empty())
+    if (auto out = controller_->outcome(); out && out->ok() && !out->result->outputs.empty()) {
       output = QString::fromStdString(out->result->outputs.front().name);
+      const QString stem = QFileInfo(path).completeBaseName();
+      for (const OutputTensor& o : out->result->outputs)
+        if (QString::fromStdString(o.name) == stem) output = stem;
+    }
     if (!controller_->saveOutputs(path, output, &error)) showError(tr("Cannot save"), error);
   });
   file->addAction(tr("Save view as &PNG..."), QKeySequence(tr("Ctrl+P")), this, [this] {
@@ -239,10 +244,11 @@ void MainWindow::outcomeChanged() {
   notes_->setNotes(std::move(notes), out->error);
   if (out->ok()) {
     status_->setStyleSheet(QString());
-    status_->setText(
-        tr("%1 on %2: %3 notes")
-            .arg(QString::fromStdString(out->problem.op), QString::fromStdString(out->backend))
-            .arg(out->result->notes.size()));
+    const auto count = static_cast<int>(out->result->notes.size());
+    status_->setText(tr("%1 on %2: %3")
+                         .arg(QString::fromStdString(out->problem.op),
+                              QString::fromStdString(out->backend),
+                              count == 1 ? tr("1 note") : tr("%1 notes").arg(count)));
   } else {
     status_->setStyleSheet(QStringLiteral("color: #dc322f"));
     status_->setText(out->cancelled ? tr("Cancelled") : out->error);
