@@ -1,19 +1,47 @@
-// TEMPORARY placeholder until the reference backend lands.
+// cpu: the fast multithreaded backend. Pass structures and why: passes.h and the files it names.
+
 #include "backends/cpu/cpu_backend.h"
 
-#include "tensor/error.h"
+#include <mutex>
+
+#include "backends/cpu/ops.h"
+#include "ops/outputs.h"
+
 namespace bnscope {
+
 namespace {
-class Placeholder : public Backend {
+
+class CpuBackend : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
-  std::string_view description() const override { return "fast"; }
-  void run(const Prepared&, Result&, const RunContext&) override {
-    throw Error(ErrorCode::Unimplemented, "cpu not implemented yet");
+  std::string_view description() const override {
+    return "fast multithreaded CPU kernels, float32 accumulation (float64 for f64)";
   }
+  void run(const Prepared& p, Result& result, const RunContext& ctx) override {
+    allocate_outputs(p, result);
+    // One run at a time per backend: the pool is shared and its tasks split work statically.
+    std::lock_guard lock(mutex_);
+    cpu::Exec ex;
+    ex.pool = &pool_;
+    ex.threads = ThreadPool::resolve_threads(ctx.threads);
+    ex.ctx = &ctx;
+    ex.nt = result.outputs[0].tensor.nbytes() >= cpu::kStreamBytes;
+    const OpSpec& op = *p.op;
+    if (op.family == OpFamily::GlobalNorm)
+      op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
+    else
+      op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
+  }
+
+ private:
+  std::mutex mutex_;
+  ThreadPool pool_;
 };
+
 }  // namespace
+
 std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<Placeholder>();
+  return std::make_unique<CpuBackend>();
 }
+
 }  // namespace bnscope

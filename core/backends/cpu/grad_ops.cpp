@@ -1,0 +1,109 @@
+// Epilogues of the grad ops (spec 3.3-3.5, 3.7); per-channel arithmetic is in double.
+
+#include <cmath>
+
+#include "backends/cpu/ops.h"
+
+namespace bnscope::cpu {
+
+namespace {
+
+void set_all(Tensor& t, const std::vector<double>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i) t.set(static_cast<std::int64_t>(i), v[i]);
+}
+
+template <class T>
+void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
+  using A = Acc<T>;
+  const Geometry g = make_geometry(p.view);
+  const std::int64_t C = g.channels;
+  const double M = static_cast<double>(g.m);
+  const std::vector<double> gamma = p.in("scale").to_doubles();
+  const std::vector<double> mean = p.in("reserve_space_1").to_doubles();
+  const std::vector<double> r2 = p.in("reserve_space_2").to_doubles();
+  std::vector<double> k(static_cast<std::size_t>(C));
+  for (std::int64_t c = 0; c < C; ++c)
+    k[c] = p.reserve_is_inv_std() ? r2[c] : 1.0 / std::sqrt(r2[c] + p.epsilon);
+  const T* x = p.in("x").data<T>();
+  const T* dy = p.in("y_backprop").data<T>();
+  Tensor& dx_t = result.output(p.op->outputs[0].name).tensor;
+  T* dx = dx_t.data<T>();
+  const std::vector<A> mean_a = narrow<A>(mean);
+  Totals sums;
+  if (!p.is_training) {
+    std::vector<A> scale(static_cast<std::size_t>(C));
+    for (std::int64_t c = 0; c < C; ++c) scale[c] = static_cast<A>(gamma[c] * k[c]);
+    sums = single_pass<T>(ex, g, x, dy, dx, mean_a, scale);
+  } else {
+    // dx = γk·(dy - Σdy/M - (x-μ)·k²·Σdy(x-μ)/M) = p·dy + q·(x-μ) + r
+    auto coefs = [&](std::int64_t c, double s0, double s1, double& pc, double& qc, double& rc) {
+      pc = gamma[c] * k[c];
+      qc = -pc * k[c] * k[c] * s1 / M;
+      rc = -pc * s0 / M;
+    };
+    if (planes_fit(g, sizeof(T), ex.threads)) {
+      sums = planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs);
+    } else {
+      sums = reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a);
+      between_passes(ex, 0.5);
+      Affine<A> f;
+      f.m = mean_a;
+      for (std::int64_t c = 0; c < C; ++c) {
+        double pc, qc, rc;
+        coefs(c, sums.s0[c], sums.s1[c], pc, qc, rc);
+        f.p.push_back(static_cast<A>(pc));
+        f.q.push_back(static_cast<A>(qc));
+        f.r.push_back(static_cast<A>(rc));
+      }
+      write_pass<T>(ex, g, x, dy, dx, f);
+    }
+  }
+  if (ex.ctx->progress) ex.ctx->progress(1.0);
+  std::vector<double> dscale(static_cast<std::size_t>(C));
+  for (std::int64_t c = 0; c < C; ++c) dscale[c] = k[c] * sums.s1[c];
+  set_all(result.output(p.op->outputs[1].name).tensor, dscale);
+  set_all(result.output(p.op->outputs[2].name).tensor, sums.s0);
+}
+
+template <class T>
+void global_grad(const Exec& ex, const Prepared& p, Result& result) {
+  using A = Acc<T>;
+  const Geometry g = make_geometry(p.view);
+  const std::int64_t C = g.channels;
+  const std::vector<double> m = p.in("m").to_doubles();
+  const std::vector<double> v = p.in("v").to_doubles();
+  const std::vector<double> gamma = p.in("gamma").to_doubles();
+  std::vector<double> k(static_cast<std::size_t>(C)), gk(k.size());
+  std::vector<A> scale(k.size());
+  for (std::int64_t c = 0; c < C; ++c) {
+    k[c] = 1.0 / std::sqrt(v[c] + p.epsilon);
+    gk[c] = p.scale_after_normalization ? gamma[c] * k[c] : k[c];
+    scale[c] = static_cast<A>(gk[c]);
+  }
+  const Totals sums = single_pass<T>(ex, g, p.in("t").data<T>(), p.in("backprop").data<T>(),
+                                     result.output("dx").tensor.data<T>(), narrow<A>(m), scale);
+  if (ex.ctx->progress) ex.ctx->progress(1.0);
+  std::vector<double> dm(k.size()), dv(k.size()), dg(k.size());
+  for (std::int64_t c = 0; c < C; ++c) {
+    const double gam = p.scale_after_normalization ? gamma[c] : 1.0;
+    dm[c] = -sums.s0[c] * gk[c];
+    dv[c] = -0.5 * gam * sums.s1[c] * k[c] * k[c] * k[c];
+    dg[c] = p.scale_after_normalization ? sums.s1[c] * k[c] : 0.0;
+  }
+  set_all(result.output("dm").tensor, dm);
+  set_all(result.output("dv").tensor, dv);
+  set_all(result.output("db").tensor, sums.s0);
+  set_all(result.output("dg").tensor, dg);
+}
+
+}  // namespace
+
+void run_fused_grad(const Exec& ex, const Prepared& p, Result& result) {
+  visit_dtype(p.t, [&](auto tag) { fused_grad<typename decltype(tag)::type>(ex, p, result); });
+}
+
+void run_global_grad(const Exec& ex, const Prepared& p, Result& result) {
+  visit_dtype(p.t, [&](auto tag) { global_grad<typename decltype(tag)::type>(ex, p, result); });
+}
+
+}  // namespace bnscope::cpu

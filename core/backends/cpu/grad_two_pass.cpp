@@ -1,0 +1,113 @@
+// Pass structure: reduce, then write (two sweeps over x and dy, one over dx).
+//
+// Training-mode grads outside the planes case (grad_planes.cpp): dx needs Σdy and Σdy·(x-μ) of
+// the whole channel, so pass 1 reads x and dy into per-chunk partials (threads take contiguous
+// chunk ranges, partials are combined in chunk order), and pass 2 reads x and dy again to write
+// dx. With C channels side by side in every NHWC row no channel's data is cache-resident between
+// the passes once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32);
+// non-temporal stores on dx avoid a sixth (the read-for-ownership). The write pass walks each
+// thread's span backwards so the last ~L2 of what the reduce pass read is re-read from cache,
+// which matters for the mid-sized layers (tens of MB) only. Planes are reduced channel-major so
+// each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The forward ops
+// reuse both passes for their statistics and y.
+
+#include "backends/cpu/passes.h"
+
+namespace bnscope::cpu {
+
+template <class T>
+Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
+                   const std::vector<Acc<T>>& center) {
+  using A = Acc<T>;
+  Partials<A> parts;
+  parts.resize(g);
+  const std::vector<A> mL = tile(center, g);
+  // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
+  // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
+  const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
+  const int n = threads_for(ex, items);
+  ex.pool->run(n, [&](int t) {
+    const Span span = split_range(items, n, t);
+    if (g.rows()) {
+      std::vector<A> acc(static_cast<std::size_t>(2 * g.lanes()));
+      A* acc0 = acc.data();
+      A* acc1 = acc0 + g.lanes();
+      for (std::int64_t k = span.begin; k < span.end; ++k) {
+        A* p0 = parts.s0.data() + k * g.channels;
+        A* p1 = parts.s1.data() + k * g.channels;
+        const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+        if (kind == Sum::Grad)
+          rows_reduce<Sum::Grad, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr, acc0, acc1,
+                                           nullptr, p0, p1);
+        else
+          rows_reduce<Sum::Moments, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr, acc0,
+                                              acc1, nullptr, p0, p1);
+      }
+      return;
+    }
+    for (std::int64_t item = span.begin; item < span.end; ++item) {
+      const std::int64_t c = item / g.chunks, k = item % g.chunks;
+      A& p0 = parts.s0[k * g.channels + c];
+      A& p1 = parts.s1[k * g.channels + c];
+      const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+      if (kind == Sum::Grad)
+        plane_reduce<Sum::Grad, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0), nullptr, p0,
+                                          p1);
+      else
+        plane_reduce<Sum::Moments, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0), nullptr,
+                                             p0, p1);
+    }
+  });
+  Totals totals;
+  totals.s0.resize(static_cast<std::size_t>(g.channels));
+  totals.s1.resize(totals.s0.size());
+  for (std::int64_t c = 0; c < g.channels; ++c) {
+    totals.s0[c] = parts.total0(g, c);
+    totals.s1[c] = parts.total1(g, c);
+  }
+  return totals;
+}
+
+template <class T>
+void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
+                const Affine<Acc<T>>& per_channel) {
+  using A = Acc<T>;
+  Affine<A> f = per_channel;
+  if (g.rows()) {
+    f.p = tile(per_channel.p, g);
+    f.q = tile(per_channel.q, g);
+    f.m = tile(per_channel.m, g);
+    f.r = tile(per_channel.r, g);
+  }
+  const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
+  const int n = threads_for(ex, items);
+  ex.pool->run(n, [&](int t) {
+    const Span span = split_range(items, n, t);
+    std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
+    T* staging = ex.nt ? tmp.data() : nullptr;
+    // Same items as the reduce pass, last first: what it read last is still in this core's
+    // caches.
+    for (std::int64_t item = span.end - 1; item >= span.begin; --item) {
+      if (g.rows()) {
+        rows_write<T>(g, a, b, out, g.chunk_begin(item), g.chunk_end(item), f, staging);
+      } else {
+        const std::int64_t c = item / g.chunks, k = item % g.chunks;
+        plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);
+      }
+    }
+    stream_fence();
+  });
+}
+
+#define BNSCOPE_INSTANTIATE(T)                                                          \
+  template Totals reduce_pass<T>(const Exec&, const Geometry&, Sum, const T*, const T*, \
+                                 const std::vector<Acc<T>>&);                           \
+  template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,     \
+                              const Affine<Acc<T>>&);
+BNSCOPE_INSTANTIATE(f16)
+BNSCOPE_INSTANTIATE(bf16)
+BNSCOPE_INSTANTIATE(float)
+BNSCOPE_INSTANTIATE(double)
+#undef BNSCOPE_INSTANTIATE
+
+}  // namespace bnscope::cpu

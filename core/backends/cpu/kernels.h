@@ -1,0 +1,337 @@
+#pragma once
+// Building blocks shared by the cpu backend's pass structures (grad_two_pass.cpp,
+// grad_planes.cpp, single_pass.cpp, forward.cpp).
+//
+// Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). The M positions of a
+// channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never
+// on the thread count. Planes work is split among threads as (channel, chunk) items. Each chunk
+// yields one partial sum per channel, computed by the same loop whichever pass structure runs it,
+// and partials are combined in chunk order in double. So the sums, and therefore every output, are
+// bitwise identical for any thread count and any pass structure.
+//
+// Rows (inner == 1: NHWC, NDHWC, and channels-first tensors with one spatial element) are
+// contiguous [C] rows. `group` consecutive rows are folded into one accumulator row of width
+// lanes = C*group >= 16, so small and odd C still give long contiguous loops that gcc vectorizes,
+// with per-lane coefficients tiled to the same width.
+// Planes (inner > 1) are contiguous runs of `inner` elements per (o, c); they are summed into 16
+// independent lanes.
+//
+// Vector code. For f32, f16 and bf16 the inner loops run in simd.h (Highway, runtime dispatch
+// to AVX-512/AVX2/SSE4), which adds in exactly the order of the scalar loops below and writes
+// dx with non-temporal stores straight from registers when the output is large (no staging
+// copy). The scalar loops remain for f64, for group/row tails, and as the definition of the
+// summation order.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/convert.h"
+#include "backends/cpu/simd.h"
+#include "tensor/layout.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace bnscope::cpu {
+
+constexpr std::int64_t kChunkElements = 64 * 1024;  // elements per chunk, all channels together
+constexpr std::int64_t kPlaneChunk = 16 * 1024;     // positions per chunk of one channel plane
+constexpr int kLanes = 16;
+constexpr std::int64_t kBlock = 4096;  // elements staged in L1 before a non-temporal copy out
+
+struct Geometry {
+  std::int64_t outer = 0, channels = 0, inner = 0, m = 0;
+  std::int64_t chunk_m = 1, chunks = 0;
+  std::int64_t group = 1;  // rows folded per accumulator row (rows layout only)
+  bool rows() const { return inner == 1; }
+  std::int64_t lanes() const { return channels * group; }
+  std::int64_t chunk_begin(std::int64_t k) const { return k * chunk_m; }
+  std::int64_t chunk_end(std::int64_t k) const { return std::min(m, (k + 1) * chunk_m); }
+};
+
+inline Geometry make_geometry(const ChannelView& v) {
+  Geometry g;
+  g.outer = v.outer;
+  g.channels = v.channels;
+  g.inner = v.inner;
+  g.m = v.per_channel();
+  if (g.rows()) g.group = (kLanes + g.channels - 1) / g.channels;
+  // Rows: a chunk is kChunkElements of all channels. Planes: kPlaneChunk positions of each
+  // channel, whatever C, so a many-channel NCHW plane (2048x7x7) is not cut into 32-position
+  // pieces that cost more in call overhead than in memory traffic.
+  g.chunk_m =
+      g.rows() ? std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(1, g.channels))
+               : kPlaneChunk;
+  g.chunk_m = (g.chunk_m + g.group - 1) / g.group * g.group;
+  g.chunks = (g.m + g.chunk_m - 1) / g.chunk_m;
+  return g;
+}
+
+// Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
+// does not cost a read-for-ownership and does not evict x and dy from the caches.
+template <class T>
+inline void stream_copy(T* dst, const T* src, std::int64_t n) {
+#if defined(__SSE2__)
+  std::int64_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15u) != 0; ++i) dst[i] = src[i];
+  constexpr std::int64_t per = 16 / static_cast<std::int64_t>(sizeof(T));
+  for (; i + per <= n; i += per)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  for (; i < n; ++i) dst[i] = src[i];
+#else
+  std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+#endif
+}
+
+// Orders this thread's non-temporal stores before the pool's completion signal.
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+// What a reduction sums per element, from a = x, b = dy (or b = x for the moments) and the
+// per-channel centre m.
+enum class Sum {
+  Grad,     // q0 = b,     q1 = b*(a - m)
+  Moments,  // q0 = a - m, q1 = (a - m)^2   (m: a shift close to the mean)
+};
+
+template <Sum S, class A>
+inline void accumulate(A av, A bv, A mv, A& s0, A& s1) {
+  const A d = av - mv;
+  if constexpr (S == Sum::Grad) {
+    s0 += bv;
+    s1 += bv * d;
+  } else {
+    s0 += d;
+    s1 += d * d;
+  }
+}
+
+// Per-channel values tiled to `lanes` width for the rows layout.
+template <class A>
+std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
+  std::vector<A> out(static_cast<std::size_t>(g.rows() ? g.lanes() : g.channels));
+  for (std::size_t j = 0; j < out.size(); ++j) out[j] = per_channel[j % per_channel.size()];
+  return out;
+}
+
+// Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
+// out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt.
+template <Sum S, bool W, class T>
+void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                 std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
+                 const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
+                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1) {
+  using A = Acc<T>;
+  const std::int64_t C = g.channels, L = g.lanes();
+  std::fill(acc0, acc0 + L, A(0));
+  std::fill(acc1, acc1 + L, A(0));
+  const std::int64_t groups_per_block = std::max<std::int64_t>(1, kBlock / L);
+  std::int64_t r = r0;
+  if constexpr (simd::kVector<T>) {
+    const std::int64_t n_groups = (r1 - r0) / g.group;
+    simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
+                  b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
+    simd::rows_sweep(s, n_groups, L, mL, pL, acc0, acc1);
+    r += n_groups * g.group;
+  }
+  while (r + g.group <= r1) {
+    const std::int64_t n_groups = std::min(groups_per_block, (r1 - r) / g.group);
+    const std::int64_t base = r * C;
+    T* dst = tmp ? tmp : out + base;
+    for (std::int64_t k = 0; k < n_groups; ++k) {
+      const T* pa = a + base + k * L;
+      const T* pb = b + base + k * L;
+      T* po = dst + k * L;
+      for (std::int64_t j = 0; j < L; ++j) {
+        const A av = load(pa[j]), bv = load(pb[j]);
+        accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
+        if constexpr (W) po[j] = store<T>(pL[j] * bv);
+      }
+    }
+    if constexpr (W)
+      if (tmp) stream_copy(out + base, tmp, n_groups * L);
+    r += n_groups * g.group;
+  }
+  for (; r < r1; ++r) {  // the chunk's last rows that do not fill a group
+    const T* pa = a + r * C;
+    const T* pb = b + r * C;
+    for (std::int64_t c = 0; c < C; ++c) {
+      const A av = load(pa[c]), bv = load(pb[c]);
+      accumulate<S>(av, bv, mL[c], acc0[c], acc1[c]);
+      if constexpr (W) out[r * C + c] = store<T>(pL[c] * bv);
+    }
+  }
+  for (std::int64_t c = 0; c < C; ++c) {
+    A s0 = acc0[c], s1 = acc1[c];
+    for (std::int64_t k = 1; k < g.group; ++k) {
+      s0 += acc0[k * C + c];
+      s1 += acc1[k * C + c];
+    }
+    part0[c] = s0;
+    part1[c] = s1;
+  }
+}
+
+template <class A>
+inline A lane_sum(const A* l) {
+  A s[8];
+  for (int j = 0; j < 8; ++j) s[j] = l[j] + l[j + 8];
+  return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+// Planes layout, positions [m0, m1) of channel c: sums into s0/s1. When W, also writes out = p*b.
+template <Sum S, bool W, class T>
+void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b,
+                  T* __restrict out, std::int64_t m0, std::int64_t m1, std::int64_t c, Acc<T> mv,
+                  Acc<T> pv, T* __restrict tmp, Acc<T>& s0, Acc<T>& s1) {
+  using A = Acc<T>;
+  A l0[kLanes] = {}, l1[kLanes] = {};
+  const std::int64_t inner = g.inner;
+  if constexpr (simd::kVector<T>) {
+    const std::int64_t o0 = m0 / inner, base = (o0 * g.channels + c) * inner;
+    simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,        a + base,
+                  b + base,           W ? out + base : nullptr, tmp != nullptr};
+    const std::int64_t i0 = m0 - o0 * inner;
+    s.a = a + base + i0;
+    s.b = b + base + i0;
+    if (W) s.out = out + base + i0;
+    simd::plane_sweep(s, {i0, m1 - m0, inner, g.channels * inner}, mv, pv, l0, l1);
+    s0 = lane_sum(l0);
+    s1 = lane_sum(l1);
+    return;
+  }
+  for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
+    const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
+    const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
+    const std::int64_t base = (o * g.channels + c) * inner;
+    const T* pa = a + base;
+    const T* pb = b + base;
+    for (std::int64_t blk = i0; blk < i1; blk += kBlock) {
+      const std::int64_t n = std::min(i1 - blk, kBlock);
+      const T* sa = pa + blk;
+      const T* sb = pb + blk;
+      T* so = tmp ? tmp : out + base + blk;
+      std::int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes)
+        for (int j = 0; j < kLanes; ++j) {
+          const A av = load(sa[i + j]), bv = load(sb[i + j]);
+          accumulate<S>(av, bv, mv, l0[j], l1[j]);
+          if constexpr (W) so[i + j] = store<T>(pv * bv);
+        }
+      for (int j = 0; i < n; ++i, ++j) {
+        const A av = load(sa[i]), bv = load(sb[i]);
+        accumulate<S>(av, bv, mv, l0[j], l1[j]);
+        if constexpr (W) so[i] = store<T>(pv * bv);
+      }
+      if constexpr (W)
+        if (tmp) stream_copy(out + base + blk, tmp, n);
+    }
+  }
+  s0 = lane_sum(l0);
+  s1 = lane_sum(l1);
+}
+
+// Per-channel affine output: out = p*b + q*(a - m) + r. Covers the training dx, the forward y
+// (a = b = x, p = 0) and the inference forward.
+template <class A>
+struct Affine {
+  std::vector<A> p, q, m, r;  // tiled to lanes for the rows layout, [C] for planes
+};
+
+template <class T>
+void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, T* __restrict tmp) {
+  using A = Acc<T>;
+  const std::int64_t C = g.channels, L = g.lanes();
+  const A* __restrict p = f.p.data();
+  const A* __restrict q = f.q.data();
+  const A* __restrict m = f.m.data();
+  const A* __restrict r = f.r.data();
+  const std::int64_t groups_per_block = std::max<std::int64_t>(1, kBlock / L);
+  std::int64_t row = r0;
+  if constexpr (simd::kVector<T>) {
+    const std::int64_t n_groups = (r1 - r0) / g.group;
+    simd::Sweep s{simd::elem_of<T>(), false, a + r0 * C, b + r0 * C, out + r0 * C, tmp != nullptr};
+    simd::rows_affine(s, n_groups, L, p, q, m, r);
+    row += n_groups * g.group;
+  }
+  while (row + g.group <= r1) {
+    const std::int64_t n_groups = std::min(groups_per_block, (r1 - row) / g.group);
+    const std::int64_t base = row * C;
+    T* dst = tmp ? tmp : out + base;
+    for (std::int64_t k = 0; k < n_groups; ++k) {
+      const T* pa = a + base + k * L;
+      const T* pb = b + base + k * L;
+      T* po = dst + k * L;
+      for (std::int64_t j = 0; j < L; ++j)
+        po[j] = store<T>(p[j] * load(pb[j]) + q[j] * (load(pa[j]) - m[j]) + r[j]);
+    }
+    if (tmp) stream_copy(out + base, tmp, n_groups * L);
+    row += n_groups * g.group;
+  }
+  for (; row < r1; ++row)
+    for (std::int64_t c = 0; c < C; ++c) {
+      const std::int64_t e = row * C + c;
+      out[e] = store<T>(p[c] * load(b[e]) + q[c] * (load(a[e]) - m[c]) + r[c]);
+    }
+}
+
+template <class T>
+void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                 std::int64_t m0, std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f,
+                 T* __restrict tmp) {
+  using A = Acc<T>;
+  const A p = f.p[c], q = f.q[c], m = f.m[c], r = f.r[c];
+  const std::int64_t inner = g.inner;
+  if constexpr (simd::kVector<T>) {
+    const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
+    const std::int64_t at = (o0 * g.channels + c) * inner + i0;
+    simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, tmp != nullptr};
+    simd::plane_affine(s, {i0, m1 - m0, inner, g.channels * inner}, p, q, m, r);
+    return;
+  }
+  for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
+    const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
+    const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
+    const std::int64_t base = (o * g.channels + c) * inner;
+    const T* pa = a + base;
+    const T* pb = b + base;
+    for (std::int64_t blk = i0; blk < i1; blk += kBlock) {
+      const std::int64_t n = std::min(i1 - blk, kBlock);
+      const T* sa = pa + blk;
+      const T* sb = pb + blk;
+      T* so = tmp ? tmp : out + base + blk;
+      for (std::int64_t i = 0; i < n; ++i)
+        so[i] = store<T>(p * load(sb[i]) + q * (load(sa[i]) - m) + r);
+      if (tmp) stream_copy(out + base + blk, tmp, n);
+    }
+  }
+}
+
+// Partial sums per chunk and channel, combined in chunk order in double.
+template <class A>
+struct Partials {
+  std::vector<A> s0, s1;  // [chunks * C]
+  void resize(const Geometry& g) {
+    s0.resize(static_cast<std::size_t>(g.chunks * g.channels));
+    s1.resize(s0.size());
+  }
+  double total0(const Geometry& g, std::int64_t c) const { return total(s0, g, c); }
+  double total1(const Geometry& g, std::int64_t c) const { return total(s1, g, c); }
+
+ private:
+  static double total(const std::vector<A>& s, const Geometry& g, std::int64_t c) {
+    double t = 0;
+    for (std::int64_t k = 0; k < g.chunks; ++k) t += static_cast<double>(s[k * g.channels + c]);
+    return t;
+  }
+};
+
+}  // namespace bnscope::cpu

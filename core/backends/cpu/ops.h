@@ -1,0 +1,23 @@
+#pragma once
+// The cpu backend's ops: per-channel epilogues around the pass structures in passes.h.
+
+#include "backends/cpu/passes.h"
+#include "ops/prepared.h"
+
+namespace bnscope::cpu {
+
+// result holds allocate_outputs()'s tensors; these fill them.
+void run_fused_grad(const Exec& ex, const Prepared& p, Result& result);
+void run_global_grad(const Exec& ex, const Prepared& p, Result& result);
+void run_fused_forward(const Exec& ex, const Prepared& p, Result& result);
+void run_global_forward(const Exec& ex, const Prepared& p, Result& result);
+
+// Outputs at least this large are streamed with non-temporal stores.
+constexpr std::size_t kStreamBytes = 16u << 20;
+
+template <class A>
+std::vector<A> narrow(const std::vector<double>& v) {
+  return std::vector<A>(v.begin(), v.end());
+}
+
+}  // namespace bnscope::cpu

@@ -1,0 +1,77 @@
+#pragma once
+// The cpu backend's pass structures, one file each, with their memory traffic in tensor passes
+// (one pass = one read or write of an E-element tensor; the minimum for every grad is 3:
+// read x, read dy, write dx):
+//   grad_two_pass.cpp  reduce pass, then write pass: training grads whose channel data cannot
+//                      stay in cache between the two (NHWC with large M, big NCHW planes);
+//                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
+//   grad_planes.cpp    channels-first training grads whose plane x+dy fits half a core's L2:
+//                      reduce then write one plane while it is cache-hot, 3 passes.
+//   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
+//                      needs no reduction, so sums and dx in one sweep, 3 passes.
+// dx is written with non-temporal stores when large (no read-for-ownership, which would be a
+// 4th/6th pass, and no eviction of x and dy). All structures produce bitwise identical sums for
+// a given shape, for any thread count (see kernels.h).
+
+#include <functional>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/thread_pool.h"
+
+namespace bnscope::cpu {
+
+struct Exec {
+  ThreadPool* pool = nullptr;
+  int threads = 1;
+  const RunContext* ctx = nullptr;
+  bool nt = false;  // stream outputs with non-temporal stores
+};
+
+// Per-channel totals of the two quantities a Sum names, in double.
+struct Totals {
+  std::vector<double> s0, s1;
+};
+
+// One pass over a and b: per-chunk partial sums on all threads, then the fixed-order combine.
+template <class T>
+Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
+                   const std::vector<Acc<T>>& center);
+
+// One pass writing out = p*b + q*(a - m) + r; the coefficients are per channel ([C]).
+template <class T>
+void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
+                const Affine<Acc<T>>& per_channel);
+
+// Channel planes small enough to stay in a core's L2 between the reduction and the write, and
+// enough channels to keep every thread busy.
+bool planes_fit(const Geometry& g, std::size_t element_size, int threads);
+
+// Coefficients p, q, r of a channel's output from its totals (m is the centre passed in).
+using ChannelCoefs =
+    std::function<void(std::int64_t c, double s0, double s1, double& p, double& q, double& r)>;
+
+// Channels-first only: per channel, Grad sums over the plane, then out from coefs while the
+// plane is cache-hot.
+template <class T>
+Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
+                   const std::vector<Acc<T>>& mean, const ChannelCoefs& coefs);
+
+// Grad sums and dx = p*dy in the same sweep.
+template <class T>
+Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
+                   const std::vector<Acc<T>>& mean, const std::vector<Acc<T>>& p);
+
+// Between passes: tells the caller how far the run is (0..1) and honours a cancel request.
+inline void between_passes(const Exec& ex, double done) {
+  if (ex.ctx->progress) ex.ctx->progress(done);
+  ex.ctx->check_cancel();
+}
+
+// Threads actually used for `items` independent work items.
+inline int threads_for(const Exec& ex, std::int64_t items) {
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(ex.threads, items)));
+}
+
+}  // namespace bnscope::cpu

@@ -1,0 +1,65 @@
+#pragma once
+// Vector inner loops of the cpu backend (Highway, one binary for every x86-64 level: the best
+// target the running CPU has is picked at the first call; see simd_kernels.cpp).
+//
+// Every loop adds in exactly the order of the scalar loops in kernels.h and converts f16/bf16
+// bit for bit as convert.h does, so sums and outputs are identical whichever target runs and
+// whichever pass structure calls them (the determinism contract in kernels.h).
+
+#include <cstdint>
+#include <type_traits>
+
+#include "backends/cpu/convert.h"
+
+namespace bnscope::cpu::simd {
+
+enum class Elem { F32, F16, BF16 };
+
+template <class T>
+constexpr bool kVector = false;
+template <>
+inline constexpr bool kVector<float> = true;
+template <>
+inline constexpr bool kVector<f16> = true;
+template <>
+inline constexpr bool kVector<bf16> = true;
+
+template <class T>
+constexpr Elem elem_of() {
+  if constexpr (std::is_same_v<T, f16>) return Elem::F16;
+  if constexpr (std::is_same_v<T, bf16>) return Elem::BF16;
+  return Elem::F32;
+}
+
+// What one sweep computes. a, b, out point at the first element of the span.
+struct Sweep {
+  Elem elem = Elem::F32;
+  bool moments = false;  // sums of (a-m, (a-m)^2) instead of (b, b*(a-m))
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* out = nullptr;  // when set, also out = p*b
+  bool nt = false;      // non-temporal stores where the address allows
+};
+
+// Rows layout: n_groups consecutive rows of L lanes; acc0/acc1/m/p are [L].
+void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
+                const float* p, float* acc0, float* acc1);
+
+// Planes layout: positions of one channel as runs (one per outer index): the first starts at
+// element i0 of its run, `count` positions in all, runs `inner` long and `stride` apart (a, b
+// and out point at the first run's start). Element i of a run is summed into lane (i - start)
+// % 16 of l0/l1 [16]. One call per channel chunk keeps the dispatch off small planes (7x7).
+struct Runs {
+  std::int64_t i0, count, inner, stride;
+};
+void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1);
+
+// out = p*b + q*(a-m) + r. Rows: coefficients are [L] and n_groups rows of L; planes: scalars.
+void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
+                 const float* q, const float* m, const float* r);
+void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);
+
+// The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
+const char* target_name();
+
+}  // namespace bnscope::cpu::simd

@@ -1,0 +1,372 @@
+// Highway bodies of the loops declared in simd.h, compiled once per x86-64 target
+// (foreach_target) and picked at run time (HWY_DYNAMIC_DISPATCH): no -march flag, so the same
+// binary uses AVX-512 or AVX2 where present and still runs on SSE-only CPUs.
+//
+// Bitwise contract: sums use Mul then Add (never a fused multiply-add; the file is built with
+// -ffp-contract=off, see deps.cmake) in the scalar loops' order; f16/bf16 stores port
+// convert.h's branch-free rounding, and loads use Highway's exact PromoteTo (F16C for f16 on
+// AVX2 and up). Highway 1.0's DemoteTo is not used for stores: its x86 bf16 demotion truncates
+// instead of rounding to nearest even, and F16C keeps NaN payloads where TensorFlow's
+// conversion (and convert.h) writes the canonical quiet NaN. Scalar tails call convert.h directly.
+// Non-temporal stores (Stream) are used for every vector whose address is vector aligned, so dx
+// costs no read-for-ownership.
+
+#include "backends/cpu/simd.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace bnscope::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using DH = hn::Rebind<std::uint16_t, DF>;  // one 16-bit element per float lane
+
+HWY_INLINE VF load_vec(DF d, const float* p) {
+  return hn::LoadU(d, p);
+}
+HWY_INLINE VF load_vec(DF d, const bf16* p) {
+  const DU du;
+  const auto w = hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p)));
+  return hn::BitCast(d, hn::ShiftLeft<16>(w));
+}
+HWY_INLINE VF load_vec(DF d, const f16* p) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+#else
+  const DU du;
+  const DI di;
+  const auto w = hn::ShiftLeft<16>(
+      hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p))));
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  const auto two_w = hn::Add(w, w);
+  const VF normal =
+      hn::Mul(hn::BitCast(d, hn::Add(hn::ShiftRight<4>(two_w), hn::Set(du, 0xE0u << 23))),
+              hn::Set(d, 0x1.0p-112f));
+  const VF subnormal = hn::Sub(
+      hn::BitCast(d, hn::Or(hn::ShiftRight<17>(two_w), hn::Set(du, 126u << 23))), hn::Set(d, 0.5f));
+  const auto is_sub = hn::Lt(hn::BitCast(di, hn::ShiftRight<1>(two_w)), hn::Set(di, 1 << 26));
+  const VF mag = hn::IfThenElse(hn::RebindMask(d, is_sub), subnormal, normal);
+  return hn::Or(mag, hn::BitCast(d, sign));
+#endif
+}
+
+// Writes 16-bit patterns h (held in 32-bit lanes, each <= 0xFFFF).
+template <class VU>
+HWY_INLINE void store_bits16(VU h, std::uint16_t* p, bool nt) {
+  const DH dh;
+  const DI di;
+  const auto narrow = hn::DemoteTo(dh, hn::BitCast(di, h));
+  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
+    hn::Stream(narrow, dh, p);
+  else
+    hn::StoreU(narrow, dh, p);
+}
+
+HWY_INLINE void store_vec(VF v, float* p, bool nt) {
+  const DF d;
+  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(d) * 4)) == 0)
+    hn::Stream(v, d, p);
+  else
+    hn::StoreU(v, d, p);
+}
+HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
+  const DU du;
+  const DI di;
+  const auto u = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
+  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
+  const auto is_nan =
+      hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))), hn::Set(di, 0x7f800000));
+  store_bits16(hn::IfThenElse(hn::RebindMask(du, is_nan), nan, rounded),
+               reinterpret_cast<std::uint16_t*>(p), nt);
+}
+HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
+  const DF d;
+  const DU du;
+  const DI di;
+  const auto w = hn::BitCast(du, v);
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  const auto abs = hn::BitCast(di, hn::And(w, hn::Set(du, 0x7fffffffu)));
+  VF base = hn::Mul(hn::Mul(hn::BitCast(d, abs), hn::Set(d, 0x1.0p+112f)), hn::Set(d, 0x1.0p-110f));
+  const auto exp = hn::Max(hn::And(abs, hn::Set(di, 0x7F800000)), hn::Set(di, 0x38800000));
+  base = hn::Add(hn::BitCast(d, hn::Add(exp, hn::Set(di, 0x07800000))), base);
+  const auto bits = hn::BitCast(du, base);
+  const auto nonsign = hn::Add(hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x7C00u)),
+                               hn::And(bits, hn::Set(du, 0x0FFFu)));
+  const auto is_nan = hn::Gt(abs, hn::Set(di, 0x7F800000));
+  const auto h = hn::Or(hn::ShiftRight<16>(sign),
+                        hn::IfThenElse(hn::RebindMask(du, is_nan), hn::Set(du, 0x7E00u), nonsign));
+  store_bits16(h, reinterpret_cast<std::uint16_t*>(p), nt);
+}
+
+template <bool Moments, class T>
+void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* HWY_RESTRICT m,
+                const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const std::int64_t Lv = L / N * N;
+  for (std::int64_t k = 0; k < n_groups; ++k) {
+    const T* pa = a + k * L;
+    const T* pb = b + k * L;
+    std::int64_t j = 0;
+    for (; j < Lv; j += N) {
+      const VF av = load_vec(d, pa + j), bv = load_vec(d, pb + j);
+      const VF dv = hn::Sub(av, hn::LoadU(d, m + j));
+      if constexpr (Moments) {
+        hn::StoreU(hn::Add(hn::LoadU(d, acc0 + j), dv), d, acc0 + j);
+        hn::StoreU(hn::Add(hn::LoadU(d, acc1 + j), hn::Mul(dv, dv)), d, acc1 + j);
+      } else {
+        hn::StoreU(hn::Add(hn::LoadU(d, acc0 + j), bv), d, acc0 + j);
+        hn::StoreU(hn::Add(hn::LoadU(d, acc1 + j), hn::Mul(bv, dv)), d, acc1 + j);
+      }
+      if (out) store_vec(hn::Mul(hn::LoadU(d, p + j), bv), out + k * L + j, s.nt);
+    }
+    for (; j < L; ++j) {
+      const float av = load(pa[j]), bv = load(pb[j]);
+      const float dv = av - m[j];
+      if constexpr (Moments) {
+        acc0[j] += dv;
+        acc1[j] += dv * dv;
+      } else {
+        acc0[j] += bv;
+        acc1[j] += bv * dv;
+      }
+      if (out) out[k * L + j] = store<T>(p[j] * bv);
+    }
+  }
+}
+
+template <bool Moments, class T>
+void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, float* l1) {
+  const DF d;
+  constexpr std::int64_t kL = 16;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const VF mv = hn::Set(d, m), pv = hn::Set(d, p);
+  std::int64_t i = 0;
+  if (N <= kL) {
+    // 16 lanes as 16/N vectors; lane j of the scalar loop is lane j % N of vector j / N.
+    constexpr std::int64_t kMaxV = 16;
+    VF s0[kMaxV], s1[kMaxV];
+    const std::int64_t nv = kL / N;
+    for (std::int64_t v = 0; v < nv; ++v) {
+      s0[v] = hn::LoadU(d, l0 + v * N);
+      s1[v] = hn::LoadU(d, l1 + v * N);
+    }
+    for (; i + kL <= n; i += kL)
+      for (std::int64_t v = 0; v < nv; ++v) {
+        const VF av = load_vec(d, a + i + v * N), bv = load_vec(d, b + i + v * N);
+        const VF dv = hn::Sub(av, mv);
+        if constexpr (Moments) {
+          s0[v] = hn::Add(s0[v], dv);
+          s1[v] = hn::Add(s1[v], hn::Mul(dv, dv));
+        } else {
+          s0[v] = hn::Add(s0[v], bv);
+          s1[v] = hn::Add(s1[v], hn::Mul(bv, dv));
+        }
+        if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, s.nt);
+      }
+    for (std::int64_t v = 0; v < nv; ++v) {
+      hn::StoreU(s0[v], d, l0 + v * N);
+      hn::StoreU(s1[v], d, l1 + v * N);
+    }
+  }
+  for (std::int64_t j = 0; i < n; ++i, ++j) {
+    const float av = load(a[i]), bv = load(b[i]);
+    const float dv = av - m;
+    if constexpr (Moments) {
+      l0[j] += dv;
+      l1[j] += dv * dv;
+    } else {
+      l0[j] += bv;
+      l1[j] += bv * dv;
+    }
+    if (out) out[i] = store<T>(p * bv);
+  }
+}
+
+template <class T>
+void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
+                 const float* q, const float* m, const float* r) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const std::int64_t Lv = L / N * N;
+  for (std::int64_t k = 0; k < n_groups; ++k) {
+    const T* pa = a + k * L;
+    const T* pb = b + k * L;
+    T* po = out + k * L;
+    std::int64_t j = 0;
+    for (; j < Lv; j += N) {
+      const VF t0 = hn::Mul(hn::LoadU(d, p + j), load_vec(d, pb + j));
+      const VF t1 = hn::Mul(hn::LoadU(d, q + j), hn::Sub(load_vec(d, pa + j), hn::LoadU(d, m + j)));
+      store_vec(hn::Add(hn::Add(t0, t1), hn::LoadU(d, r + j)), po + j, s.nt);
+    }
+    for (; j < L; ++j) po[j] = store<T>(p[j] * load(pb[j]) + q[j] * (load(pa[j]) - m[j]) + r[j]);
+  }
+}
+
+template <class T>
+void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, float r) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const VF pv = hn::Set(d, p), qv = hn::Set(d, q), mv = hn::Set(d, m), rv = hn::Set(d, r);
+  std::int64_t i = 0;
+  // Scalar head up to the output's vector alignment, so the stores can be non-temporal.
+  const std::size_t vbytes = static_cast<std::size_t>(N) * sizeof(T);
+  while (s.nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) {
+    out[i] = store<T>(p * load(b[i]) + q * (load(a[i]) - m) + r);
+    ++i;
+  }
+  for (; i + N <= n; i += N) {
+    const VF t0 = hn::Mul(pv, load_vec(d, b + i));
+    const VF t1 = hn::Mul(qv, hn::Sub(load_vec(d, a + i), mv));
+    store_vec(hn::Add(hn::Add(t0, t1), rv), out + i, s.nt);
+  }
+  for (; i < n; ++i) out[i] = store<T>(p * load(b[i]) + q * (load(a[i]) - m) + r);
+}
+
+// Calls f(sweep of one run, its length) for each run of `runs`.
+template <class T, class F>
+HWY_INLINE void for_runs(const Sweep& s, const Runs& runs, F f) {
+  Sweep r = s;
+  std::int64_t left = runs.count, off = 0, i = runs.i0;
+  while (left > 0) {
+    const std::int64_t n = std::min(runs.inner - i, left);
+    r.a = static_cast<const T*>(s.a) + off;
+    r.b = static_cast<const T*>(s.b) + off;
+    if (s.out) r.out = static_cast<T*>(s.out) + off;
+    f(r, n);
+    left -= n;
+    off += runs.stride - i;
+    i = 0;
+  }
+}
+
+template <bool Moments, class T>
+void PlaneSweepT(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
+  for_runs<T>(s, runs,
+              [&](const Sweep& r, std::int64_t n) { PlaneRunT<Moments, T>(r, n, m, p, l0, l1); });
+}
+
+template <class T>
+void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  for_runs<T>(s, runs,
+              [&](const Sweep& w, std::int64_t n) { PlaneAffineRunT<T>(w, n, p, q, m, r); });
+}
+
+template <template <class> class F, class... Args>
+HWY_INLINE void by_elem(Elem e, Args&&... args) {
+  switch (e) {
+    case Elem::F32:
+      F<float>::call(args...);
+      break;
+    case Elem::F16:
+      F<f16>::call(args...);
+      break;
+    case Elem::BF16:
+      F<bf16>::call(args...);
+      break;
+  }
+}
+
+template <class T>
+struct RowsSweepF {
+  template <class... A>
+  static void call(const Sweep& s, A... a) {
+    s.moments ? RowsSweepT<true, T>(s, a...) : RowsSweepT<false, T>(s, a...);
+  }
+};
+template <class T>
+struct PlaneSweepF {
+  template <class... A>
+  static void call(const Sweep& s, A... a) {
+    s.moments ? PlaneSweepT<true, T>(s, a...) : PlaneSweepT<false, T>(s, a...);
+  }
+};
+template <class T>
+struct RowsAffineF {
+  template <class... A>
+  static void call(const Sweep& s, A... a) {
+    RowsAffineT<T>(s, a...);
+  }
+};
+template <class T>
+struct PlaneAffineF {
+  template <class... A>
+  static void call(const Sweep& s, A... a) {
+    PlaneAffineT<T>(s, a...);
+  }
+};
+
+void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
+               const float* p, float* acc0, float* acc1) {
+  by_elem<RowsSweepF>(s.elem, s, n_groups, L, m, p, acc0, acc1);
+}
+void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
+  by_elem<PlaneSweepF>(s.elem, s, runs, m, p, l0, l1);
+}
+void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
+                const float* q, const float* m, const float* r) {
+  by_elem<RowsAffineF>(s.elem, s, n_groups, L, p, q, m, r);
+}
+void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  by_elem<PlaneAffineF>(s.elem, s, runs, p, q, m, r);
+}
+const char* TargetName() {
+  return hwy::TargetName(HWY_TARGET);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bnscope::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace bnscope::cpu::simd {
+
+HWY_EXPORT(RowsSweep);
+HWY_EXPORT(PlaneSweep);
+HWY_EXPORT(RowsAffine);
+HWY_EXPORT(PlaneAffine);
+HWY_EXPORT(TargetName);
+
+void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
+                const float* p, float* acc0, float* acc1) {
+  HWY_DYNAMIC_DISPATCH(RowsSweep)(s, n_groups, L, m, p, acc0, acc1);
+}
+void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
+  HWY_DYNAMIC_DISPATCH(PlaneSweep)(s, runs, m, p, l0, l1);
+}
+void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
+                 const float* q, const float* m, const float* r) {
+  HWY_DYNAMIC_DISPATCH(RowsAffine)(s, n_groups, L, p, q, m, r);
+}
+void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  HWY_DYNAMIC_DISPATCH(PlaneAffine)(s, runs, p, q, m, r);
+}
+const char* target_name() {
+  return HWY_DYNAMIC_DISPATCH(TargetName)();
+}
+
+}  // namespace bnscope::cpu::simd
+#endif

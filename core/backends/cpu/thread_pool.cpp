@@ -1,0 +1,109 @@
+#include "backends/cpu/thread_pool.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "tensor/error.h"
+
+namespace bnscope {
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+int ThreadPool::resolve_threads(int threads) {
+  if (threads > 0) return threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+void ThreadPool::ensure_workers(int count) {
+  while (static_cast<int>(workers_.size()) < count) {
+    const int index = static_cast<int>(workers_.size()) + 1;  // task 0 is the caller's
+    workers_.emplace_back([this, index] { worker_loop(index); });
+  }
+}
+
+void ThreadPool::run_task(int index) {
+  try {
+    (*task_)(index);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    if (failed_index_ < 0 || index < failed_index_) {
+      failed_index_ = index;
+      failure_ = std::current_exception();
+    }
+  }
+}
+
+void ThreadPool::rethrow_failure() {
+  std::exception_ptr failure;
+  std::swap(failure, failure_);
+  failed_index_ = -1;
+  if (!failure) return;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::ResourceExhausted, "cpu backend: out of memory in a worker thread");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::Internal, std::string("cpu backend: worker thread failed: ") + e.what());
+  } catch (...) {
+    throw Error(ErrorCode::Internal, "cpu backend: worker thread failed");
+  }
+}
+
+void ThreadPool::run(int n, const std::function<void(int)>& task) {
+  if (n <= 0) return;
+  if (n == 1) {
+    task_ = &task;
+    run_task(0);
+    task_ = nullptr;
+    rethrow_failure();
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    try {
+      ensure_workers(n - 1);
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::ResourceExhausted,
+                  std::string("cpu backend: cannot start worker threads: ") + e.what());
+    }
+    task_ = &task;
+    active_ = n;
+    pending_ = n - 1;
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_task(0);
+  {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    task_ = nullptr;
+  }
+  rethrow_failure();
+}
+
+void ThreadPool::worker_loop(int index) {
+  std::uint64_t seen = 0;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+    if (stop_) return;
+    seen = generation_;
+    if (index >= active_) continue;  // this generation needs fewer workers
+    lock.unlock();
+    run_task(index);
+    lock.lock();
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+
+}  // namespace bnscope

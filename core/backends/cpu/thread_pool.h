@@ -1,0 +1,70 @@
+#pragma once
+// A small pool of persistent worker threads for the cpu backend.
+//
+// Why this shape: a batch-norm pass over a ResNet layer takes 0.1-10 ms, so creating threads per
+// call (tens of microseconds each) or per pass would be visible; persistent workers parked on a
+// condition variable cost one wake-up per pass. Work is split statically by the caller (task i of
+// n always covers the same data), so partial sums are combined in a fixed order and results are
+// bitwise reproducible from run to run. There is no work stealing on purpose: it would make the
+// reduction order depend on timing.
+//
+// A task that throws (std::bad_alloc from a scratch vector, an Error) must not end the process
+// (an escaping exception on a worker calls std::terminate) nor return while other tasks still
+// use the caller's data: every task runs to its end, then run() rethrows the failure of the
+// lowest task index as a bnscope::Error.
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bnscope {
+
+class ThreadPool {
+ public:
+  ThreadPool() = default;
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // Calls task(i) for i in [0, n), task(0) on the calling thread, and returns when all are done.
+  // Workers are started on first need and kept. Not reentrant; callers serialize. Throws
+  // bnscope::Error when a task threw (std::bad_alloc becomes ResourceExhausted).
+  void run(int n, const std::function<void(int)>& task);
+
+  // threads <= 0 means every hardware thread.
+  static int resolve_threads(int threads);
+
+ private:
+  void ensure_workers(int count);
+  void worker_loop(int index);
+  void run_task(int index);
+  void rethrow_failure();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* task_ = nullptr;
+  int active_ = 0;   // tasks in the current generation, caller included
+  int pending_ = 0;  // workers still running the current generation
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr failure_;  // of the lowest failing task index in this generation
+  int failed_index_ = -1;
+};
+
+// [begin, end) of part `index` when n items are split into `parts` contiguous, near-equal parts.
+struct Span {
+  std::int64_t begin, end;
+};
+inline Span split_range(std::int64_t n, int parts, int index) {
+  const std::int64_t base = n / parts, extra = n % parts;
+  const std::int64_t begin = index * base + std::min<std::int64_t>(index, extra);
+  return {begin, begin + base + (index < extra ? 1 : 0)};
+}
+
+}  // namespace bnscope

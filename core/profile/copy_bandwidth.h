@@ -1,0 +1,15 @@
+#pragma once
+// A STREAM-style copy probe: the memory bandwidth a streaming kernel can hope for on this
+// machine with this many threads, the yardstick for "fraction of copy bandwidth".
+
+#include <cstddef>
+
+namespace bnscope {
+
+// Copies `bytes` (rounded down to 64) from one array to another with `threads` threads (0: all
+// hardware threads), each its own contiguous slice, non-temporal stores where the CPU has them.
+// Returns the best of a few repetitions in bytes per second, counting read plus write (2*bytes
+// per copy). Use arrays well beyond the last-level cache (>= 1 GiB) to measure memory.
+double measure_copy_bandwidth(int threads, std::size_t bytes);
+
+}  // namespace bnscope

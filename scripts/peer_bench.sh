@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Peer comparison of the cpu backend: builds the benchmarks, runs ours, oneDNN, PyTorch and
+# TensorFlow on the same shapes with the same thread count, and writes peer_table.md.
+#   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 OUT=<build-dir>/peer)
+# The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
+# Run on a quiet machine: the table reports the load average it was measured under.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${1:-$ROOT/build-bench}"
+THREADS="${THREADS:-2}"
+REPS="${REPS:-5}"
+OUT="${OUT:-$BUILD/peer}"
+mkdir -p "$OUT"
+
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBNSCOPE_BUILD_GUI=OFF \
+  -DBNSCOPE_BUILD_GPU=OFF -DBNSCOPE_BUILD_BENCHMARKS=ON >/dev/null
+ninja -C "$BUILD" bnscope_bench bnscope_onednn_bench bnscope_interactive_bench
+
+if [ ! -x "$ROOT/.venv-peers/bin/python" ]; then
+  python3 -m venv "$ROOT/.venv-peers"
+  "$ROOT/.venv-peers/bin/pip" install -q torch tensorflow-cpu numpy
+fi
+
+LOAD_BEFORE="$(uptime)"
+export BNSCOPE_BENCH_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS"
+GB=(--benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true
+    --benchmark_format=json --benchmark_min_time=0.1)
+"$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$OUT/ours.json"
+"$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$OUT/onednn.json"
+"$BUILD/tests/bench/bnscope_interactive_bench" "${GB[@]}" >"$OUT/interactive.json"
+"$ROOT/.venv-peers/bin/python" "$ROOT/scripts/peer_bench.py" --threads "$THREADS" \
+  --out "$OUT/peers.json"
+META="Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
+$(nproc) CPUs, $THREADS threads. Load before: ${LOAD_BEFORE##*load average: }; after: \
+$(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
+$(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json")."
+python3 "$ROOT/scripts/peer_merge.py" --ours "$OUT/ours.json" --onednn "$OUT/onednn.json" \
+  --peers "$OUT/peers.json" --meta "$META" --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
+echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Merges bnscope_bench, bnscope_onednn_bench (Google Benchmark JSON) and scripts/peer_bench.py
+output into one markdown table: our time, effective GB/s (minimum-traffic model), fraction of
+the same-run copy bandwidth, and speedups t_peer / t_ours per peer, plus the goal summaries.
+
+  python3 scripts/peer_merge.py --ours ours.json [--onednn onednn.json] [--peers peers.json]
+                                [--meta "machine, date, load"] > peer_table.md
+"""
+import argparse
+import json
+import math
+import re
+import sys
+
+
+def gbench(path, prefix):
+    """name -> {ms, GBps, frac_copy, copy_GBps}; the median aggregate when repetitions ran."""
+    with open(path) as f:
+        data = json.load(f)
+    rows, context = {}, data.get("context", {})
+    for b in data["benchmarks"]:
+        agg = b.get("aggregate_name")
+        if agg not in (None, "median"):
+            continue
+        name = re.sub(r"/real_time(_median)?$", "", b.get("run_name", b["name"]))
+        if not name.startswith(prefix + "/"):
+            continue
+        key = name[len(prefix) + 1:]
+        if agg is None and key in rows:
+            continue  # keep the first plain run when there is no aggregate
+        unit = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b.get("time_unit", "ms")]
+        rows[key] = {"ms": b["real_time"] * unit * 1e3, "GBps": b.get("GBps"),
+                     "frac_copy": b.get("frac_copy"), "copy_GBps": b.get("copy_GBps"),
+                     "label": b.get("label", "")}
+    return rows, context
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def fmt(x, digits=2):
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", required=True)
+    ap.add_argument("--onednn")
+    ap.add_argument("--peers")
+    ap.add_argument("--meta", default="")
+    ap.add_argument("--html", help="also write the table as a self-contained HTML page here")
+    args = ap.parse_args()
+    ours, context = gbench(args.ours, "cpu")
+    onednn = gbench(args.onednn, "onednn")[0] if args.onednn else {}
+    peers = {}
+    if args.peers:
+        with open(args.peers) as f:
+            for e in json.load(f):
+                if "ms" in e:
+                    peers.setdefault(e["peer"], {})[e["name"]] = e["ms"]
+    out = ["# bnscope cpu backend vs peers (batch-norm backward)", ""]
+    if args.meta:
+        out += [args.meta, ""]
+    copy = next((r["copy_GBps"] for r in ours.values() if r.get("copy_GBps")), None)
+    out += [f"Copy bandwidth (same run, NT copy, R+W): {fmt(copy)} GB/s. Host: "
+            f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs. "
+            "Speedup = peer time / our time (> 1: we are faster); oneDNN best = the faster of "
+            "its plain and nChw16c layouts (reorders not timed).", ""]
+    cols = ["shape", "layout", "mode", "dtype", "ms", "GB/s", "frac_copy", "vs oneDNN",
+            "vs oneDNN best", "vs PyTorch", "vs TensorFlow"]
+    out += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    speed = {"onednn": [], "torch": [], "tensorflow": []}
+    for key, r in ours.items():
+        shape, layout, mode, dtype = key.split("/")
+        od = onednn.get(key, {}).get("ms")
+        blocked = onednn.get(key.replace("/NCHW/", "/NCHW16c/"), {}).get("ms") if layout == "NCHW" else None
+        best = min(x for x in (od, blocked) if x) if (od or blocked) else None
+        ratios = {"onednn": od / r["ms"] if od else None,
+                  "onednn_best": best / r["ms"] if best else None,
+                  "torch": peers.get("torch", {}).get(key, 0) / r["ms"] or None,
+                  "tensorflow": peers.get("tensorflow", {}).get(key, 0) / r["ms"] or None}
+        for p in ("torch", "tensorflow"):
+            if ratios[p]:
+                speed[p].append((key, ratios[p]))
+        if ratios["onednn"]:
+            speed["onednn"].append((key, ratios["onednn"]))
+        out.append("| " + " | ".join([shape, layout, mode, dtype, fmt(r["ms"], 3), fmt(r["GBps"]),
+                                      fmt(r["frac_copy"]), fmt(ratios["onednn"]),
+                                      fmt(ratios["onednn_best"]), fmt(ratios["torch"]),
+                                      fmt(ratios["tensorflow"])]) + " |")
+
+    def frac(sel):
+        return [r["frac_copy"] for k, r in ours.items() if sel(k.split("/"))]
+
+    resnet = lambda s: not s[0].endswith(("x1", "x3", "x16", "x17")) or s[1] == "NCHW"
+    out += ["", "## Goals (geometric means over the ResNet-50 N=32 shapes, both layouts)", ""]
+    out.append(f"* training f32 frac_copy geomean: "
+               f"{fmt(geomean(frac(lambda s: resnet(s) and s[2] == 'train' and s[3] == 'float32')))}"
+               " (goal >= 0.55)")
+    for dt in ("bfloat16", "float16"):
+        out.append(f"* training {dt} frac_copy geomean: "
+                   f"{fmt(geomean(frac(lambda s, dt=dt: resnet(s) and s[2] == 'train' and s[3] == dt)))}"
+                   " (goal >= 0.5)")
+    for mode in ("freeze", "global"):
+        f = frac(lambda s, m=mode: resnet(s) and s[2] == m)
+        out.append(f"* {mode} frac_copy geomean {fmt(geomean(f))}, worst {fmt(min(f) if f else None)}"
+                   " (goal >= 0.85)")
+    for p, rs in speed.items():
+        if rs:
+            worst = min(rs, key=lambda kr: kr[1])
+            out.append(f"* vs {p}: geomean {fmt(geomean([x for _, x in rs]))}x, worst "
+                       f"{fmt(worst[1])}x ({worst[0]})")
+    small = [(k, x) for k, x in speed["torch"] if re.match(r".*x(1|3|16|17)/NHWC/", k)]
+    if small:
+        out.append("* vs PyTorch on small-C channels-last (goal >= 10x): " +
+                   ", ".join(f"{k} {x:.1f}x" for k, x in small))
+    print("\n".join(out))
+    if args.html:
+        with open(args.html, "w") as f:
+            f.write(to_html(out))
+    return 0
+
+
+def to_html(lines):
+    """The markdown above as one page: table rows become <tr>, the rest paragraphs/list items."""
+    esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    body, in_table = [], False
+    for line in lines:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(set(c) <= {"-"} for c in cells):
+                continue
+            tag = "th" if not in_table else "td"
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+            body.append("<tr>" + "".join(f"<{tag}>{esc(c)}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        if line.startswith("# "):
+            body.append(f"<h1>{esc(line[2:])}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{esc(line[3:])}</h2>")
+        elif line.startswith("* "):
+            body.append(f"<li>{esc(line[2:])}</li>")
+        elif line:
+            body.append(f"<p>{esc(line)}</p>")
+    if in_table:
+        body.append("</table>")
+    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>bnscope peers</title>"
+            f"<style>{style}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

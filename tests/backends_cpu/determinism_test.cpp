@@ -1,0 +1,105 @@
+// The cpu backend's sums do not depend on the thread count or on which pass structure runs
+// (channels-first planes vs two passes), so every output is bitwise identical across them.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine.h"
+#include "problem_maker.h"
+#include "tensor/error.h"
+
+namespace bnscope::testing {
+namespace {
+
+void expect_bitwise_equal(const Result& a, const Result& b, const std::string& what) {
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (std::size_t i = 0; i < a.outputs.size(); ++i) {
+    if (!a.outputs[i].defined) continue;
+    const Tensor& x = a.outputs[i].tensor;
+    const Tensor& y = b.outputs[i].tensor;
+    ASSERT_EQ(x.nbytes(), y.nbytes());
+    EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.nbytes()), 0) << what << ": " << a.outputs[i].name;
+  }
+}
+
+Result run_with(const Problem& pb, int threads) {
+  RunContext ctx;
+  ctx.threads = threads;
+  return run_problem(pb, "cpu", ctx);
+}
+
+TEST(CpuDeterminism, ThreadCountDoesNotChangeAnyBit) {
+  // C = 2 with 3 threads leaves the channels-first planes structure for the two-pass one.
+  const std::vector<Shape> shapes = {
+      {3, 40, 40, 2}, {4, 75, 80, 3}, {2, 37, 41, 20}, {7, 9, 11, 5}};
+  std::uint32_t seed = 100;
+  for (const OpSpec& op : op_catalog())
+    for (const char* format : {"NHWC", "NCHW"})
+      for (bool training : {true, false})
+        for (DType dtype : {DType::F32, DType::BF16, DType::F16})
+          for (const Shape& shape : shapes) {
+            if (op.family == OpFamily::GlobalNorm && std::string(format) == "NCHW") continue;
+            Variant v;
+            v.op = &op;
+            v.format = format;
+            v.training = training;
+            v.dtype = dtype;
+            v.nhwc = shape;
+            v.seed = seed++;
+            const Problem pb = make_problem(v);
+            const Result one = run_with(pb, 1);
+            for (int threads : {2, 3, 7})
+              expect_bitwise_equal(one, run_with(pb, threads),
+                                   describe(v) + " threads=" + std::to_string(threads));
+          }
+}
+
+// Outputs of 16 MiB and more are written with non-temporal vector stores; the vector path must
+// agree with itself across thread counts there too (NCHW takes the planes structure here, NHWC
+// the two-pass one, freeze mode the single pass).
+TEST(CpuDeterminism, LargeStreamedOutputsMatchAcrossThreadCounts) {
+  std::uint32_t seed = 900;
+  for (const char* format : {"NHWC", "NCHW"})
+    for (bool training : {true, false})
+      for (DType dtype : {DType::F32, DType::BF16}) {
+        Variant v;
+        v.op = find_op("FusedBatchNormGradV3");
+        v.format = format;
+        v.training = training;
+        v.dtype = dtype;
+        v.nhwc = dtype == DType::F32 ? Shape{2, 64, 128, 264} : Shape{2, 128, 128, 264};
+        v.seed = seed++;
+        const Problem pb = make_problem(v);
+        expect_bitwise_equal(run_with(pb, 1), run_with(pb, 2), describe(v) + " threads=2");
+      }
+}
+
+TEST(CpuDeterminism, RepeatedRunsReuseOutputsAndMatch) {
+  Variant v;
+  v.op = find_op("FusedBatchNormGradV3");
+  v.format = "NCHW";
+  v.nhwc = {2, 37, 41, 20};
+  const Prepared p = prepare(make_problem(v));
+  Backend& cpu = backend_or_throw("cpu");
+  Result r;
+  run_prepared_into(p, cpu, r);
+  const Result first = r;
+  const void* storage = r.outputs[0].tensor.raw();
+  run_prepared_into(p, cpu, r);
+  EXPECT_EQ(r.outputs[0].tensor.raw(), storage);
+  expect_bitwise_equal(first, r, "second run");
+}
+
+TEST(CpuDeterminism, CancelledRunThrows) {
+  Variant v;
+  v.op = find_op("FusedBatchNormGradV3");
+  v.nhwc = {2, 5, 5, 4};
+  std::atomic<bool> cancel{true};
+  RunContext ctx;
+  ctx.cancel = &cancel;
+  EXPECT_THROW(run_problem(make_problem(v), "cpu", ctx), Error);
+}
+
+}  // namespace
+}  // namespace bnscope::testing

@@ -1,0 +1,113 @@
+#include "problem_maker.h"
+
+#include <cmath>
+#include <random>
+
+#include "tensor/layout.h"
+
+namespace bnscope::testing {
+
+namespace {
+
+bool channels_first(const std::string& format) {
+  return format == "NCHW" || format == "NCDHW";
+}
+
+Tensor random_tensor(std::mt19937& rng, DType dtype, const Shape& shape, double lo, double hi) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+  for (double& d : v) d = dist(rng);
+  return Tensor::from_doubles(dtype, shape, v);
+}
+
+// Biased batch mean and variance of x (as stored, i.e. after rounding to its dtype).
+void batch_stats(const Tensor& x, bool channels_last, std::vector<double>& mean,
+                 std::vector<double>& var) {
+  const ChannelView v = channel_view(x.shape(), channels_last);
+  const auto xs = x.to_doubles();
+  const double m = static_cast<double>(v.per_channel());
+  mean.assign(static_cast<std::size_t>(v.channels), 0.0);
+  var = mean;
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i)
+        mean[static_cast<std::size_t>(c)] += xs[static_cast<std::size_t>(v.index(o, c, i))] / m;
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const double d =
+            xs[static_cast<std::size_t>(v.index(o, c, i))] - mean[static_cast<std::size_t>(c)];
+        var[static_cast<std::size_t>(c)] += d * d / m;
+      }
+}
+
+}  // namespace
+
+std::string describe(const Variant& v) {
+  std::string s = std::string(v.op->name) + " " + v.format + (v.training ? " train " : " freeze ") +
+                  std::string(dtype_name(v.dtype)) + " " + shape_str(v.nhwc);
+  if (v.inv_std) s += " inv_std";
+  if (v.avg_factor != 1.0) s += " f=" + std::to_string(v.avg_factor);
+  return s;
+}
+
+Problem make_problem(const Variant& v) {
+  const OpSpec& op = *v.op;
+  Problem pb;
+  pb.op = std::string(op.name);
+  pb.dtype = v.dtype;
+  std::mt19937 rng(v.seed);
+  const bool global = op.family == OpFamily::GlobalNorm;
+  const bool first = !global && channels_first(v.format);
+  Shape shape = v.nhwc;
+  if (first) {
+    shape.insert(shape.begin() + 1, shape.back());
+    shape.pop_back();
+  }
+  const std::int64_t C = v.nhwc.back();
+  const Shape cs{C};
+  if (global) {
+    pb.set_attr("variance_epsilon", "0.001");
+    pb.set_attr("scale_after_normalization", v.training ? "true" : "false");
+  } else {
+    pb.set_attr("data_format", v.format);
+    pb.set_attr("is_training", v.training ? "true" : "false");
+    if (op.has_attr("exponential_avg_factor"))
+      pb.set_attr("exponential_avg_factor", std::to_string(v.avg_factor));
+  }
+  const DType u = resolve_arg_type(op, ArgType::U, v.dtype);
+  if (v.inv_std) pb.convention = ReserveConvention::InvStd;
+  const Tensor x = random_tensor(rng, v.dtype, shape, -1.0, 4.0);
+  for (const ArgSpec& a : op.inputs) {
+    const std::string name(a.name);
+    const DType dt = resolve_arg_type(op, a.type, v.dtype);
+    if (name == "x" || name == "t")
+      pb.inputs[name] = x;
+    else if (name == "y_backprop" || name == "backprop")
+      pb.inputs[name] = random_tensor(rng, dt, shape, -2.0, 2.0);
+    else if (name == "scale" || name == "gamma")
+      pb.inputs[name] = random_tensor(rng, dt, cs, 0.5, 1.5);
+    else if (name == "offset" || name == "beta")
+      pb.inputs[name] = random_tensor(rng, dt, cs, -1.0, 1.0);
+    else if (name == "mean" || name == "m")
+      pb.inputs[name] = random_tensor(rng, dt, cs, 1.0, 2.0);
+    else if (name == "variance" || name == "v")
+      pb.inputs[name] = random_tensor(rng, dt, cs, 0.5, 2.5);
+  }
+  if (op.family == OpFamily::Fused && op.is_grad) {
+    std::vector<double> mean, var;
+    if (v.training) {
+      batch_stats(x, !first, mean, var);
+      if (v.inv_std)
+        for (double& s : var) s = 1.0 / std::sqrt(s + static_cast<double>(1e-4f));
+      pb.inputs["reserve_space_1"] = Tensor::from_doubles(u, cs, mean);
+      pb.inputs["reserve_space_2"] = Tensor::from_doubles(u, cs, var);
+    } else {
+      pb.inputs["reserve_space_1"] = random_tensor(rng, u, cs, 1.0, 2.0);
+      pb.inputs["reserve_space_2"] = random_tensor(rng, u, cs, 0.5, 2.5);
+    }
+  }
+  return pb;
+}
+
+}  // namespace bnscope::testing

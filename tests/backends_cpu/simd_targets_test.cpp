@@ -1,0 +1,85 @@
+// The vector loops must give the same bits on every Highway target this binary carries (AVX-512,
+// AVX2, SSE4, ...), so a result does not depend on the CPU it ran on, and their f16/bf16
+// conversions must equal convert.h's for every 16-bit pattern (NaN, Inf, subnormals included).
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/simd.h"
+#include "engine.h"
+#include "problem_maker.h"
+
+namespace bnscope::testing {
+namespace {
+
+// Restores the CPU's own target set when a test ends.
+struct TargetGuard {
+  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+template <class T>
+void expect_roundtrip_matches_scalar(cpu::simd::Elem elem) {
+  std::vector<T> in(65536), out(65536);
+  for (std::uint32_t i = 0; i < in.size(); ++i) in[i].bits = static_cast<std::uint16_t>(i);
+  // out = 1*b + 0*(a - 0) + 0 with a = 0: exactly store(load(b)), specials included.
+  std::vector<T> zeros(in.size());
+  cpu::simd::Sweep s{elem, false, zeros.data(), in.data(), out.data(), false};
+  cpu::simd::plane_affine(s, {0, static_cast<std::int64_t>(in.size()), 1 << 20, 1 << 20}, 1.0f,
+                          0.0f, 0.0f, 0.0f);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const T want =
+        cpu::store<T>(1.0f * cpu::load(in[i]) + 0.0f * (cpu::load(zeros[i]) - 0.0f) + 0.0f);
+    ASSERT_EQ(out[i].bits, want.bits) << cpu::simd::target_name() << " pattern " << i;
+  }
+}
+
+TEST(SimdTargets, SixteenBitConversionsMatchScalarOnEveryTarget) {
+  TargetGuard guard;
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    expect_roundtrip_matches_scalar<f16>(cpu::simd::Elem::F16);
+    expect_roundtrip_matches_scalar<bf16>(cpu::simd::Elem::BF16);
+  }
+}
+
+TEST(SimdTargets, GradsAreBitwiseEqualOnEveryTarget) {
+  TargetGuard guard;
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  std::uint32_t seed = 500;
+  for (const char* format : {"NHWC", "NCHW"})
+    for (bool training : {true, false})
+      for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+        Variant v;
+        v.op = find_op("FusedBatchNormGradV3");
+        v.format = format;
+        v.training = training;
+        v.dtype = dtype;
+        v.nhwc = {3, 17, 19, 21};  // odd sizes: vector bodies and scalar tails both run
+        v.seed = seed++;
+        const Problem pb = make_problem(v);
+        hwy::SetSupportedTargetsForTest(targets.front());
+        const Result first = run_problem(pb, "cpu");
+        for (std::size_t t = 1; t < targets.size(); ++t) {
+          hwy::SetSupportedTargetsForTest(targets[t]);
+          const Result other = run_problem(pb, "cpu");
+          for (std::size_t i = 0; i < first.outputs.size(); ++i) {
+            if (!first.outputs[i].defined) continue;
+            const Tensor& a = first.outputs[i].tensor;
+            const Tensor& b = other.outputs[i].tensor;
+            ASSERT_EQ(a.nbytes(), b.nbytes());
+            EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0)
+                << describe(v) << " " << first.outputs[i].name << " on "
+                << hwy::TargetName(targets[t]) << " vs " << hwy::TargetName(targets.front());
+          }
+        }
+      }
+}
+
+}  // namespace
+}  // namespace bnscope::testing

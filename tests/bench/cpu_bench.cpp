@@ -1,0 +1,147 @@
+// Batch-norm grad throughput of the CPU backends on the shapes of bench_cases.h.
+//
+// bytes_per_second counts the minimum traffic (read x, read dy, write dx: 12 B/element f32,
+// 6 B/element bf16), whatever the implementation really moves; frac_copy divides it by a
+// STREAM-style non-temporal copy measured in this process with the same thread count.
+// The backend is called directly with a reused Result, so neither output allocation nor the
+// engine's NaN count over the outputs is timed.
+//
+//   bnscope_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Threads: BNSCOPE_BENCH_THREADS (default 2). Copy probe size: BNSCOPE_BENCH_COPY_MIB (1024).
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "bench_cases.h"
+#include "engine.h"
+#include "ops/outputs.h"
+#include "ops/prepared.h"
+#include "profile/copy_bandwidth.h"
+
+namespace bnscope {
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+int bench_threads() {
+  static const int threads = env_int("BNSCOPE_BENCH_THREADS", 2);
+  return threads;
+}
+
+double copy_bandwidth() {
+  static const double bw = measure_copy_bandwidth(
+      bench_threads(), static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 20);
+  return bw;
+}
+
+// Fast deterministic fill: a 64-bit LCG mapped to [lo, hi).
+Tensor filled(DType dtype, const Shape& shape, std::uint64_t seed, double lo, double hi) {
+  Tensor f32(DType::F32, shape);
+  float* d = f32.data<float>();
+  std::uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::int64_t i = 0; i < f32.numel(); ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    d[i] = static_cast<float>(lo + (hi - lo) * static_cast<double>(s >> 40) / 16777216.0);
+  }
+  return dtype == DType::F32 ? f32 : f32.to(dtype);
+}
+
+struct Config {
+  Shape nhwc;
+  bool nchw;
+  bool training;
+  DType dtype;
+  std::string backend;
+  bool global = false;
+};
+
+Problem make_problem(const Config& cfg) {
+  Problem pb;
+  if (cfg.global) {
+    const std::int64_t C = cfg.nhwc.back();
+    pb.op = "BatchNormWithGlobalNormalizationGrad";
+    pb.dtype = cfg.dtype;
+    pb.set_attr("variance_epsilon", "0.001");
+    pb.set_attr("scale_after_normalization", "true");
+    pb.inputs["t"] = filled(cfg.dtype, cfg.nhwc, 1, -1.0, 3.0);
+    pb.inputs["backprop"] = filled(cfg.dtype, cfg.nhwc, 2, -1.0, 1.0);
+    pb.inputs["m"] = filled(cfg.dtype, {C}, 4, 0.9, 1.1);
+    pb.inputs["v"] = filled(cfg.dtype, {C}, 5, 1.2, 1.4);
+    pb.inputs["gamma"] = filled(cfg.dtype, {C}, 3, 0.5, 1.5);
+    return pb;
+  }
+  pb.op = "FusedBatchNormGradV3";
+  pb.dtype = cfg.dtype;
+  pb.set_attr("data_format", cfg.nchw ? "NCHW" : "NHWC");
+  pb.set_attr("is_training", cfg.training ? "true" : "false");
+  Shape shape = cfg.nhwc;
+  const std::int64_t C = shape.back();
+  if (cfg.nchw) shape = {shape[0], C, shape[1], shape[2]};
+  pb.inputs["x"] = filled(cfg.dtype, shape, 1, -1.0, 3.0);
+  pb.inputs["y_backprop"] = filled(cfg.dtype, shape, 2, -1.0, 1.0);
+  pb.inputs["scale"] = filled(DType::F32, {C}, 3, 0.5, 1.5);
+  pb.inputs["reserve_space_1"] = filled(DType::F32, {C}, 4, 0.9, 1.1);
+  pb.inputs["reserve_space_2"] = filled(DType::F32, {C}, 5, 1.2, 1.4);
+  return pb;
+}
+
+void run_grad(benchmark::State& state, const Config& cfg) {
+  Backend& backend = backend_or_throw(cfg.backend);
+  const Prepared p = prepare(make_problem(cfg));
+  RunContext ctx;
+  ctx.threads = bench_threads();
+  Result result;
+  allocate_outputs(p, result);
+  backend.run(p, result, ctx);  // warm-up: first touch of the outputs, pool start
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    backend.run(p, result, ctx);
+    benchmark::DoNotOptimize(result.outputs[0].tensor.raw());
+    benchmark::ClobberMemory();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const double bytes = 3.0 * static_cast<double>(result.outputs[0].tensor.nbytes());
+  const double rate = bytes * static_cast<double>(state.iterations()) / seconds;
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.counters["GBps"] = rate / 1e9;
+  state.counters["frac_copy"] = rate / copy_bandwidth();
+  state.counters["copy_GBps"] = copy_bandwidth() / 1e9;
+  state.counters["threads"] = ctx.threads;
+}
+
+void register_all() {
+  for (const char* backend : {"cpu", "cpu-reference"})
+    for (const BenchCase& bc : bench_cases()) {
+      // cpu-reference is float64 loops: only the two smallest ResNet tensors, f32.
+      if (std::string(backend) == "cpu-reference" &&
+          (bc.shape[1] > 14 || bc.shape[3] < 64 || bc.dtype != DType::F32))
+        continue;
+      const Config cfg{bc.shape, bc.nchw, bc.training, bc.dtype, backend, bc.global};
+      const std::string name = std::string(backend) + "/" + case_name(bc);
+      benchmark::RegisterBenchmark(name.c_str(), [cfg](benchmark::State& st) { run_grad(st, cfg); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+}
+
+}  // namespace
+}  // namespace bnscope
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bnscope::register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
