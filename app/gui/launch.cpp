@@ -6,11 +6,9 @@
 #include <vector>
 
 #include "io/problem_io.h"
+#include "problem_args.h"
 #include "sample_source.h"
 #include "tensor/error.h"
-#ifdef BNSCOPE_HAVE_APP_COMMON
-#include "problem_args.h"
-#endif
 
 namespace bnscope {
 
@@ -36,15 +34,11 @@ Problem problem_from_arguments(const QStringList& args) {
   if (args.isEmpty()) return builtin_sample();
   if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
     return load_problem(args.front().toStdString());
-#ifdef BNSCOPE_HAVE_APP_COMMON
   std::vector<std::string> flags;
   for (const QString& a : args) flags.push_back(a.toStdString());
   app::ProblemArgs parsed = app::parse_problem_args(flags);
   if (!parsed.rest.empty()) fail("unknown argument '" + parsed.rest.front() + "'");
   return parsed.problem;
-#else
-  fail("this build reads only a problem file: bnscope FILE.npz");
-#endif
 }
 
 }  // namespace bnscope

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QMessageBox>
 
+#include "backends.h"
 #include "launch.h"
 #include "main_window.h"
 #include "theme.h"
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("bnscope"));
   QApplication::setApplicationName(QStringLiteral("bnscope"));
   bnscope::apply_system_theme(app);
+  bnscope::app::register_all_backends();
   bnscope::MainWindow window;
   QStringList args = QApplication::arguments();
   args.removeFirst();

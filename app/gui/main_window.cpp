@@ -43,6 +43,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(channels_, tr("&Channels"));
   tabs_->addTab(inputs_, tr("&Inputs"));
   tabs_->addTab(browser_, tr("&Tensors"));
+  analysis_ = add_analysis_tabs(tabs_, controller_);
   setCentralWidget(tabs_);
 
   form_ = new ProblemForm(controller_, this);
@@ -154,6 +155,8 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty() && !saveViewPng(path))
       showError(tr("Cannot save"), tr("could not write %1").arg(path));
   });
+  file->addAction(tr("Export &report..."), QKeySequence(tr("Ctrl+Shift+E")), this,
+                  [this] { exportReport(); });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -318,6 +321,20 @@ void MainWindow::changeEvent(QEvent* e) {
   // The charts pick their theme from the palette when they redraw.
   if (e->type() == QEvent::PaletteChange) emit controller_->outcomeChanged();
   QMainWindow::changeEvent(e);
+}
+
+bool MainWindow::exportReportTo(const QString& dir, QString* error) {
+  return export_report(analysis_, *controller_, dir, error);
+}
+
+void MainWindow::exportReport() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into"));
+  if (dir.isEmpty()) return;
+  QString error;
+  if (!exportReportTo(dir, &error))
+    showError(tr("Cannot export the report"), error);
+  else
+    status_->setText(tr("Report written to %1").arg(dir));
 }
 
 }  // namespace bnscope

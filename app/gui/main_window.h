@@ -4,6 +4,8 @@
 #include <QMainWindow>
 #include <functional>
 
+#include "analysis_tabs.h"
+
 class QTabWidget;
 class QListView;
 class QLabel;
@@ -44,6 +46,8 @@ class MainWindow : public QMainWindow {
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
   // Renders the current tab to a PNG.
   bool saveViewPng(const QString& path);
+  // File > Export report without the dialog: report.html/.json/.csv and trace.json into dir.
+  bool exportReportTo(const QString& dir, QString* error);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -59,6 +63,7 @@ class MainWindow : public QMainWindow {
   void noteActivated(const QModelIndex& index);
   void updateTitle();
   bool saveProblemAs();
+  void exportReport();
 
   ProblemController* controller_;
   ProblemForm* form_;
@@ -68,6 +73,7 @@ class MainWindow : public QMainWindow {
   NotesModel* notes_;
   QListView* notes_view_;
   QTabWidget* tabs_;
+  AnalysisTabs analysis_;
   QLabel* status_;
   QProgressBar* progress_;
   QPushButton* cancel_;

@@ -35,6 +35,7 @@ class WindowTest : public QObject {
  private slots:
   void initTestCase();
   void startsWithTheSample();
+  void exportsTheReportOfTheCurrentProblem();
   void formControlsRerunAndMatchTheEngine();
   void epsilonSliderIsLogarithmic();
   void opensFilesAndFlags();
@@ -87,7 +88,21 @@ void WindowTest::startsWithTheSample() {
   QVERIFY(attr_bool(w.controller()->problem(), "is_training"));
   QCOMPARE(w.controller()->backend(), std::string("cpu"));
   expectTableIsEngine(w);
-  QVERIFY(w.viewTabs()->count() >= 3);
+  QStringList tabs;
+  for (int i = 0; i < w.viewTabs()->count(); ++i) tabs << w.viewTabs()->tabText(i).remove('&');
+  QVERIFY2(tabs.contains("Diff") && tabs.contains("Profile"), qPrintable(tabs.join(',')));
+}
+
+void WindowTest::exportsTheReportOfTheCurrentProblem() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  QTemporaryDir dir;
+  QVERIFY2(w.exportReportTo(dir.path(), &error), qPrintable(error));
+  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
+    QVERIFY2(QFileInfo(QDir(dir.path()).filePath(f)).size() > 0, f);
+  QVERIFY(!w.exportReportTo(QStringLiteral("/proc/no/such/dir"), &error));
+  QVERIFY(!error.isEmpty());
 }
 
 void WindowTest::formControlsRerunAndMatchTheEngine() {

@@ -1,0 +1,82 @@
+// Shows the analysis tabs on a sample problem with a known trap, for looking at them and for
+// the screenshots in resources/screenshots: `analysis_screens diff|profile [seconds]`.
+#include <QApplication>
+#include <QMainWindow>
+#include <QMouseEvent>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include "analysis_tabs.h"
+#include "diff/diff_view.h"
+#include "engine.h"
+#include "io/npz.h"
+#include "problem_controller.h"
+#include "profile/profile_view.h"
+#include "sample_source.h"
+#include "timeline/timeline_widget.h"
+
+using namespace bnscope;
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  const QString tab = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("diff");
+  const int seconds = argc > 2 ? std::atoi(argv[2]) : 0;
+  SampleSpec spec;
+  // The profile wants a problem larger than the caches so bandwidth means something.
+  const bool profiling = tab == QStringLiteral("profile");
+  spec.shape = profiling ? Shape{16, 56, 56, 64} : Shape{4, 12, 16, 8};
+  spec.seed = 3;
+  Problem problem = generate_problem(spec);
+
+  // Expected outputs as a cuDNN-style run would give them: reserve_space_2 read as inv_std.
+  QTemporaryDir dir;
+  Problem gpu_like = problem;
+  gpu_like.convention = ReserveConvention::InvStd;
+  std::vector<std::pair<std::string, Tensor>> members;
+  if (!profiling)
+    for (const OutputTensor& o : run_problem(gpu_like, "cpu-reference").outputs)
+      if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString expected = dir.filePath(QStringLiteral("expected_from_gpu.npz"));
+  write_npz(expected.toStdString(), members);
+
+  QMainWindow window;
+  window.setWindowTitle(QStringLiteral("bnscope analysis"));
+  auto* tabs = new QTabWidget(&window);
+  window.setCentralWidget(tabs);
+  ProblemController controller;
+  controller.setProblem(problem);
+  const AnalysisTabs t = add_analysis_tabs(tabs, &controller);
+  t.diff->setAutoRun(false);
+  t.diff->setReferenceFile(expected);
+  t.diff->setCandidates({QStringLiteral("cpu")});
+  window.resize(1400, 900);
+  window.move(0, 0);
+  window.show();
+  if (tab == QStringLiteral("profile")) {
+    tabs->setCurrentWidget(t.profile);
+    t.profile->setReps(20);
+    t.profile->run();
+    // Hover one event so the screenshot shows the timeline's tooltip.
+    QObject::connect(t.profile, &ProfileView::profileFinished, [&] {
+      TimelineWidget* tl = t.profile->timeline();
+      const QPointF at(TimelineWidget::kLabelWidth + 330,
+                       TimelineWidget::kRulerHeight + TimelineWidget::kLaneHeight / 2);
+      QTimer::singleShot(300, tl, [tl, at] {
+        QMouseEvent move(QEvent::MouseMove, at, tl->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                         Qt::NoModifier);
+        QCoreApplication::sendEvent(tl, &move);
+      });
+    });
+  } else {
+    tabs->setCurrentWidget(t.diff);
+    t.diff->run();
+    QObject::connect(t.diff, &DiffView::diffFinished, [&] {
+      t.diff->details()->setCurrentIndex(tab == QStringLiteral("causes")     ? 2
+                                         : tab == QStringLiteral("channels") ? 0
+                                                                             : 1);
+    });
+  }
+  if (seconds > 0) QTimer::singleShot(seconds * 1000, &app, &QApplication::quit);
+  return QApplication::exec();
+}

@@ -1,0 +1,16 @@
+#pragma once
+// Shared by the analysis view tests: a small sample problem and a fixed CPU roofline.
+
+#include <cstdint>
+
+#include "ops/problem.h"
+#include "profile/profiler.h"
+
+namespace bnscope::test {
+
+// FusedBatchNormGradV3, NHWC, training, 2x3x4x5: fast to run and to compare.
+Problem analysis_sample(std::uint64_t seed = 11);
+// Profile options that skip the 256 MB copy probe (a fixed 20 GB/s roofline).
+ProfileOptions quick_profile_options(int reps = 3);
+
+}  // namespace bnscope::test

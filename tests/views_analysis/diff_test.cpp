@@ -1,0 +1,242 @@
+// The Diff tab offscreen: cpu against cpu-reference on the sample (verdict and tables equal
+// core's own comparison), an injected error read from a file (its coordinates surface in the
+// table and on the heatmap), tolerance edits, bad files, and the report export.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "analysis_tabs.h"
+#include "analysis_test_util.h"
+#include "diff/cause_model.h"
+#include "diff/channel_error_model.h"
+#include "diff/diff_view.h"
+#include "diff/marked_heatmap.h"
+#include "diff/verdict_model.h"
+#include "diff/worst_elements_model.h"
+#include "engine.h"
+#include "io/npz.h"
+#include "ops/prepared.h"
+#include "problem_controller.h"
+#include "profile/profile_view.h"
+
+using namespace bnscope;
+
+class DiffViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+  void cpuAgreesWithTheReferenceLikeCoreSays();
+  void injectedErrorIsFoundAndMarked();
+  void editedToleranceChangesTheVerdict();
+  void badReferenceFileIsReportedNotThrown();
+  void tabsAreAddedAndTheReportIsExported();
+
+ private:
+  QTemporaryDir dir_;
+};
+
+void DiffViewTest::cpuAgreesWithTheReferenceLikeCoreSays() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  DiffView view(&controller);
+  QAbstractItemModelTester t1(view.verdictModel(),
+                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t2(view.channelModel(),
+                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t3(view.worstModel(),
+                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t4(view.causeModel(),
+                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+  view.setReferenceBackend(QStringLiteral("cpu-reference"));
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.isRunning());  // in the background: run() returned before the work is done
+  QVERIFY(view.waitForIdle());
+  auto out = view.outcome();
+  QVERIFY(out);
+  QVERIFY2(out->error.empty(), out->error.c_str());
+
+  // What core says for the same problem.
+  const Problem& p = controller.problem();
+  const Prepared prepared = prepare(p);
+  const Result ref = run_problem(p, "cpu-reference");
+  const Result cpu = run_problem(p, "cpu");
+  const Comparison want =
+      compare_results("cpu-reference", ref.outputs, "cpu", cpu.outputs, {}, &prepared.view);
+  QVERIFY(want.passed);
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+  VerdictModel* vm = view.verdictModel();
+  QCOMPARE(vm->rowCount(), static_cast<int>(want.outputs.size()));
+  for (int r = 0; r < vm->rowCount(); ++r) {
+    const OutputDiff& o = want.outputs[static_cast<std::size_t>(r)];
+    QCOMPARE(vm->index(r, VerdictModel::Output).data().toString(), QString::fromStdString(o.name));
+    QCOMPARE(vm->index(r, VerdictModel::Verdict).data().toString(),
+             o.compared ? QStringLiteral("pass") : QStringLiteral("skipped"));
+    if (!o.compared) continue;
+    QCOMPARE(vm->index(r, VerdictModel::MaxAbs).data(VerdictModel::SortRole).toDouble(), o.max_abs);
+    QCOMPARE(vm->index(r, VerdictModel::Mismatches).data(VerdictModel::SortRole).toLongLong(),
+             static_cast<qlonglong>(o.mismatches));
+    QCOMPARE(vm->index(r, VerdictModel::Atol).data(VerdictModel::SortRole).toDouble(),
+             o.tolerance.atol);
+  }
+  // The details show the first compared output: x_backprop, one row per channel.
+  QCOMPARE(view.selectedRow(), 0);
+  const OutputDiff& dx = want.outputs.front();
+  ChannelErrorModel* cm = view.channelModel();
+  QCOMPARE(cm->rowCount(), static_cast<int>(dx.channels.size()));
+  for (int r = 0; r < cm->rowCount(); ++r) {
+    QCOMPARE(cm->value(r, ChannelErrorModel::MaxAbs),
+             dx.channels[static_cast<std::size_t>(r)].max_abs);
+    QCOMPARE(cm->value(r, ChannelErrorModel::MeanAbs),
+             dx.channels[static_cast<std::size_t>(r)].mean_abs);
+  }
+  QCOMPARE(view.causeModel()->rowCount(), 0);
+  QVERIFY(view.heatmap()->slice().rows > 0);
+}
+
+void DiffViewTest::injectedErrorIsFoundAndMarked() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  const Result ref = run_problem(controller.problem(), "cpu-reference");
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : ref.outputs) {
+    Tensor t = o.tensor;
+    if (o.name == "x_backprop") {
+      const std::int64_t flat = ((1 * 3 + 2) * 4 + 1) * 5 + 3;  // n1 h2 w1 c3 of [2,3,4,5]
+      t.set(flat, t.get(flat) + 0.75);
+    }
+    if (o.defined) members.emplace_back(o.name, t);
+  }
+  const QString path = dir_.filePath(QStringLiteral("expected.npz"));
+  write_npz(path.toStdString(), members);
+
+  DiffView view(&controller);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(true);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  auto out = view.outcome();
+  QVERIFY2(out->error.empty(), out->error.c_str());
+  QVERIFY(!out->report.passed());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("FAIL")));
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("x_backprop")));
+  QCOMPARE(view.verdictModel()->index(0, VerdictModel::Verdict).data().toString(),
+           QStringLiteral("FAIL"));
+  QCOMPARE(view.selectedRow(), 0);
+  // The worst element: its coordinates lead the table, its channel is the only bad one.
+  QCOMPARE(view.worstModel()->index(0, WorstElementsModel::Coords).data().toString(),
+           QStringLiteral("(1, 2, 1, 3)"));
+  QCOMPARE(view.worstModel()->index(0, WorstElementsModel::Channel).data().toString(),
+           QStringLiteral("3"));
+  QCOMPARE(view.channelModel()->value(3, ChannelErrorModel::Mismatches), 1.0);
+  QCOMPARE(view.channelModel()->value(2, ChannelErrorModel::Mismatches), 0.0);
+  // The heatmap shows the h x w plane of batch 1, channel 3 with the element ringed.
+  const Slice2D& s = view.heatmap()->slice();
+  QCOMPARE(s.rows, 3);
+  QCOMPARE(s.cols, 4);
+  QVERIFY(std::fabs(s.at(2, 1) - 0.75) < 1e-6);
+  QVERIFY(!view.heatmap()->marks().isEmpty());
+  QCOMPARE(view.heatmap()->marks().front(), QPoint(2, 1));
+  view.resize(1200, 800);
+  view.show();
+  view.details()->setCurrentIndex(1);
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  int r = -1, c = -1;
+  const QRectF cell = view.heatmap()->cellRect(2, 1);
+  QVERIFY(!cell.isEmpty());
+  QVERIFY(view.heatmap()->cellAt(cell.center(), &r, &c));
+  QCOMPARE(r, 2);
+  QCOMPARE(c, 1);
+  // No trap explains a single changed element.
+  QCOMPARE(view.causeModel()->rowCount(), 0);
+}
+
+void DiffViewTest::editedToleranceChangesTheVerdict() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  const Result ref = run_problem(controller.problem(), "cpu-reference");
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : ref.outputs) {
+    Tensor t = o.tensor;
+    if (o.name == "x_backprop") t.set(0, t.get(0) + 0.5);
+    if (o.defined) members.emplace_back(o.name, t);
+  }
+  const QString path = dir_.filePath(QStringLiteral("tol.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(false);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.outcome()->report.passed());
+  VerdictModel* vm = view.verdictModel();
+  QVERIFY(vm->setData(vm->index(0, VerdictModel::Atol), QStringLiteral("1")));
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outcome()->report.passed());
+  QCOMPARE(vm->index(0, VerdictModel::Atol).data(VerdictModel::SortRole).toDouble(), 1.0);
+  QCOMPARE(vm->index(0, VerdictModel::Verdict).data().toString(), QStringLiteral("pass"));
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+  QCOMPARE(view.options().output_atol.at("x_backprop"), 1.0);
+}
+
+void DiffViewTest::badReferenceFileIsReportedNotThrown() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  DiffView view(&controller);
+  view.setReferenceFile(dir_.filePath(QStringLiteral("missing.npz")));
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.outcome()->error.empty());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("Cannot compare")));
+  QCOMPARE(view.verdictModel()->rowCount(), 0);
+  QCOMPARE(view.channelModel()->rowCount(), 0);
+  view.setReferenceBackend(QStringLiteral("cpu-reference"));
+  view.setCandidates({});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(QString::fromStdString(view.outcome()->error).contains(QStringLiteral("at least one")));
+}
+
+void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  QTabWidget tabs;
+  const AnalysisTabs t = add_analysis_tabs(&tabs, &controller);
+  QCOMPARE(tabs.count(), 2);
+  QVERIFY(tabs.tabText(0).contains(QStringLiteral("Diff")));
+  QVERIFY(t.diff && t.profile);
+  t.profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  t.profile->setReps(2);
+  t.profile->setBackends({QStringLiteral("cpu")});
+  t.profile->run();
+  QVERIFY(t.profile->waitForIdle());
+  const QString out = dir_.filePath(QStringLiteral("report"));
+  QString error;
+  QVERIFY2(export_report(t, controller, out, &error), qPrintable(error));
+  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
+    QVERIFY2(QFile::exists(QDir(out).filePath(QString::fromLatin1(f))), f);
+  QFile json(QDir(out).filePath(QStringLiteral("report.json")));
+  QVERIFY(json.open(QIODevice::ReadOnly));
+  const QByteArray text = json.readAll();
+  QVERIFY(text.contains("\"cpu-reference\""));  // the diff computed for the export
+  QVERIFY(text.contains("kernel:cpu"));         // the profile measured in the tab
+  // A changed problem drops the stale profile from the export.
+  controller.generateInputs(99);
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(export_report(t, controller, out, &error));
+  QFile json2(QDir(out).filePath(QStringLiteral("report.json")));
+  QVERIFY(json2.open(QIODevice::ReadOnly));
+  QVERIFY(!json2.readAll().contains("kernel:cpu"));
+  QVERIFY(!export_report(t, controller, QStringLiteral("/proc/forbidden/report"), &error));
+  QVERIFY(!error.isEmpty());
+}
+
+QTEST_MAIN(DiffViewTest)
+#include "diff_test.moc"

@@ -1,0 +1,80 @@
+// The Profile tab offscreen: its models filled from core's Profile, the bandwidth bars, the
+// timeline's events, and a background run on the controller's problem.
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QtCharts/QBarSet>
+#include <QtTest>
+
+#include "analysis_test_util.h"
+#include "problem_controller.h"
+#include "profile/phase_table_model.h"
+#include "profile/profile_view.h"
+#include "timeline/timeline_widget.h"
+
+using namespace bnscope;
+
+class ProfileViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void modelsFollowTheProfiles();
+  void runsInTheBackground();
+};
+
+void ProfileViewTest::modelsFollowTheProfiles() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  QAbstractItemModelTester tester(view.phaseModel(),
+                                  QAbstractItemModelTester::FailureReportingMode::QtTest);
+  const Problem p = test::analysis_sample();
+  Profile a = profile_problem(p, "cpu-reference", test::quick_profile_options(4));
+  Profile b = profile_problem(p, "cpu", test::quick_profile_options(4));
+  view.setProfiles({a, b});
+  PhaseTableModel* m = view.phaseModel();
+  QCOMPARE(m->rowCount(), static_cast<int>(a.phases.size() + b.phases.size() + 2));
+  QCOMPARE(m->index(0, PhaseTableModel::Backend).data().toString(),
+           QStringLiteral("cpu-reference"));
+  QCOMPARE(m->value(0, PhaseTableModel::Median), a.phases[0].stats.median);
+  QCOMPARE(m->value(0, PhaseTableModel::Max), a.phases[0].stats.max);
+  const int b0 = static_cast<int>(a.phases.size()) + 1;
+  QCOMPARE(m->index(b0, PhaseTableModel::Backend).data().toString(), QStringLiteral("cpu"));
+  QCOMPARE(m->value(b0, PhaseTableModel::Median), b.phases[0].stats.median);
+  // Bars: one category per backend, achieved against the 20 GB/s roofline.
+  QCOMPARE(view.achievedBars()->count(), 2);
+  QCOMPARE(view.achievedBars()->at(0), a.achieved_gbps);
+  QCOMPARE(view.achievedBars()->at(1), b.achieved_gbps);
+  QCOMPARE(view.rooflineBars()->at(1), 20.0);
+  QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cpu-reference")));
+  // The timeline holds every event, one host lane per backend.
+  const TimelineLayout& l = view.timelineLayout();
+  QCOMPARE(l.eventCount(), a.events.events().size() + b.events.events().size());
+  QCOMPARE(l.lanes().size(), std::size_t{2});
+  QCOMPARE(l.lanes()[0].label, std::string("cpu-reference host"));
+  view.setProfiles({});
+  QCOMPARE(m->rowCount(), 0);
+  QCOMPARE(view.achievedBars()->count(), 0);
+  QCOMPARE(view.timelineLayout().eventCount(), std::size_t{0});
+}
+
+void ProfileViewTest::runsInTheBackground() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu"), QStringLiteral("no-such-backend")});
+  QCOMPARE(view.backends(), QStringList{QStringLiteral("cpu")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(view.isRunning());
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.phaseModel()->profiles().size(), std::size_t{1});
+  const Profile& p = view.phaseModel()->profiles().front();
+  QCOMPARE(p.backend, std::string("cpu"));
+  QCOMPARE(p.reps, 3);
+  QVERIFY(p.achieved_gbps > 0);
+  QVERIFY(view.profiledProblem() != nullptr);
+  QCOMPARE(view.timelineLayout().eventCount(), p.events.events().size());
+}
+
+QTEST_MAIN(ProfileViewTest)
+#include "profile_test.moc"

@@ -1,0 +1,496 @@
+#include "diff/diff_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "backends/backend.h"
+#include "diff/cause_model.h"
+#include "diff/channel_error_model.h"
+#include "diff/diff_runner.h"
+#include "diff/marked_heatmap.h"
+#include "diff/verdict_model.h"
+#include "diff/worst_elements_model.h"
+#include "problem_controller.h"
+
+namespace bnscope {
+
+namespace {
+
+QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
+  auto* t = new QTableView(parent);
+  t->setModel(model);
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->setSelectionMode(QAbstractItemView::SingleSelection);
+  t->verticalHeader()->hide();
+  t->verticalHeader()->setDefaultSectionSize(22);
+  t->horizontalHeader()->setStretchLastSection(true);
+  t->setAlternatingRowColors(true);
+  return t;
+}
+
+const OutputTensor* find_output(const std::vector<OutputTensor>& outs, const std::string& name) {
+  for (const OutputTensor& o : outs)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+DiffView::DiffView(ProblemController* controller, QWidget* parent)
+    : QWidget(parent), controller_(controller), runner_(new DiffRunner(this)) {
+  setObjectName(QStringLiteral("diffView"));
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QWidget(this);
+  buildControls(bar);
+  layout->addWidget(bar);
+
+  verdict_label_ = new QLabel(tr("Not compared yet."), this);
+  verdict_label_->setObjectName(QStringLiteral("diffVerdict"));
+  verdict_label_->setWordWrap(true);
+  verdict_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(verdict_label_);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  verdict_ = new VerdictModel(this);
+  verdict_table_ = make_table(verdict_, split);
+  verdict_table_->setObjectName(QStringLiteral("diffVerdictTable"));
+  verdict_table_->setEditTriggers(QAbstractItemView::DoubleClicked |
+                                  QAbstractItemView::EditKeyPressed);
+  split->addWidget(verdict_table_);
+
+  details_ = new QTabWidget(split);
+  // Channels: the table and a chart of one of its columns across channels.
+  auto* ch_page = new QSplitter(Qt::Horizontal, details_);
+  channels_ = new ChannelErrorModel(this);
+  make_table(channels_, ch_page)->setSortingEnabled(false);
+  auto* chart_box = new QWidget(ch_page);
+  auto* chart_layout = new QVBoxLayout(chart_box);
+  chart_layout->setContentsMargins(0, 0, 0, 0);
+  chart_column_ = new QComboBox(chart_box);
+  for (int c = ChannelErrorModel::Mismatches; c < ChannelErrorModel::ColumnCount; ++c)
+    chart_column_->addItem(channels_->headerData(c, Qt::Horizontal).toString(), c);
+  chart_column_->setCurrentIndex(1);  // max |a-b|
+  chart_layout->addWidget(chart_column_);
+  auto* chart = new QChart();
+  chart->legend()->hide();
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  series_ = new QLineSeries(chart);
+  series_->setPointsVisible(true);
+  chart->addSeries(series_);
+  axis_x_ = new QValueAxis(chart);
+  axis_x_->setTitleText(tr("channel"));
+  axis_x_->setLabelFormat(QStringLiteral("%d"));
+  axis_y_ = new QValueAxis(chart);
+  axis_y_->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(axis_x_, Qt::AlignBottom);
+  chart->addAxis(axis_y_, Qt::AlignLeft);
+  series_->attachAxis(axis_x_);
+  series_->attachAxis(axis_y_);
+  chart_view_ = new QChartView(chart, chart_box);
+  chart_view_->setRenderHint(QPainter::Antialiasing);
+  chart_view_->setMinimumSize(260, 180);
+  chart_layout->addWidget(chart_view_, 1);
+  ch_page->addWidget(chart_box);
+  ch_page->setStretchFactor(0, 3);
+  ch_page->setStretchFactor(1, 2);
+  details_->addTab(ch_page, tr("Channels"));
+
+  // Elements: the worst ones listed, and the error heatmap of a slice with them ringed.
+  auto* el_page = new QSplitter(Qt::Horizontal, details_);
+  worst_ = new WorstElementsModel(this);
+  QTableView* worst_table = make_table(worst_, el_page);
+  connect(worst_, &QAbstractItemModel::modelReset, worst_table,
+          [worst_table] { worst_table->resizeColumnsToContents(); });
+  auto* map_box = new QWidget(el_page);
+  auto* map_layout = new QVBoxLayout(map_box);
+  map_layout->setContentsMargins(0, 0, 0, 0);
+  auto* slice_bar = new QHBoxLayout();
+  slice_mode_box_ = new QComboBox(map_box);
+  slice_mode_box_->addItem(tr("h x w at batch, channel"));
+  slice_mode_box_->addItem(tr("batch x channel at h, w"));
+  slice_a_ = new QSpinBox(map_box);
+  slice_b_ = new QSpinBox(map_box);
+  slice_bar->addWidget(new QLabel(tr("Slice"), map_box));
+  slice_bar->addWidget(slice_mode_box_);
+  slice_bar->addWidget(slice_a_);
+  slice_bar->addWidget(slice_b_);
+  slice_bar->addStretch(1);
+  map_layout->addLayout(slice_bar);
+  heatmap_ = new MarkedHeatmap(map_box);
+  map_layout->addWidget(heatmap_, 1);
+  el_page->addWidget(map_box);
+  el_page->setStretchFactor(0, 1);
+  el_page->setStretchFactor(1, 1);
+  details_->addTab(el_page, tr("Elements"));
+
+  causes_ = new CauseModel(this);
+  QTableView* cause_table = make_table(causes_, details_);
+  cause_table->setWordWrap(true);
+  cause_table->horizontalHeader()->setStretchLastSection(false);
+  connect(causes_, &QAbstractItemModel::modelReset, cause_table, [cause_table] {
+    cause_table->resizeColumnsToContents();
+    cause_table->horizontalHeader()->setSectionResizeMode(CauseModel::Title, QHeaderView::Stretch);
+  });
+  details_->addTab(cause_table, tr("Causes"));
+  split->addWidget(details_);
+  split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
+  layout->addWidget(split, 1);
+
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(400);
+  connect(debounce_, &QTimer::timeout, this, [this] {
+    if (isVisible()) run();
+  });
+  connect(controller_, &ProblemController::problemChanged, this, [this] {
+    stale_ = true;
+    if (auto_run_) debounce_->start();
+  });
+  connect(runner_, &DiffRunner::started, this, [this] {
+    status_->setText(tr("Comparing..."));
+    compare_->setText(tr("Restart"));
+  });
+  connect(runner_, &DiffRunner::finished, this, &DiffView::finished);
+  connect(verdict_, &VerdictModel::toleranceEdited, this, &DiffView::setTolerance);
+  connect(verdict_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& i) {
+            if (i.isValid() && i.row() != selected_row_) selectRow(i.row());
+          });
+  connect(chart_column_, &QComboBox::currentIndexChanged, this, [this] { updateChart(); });
+  connect(slice_mode_box_, &QComboBox::activated, this, [this](int i) {
+    showSlice(i == 0 ? SliceMode::SpatialAtBatchChannel : SliceMode::BatchChannelAtSpatial, 0, 0);
+  });
+  auto slice_edited = [this] { showSlice(slice_mode_, slice_a_->value(), slice_b_->value()); };
+  connect(slice_a_, &QSpinBox::valueChanged, this, slice_edited);
+  connect(slice_b_, &QSpinBox::valueChanged, this, slice_edited);
+  connect(worst_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& i) {
+            if (!i.isValid()) return;
+            const ElementError& e = worst_->elements().at(static_cast<std::size_t>(i.row()));
+            const ElementPlace p = element_place(error_.shape(), e.coords,
+                                                 outcome() ? outcome()->channels_last : true);
+            if (slice_mode_ == SliceMode::SpatialAtBatchChannel)
+              showSlice(slice_mode_, p.n, p.c);
+            else
+              showSlice(slice_mode_, p.h, p.w);
+          });
+}
+
+DiffView::~DiffView() = default;
+
+void DiffView::buildControls(QWidget* bar) {
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(0, 0, 0, 0);
+  row->addWidget(new QLabel(tr("Reference"), bar));
+  reference_ = new QComboBox(bar);
+  reference_->setObjectName(QStringLiteral("diffReference"));
+  for (Backend* b : BackendRegistry::instance().all()) {
+    reference_->addItem(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())));
+    if (!b->unavailable_reason().empty())
+      reference_->setItemData(reference_->count() - 1,
+                              QString::fromStdString(b->unavailable_reason()), Qt::ToolTipRole);
+  }
+  reference_->addItem(tr("Outputs from file..."), QStringLiteral("file"));
+  row->addWidget(reference_);
+  reference_file_ = new QLineEdit(bar);
+  reference_file_->setPlaceholderText(tr("expected outputs: .npz, .npy or a folder"));
+  reference_file_->setMinimumWidth(220);
+  browse_ = new QPushButton(tr("Browse..."), bar);
+  row->addWidget(reference_file_);
+  row->addWidget(browse_);
+  row->addSpacing(12);
+  row->addWidget(new QLabel(tr("Compare"), bar));
+  candidate_box_ = new QWidget(bar);
+  auto* checks = new QHBoxLayout(candidate_box_);
+  checks->setContentsMargins(0, 0, 0, 0);
+  for (Backend* b : BackendRegistry::instance().all()) {
+    auto* c = new QCheckBox(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())),
+                            candidate_box_);
+    const std::string why = b->unavailable_reason();
+    c->setEnabled(why.empty());
+    c->setToolTip(why.empty() ? QString::fromUtf8(b->description().data(),
+                                                  static_cast<int>(b->description().size()))
+                              : QString::fromStdString(why));
+    checks->addWidget(c);
+    candidate_checks_ << c;
+  }
+  row->addWidget(candidate_box_);
+  find_causes_ = new QCheckBox(tr("find causes"), bar);
+  find_causes_->setChecked(true);
+  find_causes_->setToolTip(tr("When outputs disagree, re-run with each known trap undone"));
+  row->addWidget(find_causes_);
+  compare_ = new QPushButton(tr("Compare"), bar);
+  compare_->setObjectName(QStringLiteral("diffCompare"));
+  row->addWidget(compare_);
+  status_ = new QLabel(bar);
+  row->addWidget(status_, 1);
+
+  setReferenceBackend(QStringLiteral("cpu-reference"));
+  setCandidates({QStringLiteral("cpu")});
+  connect(reference_, &QComboBox::currentIndexChanged, this, &DiffView::referenceChanged);
+  connect(compare_, &QPushButton::clicked, this, &DiffView::run);
+  connect(browse_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Expected outputs"), QString(),
+                                                      tr("Outputs (*.npz *.npy)"));
+    if (!path.isEmpty()) setReferenceFile(path);
+  });
+  connect(reference_file_, &QLineEdit::editingFinished, this, [this] { stale_ = true; });
+}
+
+void DiffView::referenceChanged() {
+  const bool file = reference_->currentData().toString() == QStringLiteral("file");
+  reference_file_->setVisible(file);
+  browse_->setVisible(file);
+  stale_ = true;
+}
+
+void DiffView::setReferenceBackend(const QString& name) {
+  const int i = reference_->findText(name);
+  if (i >= 0 && reference_->currentData().toString() != QStringLiteral("file") &&
+      reference_->currentIndex() == i)
+    return referenceChanged();
+  if (i >= 0) reference_->setCurrentIndex(i);
+  referenceChanged();
+}
+
+void DiffView::setReferenceFile(const QString& path) {
+  reference_file_->setText(path);
+  reference_->setCurrentIndex(reference_->count() - 1);
+  referenceChanged();
+}
+
+void DiffView::setCandidates(const QStringList& backends) {
+  for (QCheckBox* c : candidate_checks_) c->setChecked(backends.contains(c->text()));
+}
+
+QStringList DiffView::candidates() const {
+  QStringList out;
+  for (QCheckBox* c : candidate_checks_)
+    if (c->isChecked() && c->isEnabled()) out << c->text();
+  return out;
+}
+
+void DiffView::setFindCauses(bool on) {
+  find_causes_->setChecked(on);
+}
+
+void DiffView::run() {
+  DiffRequest r;
+  r.problem = controller_->problem();
+  if (reference_->currentData().toString() == QStringLiteral("file"))
+    r.reference_file = reference_file_->text().trimmed().toStdString();
+  else
+    r.reference = reference_->currentText().toStdString();
+  for (const QString& c : candidates()) r.candidates.push_back(c.toStdString());
+  r.options = options_;
+  r.find_causes = find_causes_->isChecked();
+  stale_ = false;
+  runner_->start(std::move(r));
+}
+
+bool DiffView::waitForIdle(int timeoutMs) {
+  return runner_->waitForIdle(timeoutMs);
+}
+
+bool DiffView::isRunning() const {
+  return runner_->isRunning();
+}
+
+std::shared_ptr<const DiffOutcome> DiffView::outcome() const {
+  return runner_->outcome();
+}
+
+void DiffView::setTolerance(const QString& output, double atol, double rtol) {
+  options_.output_atol[output.toStdString()] = atol;
+  options_.output_rtol[output.toStdString()] = rtol;
+  runner_->recompare(options_);
+}
+
+void DiffView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (auto_run_ && stale_ && !runner_->isRunning() && !controller_->problem().inputs.empty())
+    debounce_->start(0);
+}
+
+void DiffView::finished() {
+  compare_->setText(tr("Compare"));
+  auto out = outcome();
+  const int keep = selected_row_;
+  verdict_->setReport(out ? out->report : DiffReport{});
+  verdict_table_->resizeColumnsToContents();
+  causes_->setCauses(out ? out->causes : std::vector<Cause>{},
+                     out ? out->cause_for : std::vector<std::string>{});
+  details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
+  if (!out) {
+    status_->clear();
+    return;
+  }
+  if (!out->error.empty()) {
+    status_->setText(tr("failed"));
+    verdict_label_->setText(tr("<b style='color:#b00'>Cannot compare:</b> %1")
+                                .arg(QString::fromStdString(out->error).toHtmlEscaped()));
+  } else {
+    int compared = 0, failed = 0;
+    QStringList bad;
+    for (const Comparison& c : out->report.comparisons)
+      for (const OutputDiff& o : c.outputs) {
+        compared += o.compared;
+        if (!o.passed) {
+          ++failed;
+          bad << QString::fromStdString(o.name + " (" + c.candidate + ")");
+        }
+      }
+    status_->setText(tr("%1 output(s) compared").arg(compared));
+    verdict_label_->setText(
+        failed == 0
+            ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
+                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped())
+            : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
+                  .arg(failed)
+                  .arg(compared)
+                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped(),
+                       bad.join(QStringLiteral(", ")).toHtmlEscaped(),
+                       out->causes.empty()
+                           ? QString()
+                           : tr(" Likely cause: %1.")
+                                 .arg(QString::fromStdString(out->causes.front().title)
+                                          .toHtmlEscaped())));
+  }
+  // Keep the row after a tolerance edit; otherwise show the first failing output.
+  int row = keep >= 0 && keep < verdict_->rowCount() ? keep : -1;
+  for (int r = 0; row < 0 && r < verdict_->rowCount(); ++r)
+    if (!verdict_->output(r).passed) row = r;
+  for (int r = 0; row < 0 && r < verdict_->rowCount(); ++r)
+    if (verdict_->output(r).compared) row = r;
+  selected_row_ = -1;
+  selectRow(row);
+  emit diffFinished();
+}
+
+void DiffView::selectRow(int row) {
+  if (row < 0 || row >= verdict_->rowCount()) {
+    selected_row_ = -1;
+    channels_->setChannels({});
+    worst_->setElements({});
+    error_ = Tensor();
+    heatmap_->setSlice({});
+    heatmap_->setMarks({});
+    updateChart();
+    return;
+  }
+  selected_row_ = row;
+  verdict_table_->selectRow(row);
+  showDetails();
+}
+
+void DiffView::showDetails() {
+  const OutputDiff& o = verdict_->output(selected_row_);
+  channels_->setChannels(o.channels);
+  worst_->setElements(o.worst);
+  updateChart();
+  error_ = Tensor();
+  auto out = outcome();
+  const Comparison& c = verdict_->comparison(selected_row_);
+  if (out) {
+    const auto it = std::find_if(out->candidates.begin(), out->candidates.end(),
+                                 [&](const Result& r) { return r.backend == c.candidate; });
+    const OutputTensor* ref = find_output(out->reference, o.name);
+    const OutputTensor* cand =
+        it == out->candidates.end() ? nullptr : find_output(it->outputs, o.name);
+    if (ref && cand && o.compared) error_ = error_tensor(*ref, *cand);
+  }
+  const bool channels_last = out ? out->channels_last : true;
+  const TensorDims d = tensor_dims(error_, channels_last);
+  // Start on the slice through the worst element.
+  ElementPlace p;
+  if (!o.worst.empty()) p = element_place(error_.shape(), o.worst.front().coords, channels_last);
+  if (d.h * d.w > 1)
+    showSlice(SliceMode::SpatialAtBatchChannel, p.n, p.c);
+  else
+    showSlice(SliceMode::BatchChannelAtSpatial, p.h, p.w);
+}
+
+void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
+  slice_mode_ = mode;
+  const bool channels_last = outcome() ? outcome()->channels_last : true;
+  const TensorDims d = tensor_dims(error_, channels_last);
+  const bool spatial = mode == SliceMode::SpatialAtBatchChannel;
+  const std::int64_t max_a = (spatial ? d.n : d.h) - 1, max_b = (spatial ? d.c : d.w) - 1;
+  a = std::clamp<std::int64_t>(a, 0, std::max<std::int64_t>(0, max_a));
+  b = std::clamp<std::int64_t>(b, 0, std::max<std::int64_t>(0, max_b));
+  {
+    const QSignalBlocker b1(slice_a_), b2(slice_b_), b3(slice_mode_box_);
+    slice_mode_box_->setCurrentIndex(spatial ? 0 : 1);
+    slice_a_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, max_a)));
+    slice_b_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, max_b)));
+    slice_a_->setPrefix(spatial ? tr("batch ") : tr("h "));
+    slice_b_->setPrefix(spatial ? tr("channel ") : tr("w "));
+    slice_a_->setValue(static_cast<int>(a));
+    slice_b_->setValue(static_cast<int>(b));
+  }
+  if (error_.numel() == 0) {
+    heatmap_->setSlice({});
+    heatmap_->setMarks({});
+    return;
+  }
+  const OutputDiff& o = verdict_->output(selected_row_);
+  heatmap_->setSlice(slice_tensor(error_, channels_last, mode, a, b),
+                     tr("|a-b| of %1").arg(QString::fromStdString(o.name)));
+  QVector<QPoint> marks;
+  for (const ElementError& e : o.worst) {
+    const ElementPlace p = element_place(error_.shape(), e.coords, channels_last);
+    if (spatial && p.n == a && p.c == b)
+      marks << QPoint(static_cast<int>(p.h), static_cast<int>(p.w));
+    else if (!spatial && p.h == a && p.w == b)
+      marks << QPoint(static_cast<int>(p.n), static_cast<int>(p.c));
+  }
+  heatmap_->setMarks(marks);
+}
+
+void DiffView::updateChart() {
+  const int column = chart_column_->currentData().toInt();
+  QList<QPointF> points;
+  double lo = 0, hi = 0;
+  for (int r = 0; r < channels_->rowCount(); ++r) {
+    const double v = channels_->value(r, column);
+    if (!std::isfinite(v)) continue;
+    points << QPointF(channels_->value(r, ChannelErrorModel::Channel), v);
+    hi = std::max(hi, v);
+    lo = std::min(lo, v);
+  }
+  series_->replace(points);
+  const int n = channels_->rowCount();
+  axis_x_->setRange(0, std::max(1, n - 1));
+  // Whole channel numbers on the axis: one tick each while they fit, round steps beyond.
+  if (n >= 2 && n <= 12)
+    axis_x_->setTickCount(n);
+  else
+    axis_x_->applyNiceNumbers();
+  axis_y_->setRange(lo, hi > lo ? hi * 1.05 : lo + 1);
+  axis_y_->applyNiceNumbers();
+  axis_y_->setTitleText(chart_column_->currentText());
+  chart_view_->chart()->setTitle(
+      selected_row_ >= 0 ? tr("%1 across channels")
+                               .arg(QString::fromStdString(verdict_->output(selected_row_).name))
+                         : QString());
+}
+
+}  // namespace bnscope

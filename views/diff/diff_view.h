@@ -1,0 +1,121 @@
+#pragma once
+// The Diff tab: the current problem through a reference (a backend or outputs from a file) and
+// one or more candidate backends; the verdict per output with editable tolerances, the
+// per-channel error table and chart, an error heatmap with the worst elements ringed, and the
+// cause finder's ranked causes. Diffs run in the background; the UI never waits on them.
+
+#include <QWidget>
+#include <memory>
+
+#include "diff/diff_compute.h"
+#include "tensor_slice.h"
+
+class QCheckBox;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QTabWidget;
+class QTimer;
+class QLineSeries;
+class QValueAxis;
+
+namespace bnscope {
+
+class CauseModel;
+class ChannelErrorModel;
+class DiffRunner;
+class MarkedHeatmap;
+class ProblemController;
+class VerdictModel;
+class WorstElementsModel;
+
+class DiffView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DiffView(ProblemController* controller, QWidget* parent = nullptr);
+  ~DiffView() override;
+
+  void setReferenceBackend(const QString& name);
+  void setReferenceFile(const QString& path);  // .npy, .npz or a directory of .npy
+  void setCandidates(const QStringList& backends);
+  QStringList candidates() const;
+  void setFindCauses(bool on);
+  // Re-run when the problem changes (only while the tab is shown; otherwise on showing).
+  void setAutoRun(bool on) { auto_run_ = on; }
+
+  void run();  // diffs the controller's current problem now
+  bool waitForIdle(int timeoutMs = 60000);
+  bool isRunning() const;
+  std::shared_ptr<const DiffOutcome> outcome() const;
+  const DiffOptions& options() const { return options_; }
+  void setTolerance(const QString& output, double atol, double rtol);
+
+  // The verdict row whose details (channels, elements, heatmap) are shown.
+  void selectRow(int row);
+  int selectedRow() const { return selected_row_; }
+  void showSlice(SliceMode mode, std::int64_t a, std::int64_t b);
+
+  VerdictModel* verdictModel() const { return verdict_; }
+  ChannelErrorModel* channelModel() const { return channels_; }
+  WorstElementsModel* worstModel() const { return worst_; }
+  CauseModel* causeModel() const { return causes_; }
+  MarkedHeatmap* heatmap() const { return heatmap_; }
+  QChartView* chartView() const { return chart_view_; }
+  QLabel* verdictLabel() const { return verdict_label_; }
+  QTabWidget* details() const { return details_; }
+
+ signals:
+  void diffFinished();
+
+ protected:
+  void showEvent(QShowEvent* e) override;
+
+ private:
+  void buildControls(QWidget* bar);
+  void finished();
+  void showDetails();
+  void updateChart();
+  void updateHeatmap();
+  void referenceChanged();
+
+  ProblemController* controller_;
+  DiffRunner* runner_;
+  DiffOptions options_;
+  bool auto_run_ = true;
+  bool stale_ = true;
+  int selected_row_ = -1;
+  SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
+  Tensor error_;  // of the selected output
+
+  QComboBox* reference_;
+  QLineEdit* reference_file_;
+  QPushButton* browse_;
+  QWidget* candidate_box_;
+  QList<QCheckBox*> candidate_checks_;
+  QCheckBox* find_causes_;
+  QPushButton* compare_;
+  QLabel* status_;
+  QLabel* verdict_label_;
+  QTimer* debounce_;
+  VerdictModel* verdict_;
+  QTableView* verdict_table_;
+  QTabWidget* details_;
+  ChannelErrorModel* channels_;
+  QComboBox* chart_column_;
+  QChartView* chart_view_;
+  QLineSeries* series_;
+  QValueAxis* axis_x_;
+  QValueAxis* axis_y_;
+  WorstElementsModel* worst_;
+  MarkedHeatmap* heatmap_;
+  QComboBox* slice_mode_box_;
+  QSpinBox* slice_a_;
+  QSpinBox* slice_b_;
+  CauseModel* causes_;
+};
+
+}  // namespace bnscope

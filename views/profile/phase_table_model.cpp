@@ -1,0 +1,149 @@
+#include "profile/phase_table_model.h"
+
+#include <cmath>
+#include <limits>
+
+#include "profile/profile_compute.h"
+
+namespace bnscope {
+
+QString duration_text(double s) {
+  if (!std::isfinite(s)) return QStringLiteral("-");
+  const double a = std::fabs(s);
+  if (a >= 1) return QStringLiteral("%1 s").arg(s, 0, 'f', 3);
+  if (a >= 1e-3) return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 3);
+  if (a >= 1e-6) return QStringLiteral("%1 us").arg(s * 1e6, 0, 'f', 2);
+  return QStringLiteral("%1 ns").arg(s * 1e9, 0, 'f', 1);
+}
+
+QString bytes_text(double b) {
+  if (b >= 1e9) return QStringLiteral("%1 GB").arg(b / 1e9, 0, 'f', 2);
+  if (b >= 1e6) return QStringLiteral("%1 MB").arg(b / 1e6, 0, 'f', 2);
+  if (b >= 1e3) return QStringLiteral("%1 kB").arg(b / 1e3, 0, 'f', 1);
+  return QStringLiteral("%1 B").arg(b, 0, 'f', 0);
+}
+
+void PhaseTableModel::setProfiles(std::vector<Profile> profiles) {
+  beginResetModel();
+  profiles_ = std::move(profiles);
+  rows_.clear();
+  for (std::size_t p = 0; p < profiles_.size(); ++p) {
+    for (std::size_t ph = 0; ph < profiles_[p].phases.size(); ++ph)
+      rows_.emplace_back(static_cast<int>(p), static_cast<int>(ph));
+    rows_.emplace_back(static_cast<int>(p), -1);
+  }
+  endResetModel();
+}
+
+int PhaseTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int PhaseTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+double PhaseTableModel::value(int row, int column) const {
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  const auto [pi, ph] = rowSource(row);
+  const Profile& p = profiles_[static_cast<std::size_t>(pi)];
+  const TimingStats& t = ph < 0 ? p.wall : p.phases[static_cast<std::size_t>(ph)].stats;
+  const std::int64_t bytes =
+      ph < 0 ? -1 : phase_bytes(p, p.phases[static_cast<std::size_t>(ph)].phase);
+  const double gbps =
+      bytes >= 0 && t.median > 0 ? static_cast<double>(bytes) / t.median / 1e9 : none;
+  switch (column) {
+    case Reps:
+      return t.count;
+    case Min:
+      return t.min;
+    case Median:
+      return t.median;
+    case Max:
+      return t.max;
+    case Bytes:
+      return bytes >= 0 ? static_cast<double>(bytes) : none;
+    case Gbps:
+      return gbps;
+    case Roofline:
+      return p.roofline_gbps > 0 && std::isfinite(gbps) ? gbps / p.roofline_gbps : none;
+    default:
+      return none;
+  }
+}
+
+QVariant PhaseTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+  const auto [pi, ph] = rowSource(index.row());
+  const Profile& p = profiles_[static_cast<std::size_t>(pi)];
+  const int col = index.column();
+  if (role == Qt::TextAlignmentRole && col >= Reps)
+    return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole && col == Roofline) return QString::fromStdString(p.roofline_source);
+  if (role == Qt::ToolTipRole && col == Phase && ph < 0)
+    return tr("The whole run on the host clock, copies and launches included");
+  const double v = col >= Reps ? value(index.row(), col) : 0;
+  if (role == SortRole) {
+    if (col == Backend) return QString::fromStdString(p.backend);
+    if (col == Phase) return ph;
+    return v;
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (col) {
+    case Backend:
+      return QString::fromStdString(p.backend);
+    case Phase:
+      return ph < 0 ? tr("whole run (wall)")
+                    : QString::fromStdString(p.phases[static_cast<std::size_t>(ph)].phase);
+    case Reps:
+      return static_cast<int>(v);
+    case Min:
+    case Median:
+    case Max:
+      return duration_text(v);
+    default:
+      break;
+  }
+  if (!std::isfinite(v)) return QString();
+  switch (col) {
+    case Bytes:
+      return bytes_text(v);
+    case Gbps:
+      return QString::number(v, 'f', 2);
+    case Roofline:
+      return QStringLiteral("%1 %").arg(v * 100, 0, 'f', 1);
+    default:
+      return {};
+  }
+}
+
+QVariant PhaseTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && section == Bytes)
+    return tr("Minimum traffic: each input read once, each output written once");
+  if (role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Backend:
+      return tr("backend");
+    case Phase:
+      return tr("phase");
+    case Reps:
+      return tr("reps");
+    case Min:
+      return tr("min");
+    case Median:
+      return tr("median");
+    case Max:
+      return tr("max");
+    case Bytes:
+      return tr("bytes");
+    case Gbps:
+      return tr("GB/s");
+    case Roofline:
+      return tr("of roofline");
+    default:
+      return {};
+  }
+}
+
+}  // namespace bnscope

@@ -1,0 +1,29 @@
+#pragma once
+// The profile tab's work without Qt: profile the problem on each chosen backend, and lay the
+// profiles' events one after another on a single time axis for the timeline.
+
+#include <string>
+#include <vector>
+
+#include "profile/profiler.h"
+
+namespace bnscope {
+
+struct ProfileBatch {
+  std::vector<Profile> profiles;
+  std::vector<std::string> errors;  // "<backend>: <why>" for backends that could not be profiled
+};
+
+// Never throws; a backend that fails is reported and the others still run.
+ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
+                              const ProfileOptions& options);
+
+// Every profile's events, each profile starting gap seconds after the previous one ended, as
+// the Chrome trace writer lays them out.
+EventStore combined_events(const std::vector<Profile>& profiles, double gap_fraction = 0.05);
+
+// Bytes the minimum-traffic model charges to a phase: the whole traffic for the phase that
+// runs the op ("kernel:..."), unknown (-1) for copies, partial passes and host spans.
+std::int64_t phase_bytes(const Profile& p, const std::string& phase);
+
+}  // namespace bnscope

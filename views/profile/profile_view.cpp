@@ -1,0 +1,234 @@
+#include "profile/profile_view.h"
+
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+#include "backends/backend.h"
+#include "problem_controller.h"
+#include "profile/phase_table_model.h"
+#include "timeline/timeline_widget.h"
+
+namespace bnscope {
+
+ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
+    : QWidget(parent), controller_(controller) {
+  setObjectName(QStringLiteral("profileView"));
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(new QLabel(tr("Backends"), this));
+  for (Backend* b : BackendRegistry::instance().all()) {
+    auto* c = new QCheckBox(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())),
+                            this);
+    const std::string why = b->unavailable_reason();
+    c->setEnabled(why.empty());
+    c->setChecked(why.empty());
+    if (!why.empty()) c->setToolTip(QString::fromStdString(why));
+    bar->addWidget(c);
+    backend_checks_ << c;
+  }
+  bar->addSpacing(12);
+  reps_ = new QSpinBox(this);
+  reps_->setRange(1, 10000);
+  reps_->setValue(10);
+  reps_->setPrefix(tr("reps "));
+  bar->addWidget(reps_);
+  threads_ = new QSpinBox(this);
+  threads_->setRange(0, 1024);
+  threads_->setSpecialValueText(tr("all threads"));
+  threads_->setPrefix(tr("threads "));
+  bar->addWidget(threads_);
+  run_ = new QPushButton(tr("Profile"), this);
+  run_->setObjectName(QStringLiteral("profileRun"));
+  bar->addWidget(run_);
+  status_ = new QLabel(tr("Press Profile to time the current problem."), this);
+  status_->setWordWrap(true);
+  bar->addWidget(status_, 1);
+  layout->addLayout(bar);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* top = new QSplitter(Qt::Horizontal, split);
+  phases_ = new PhaseTableModel(this);
+  auto* table = table_ = new QTableView(top);
+  table->setObjectName(QStringLiteral("profileTable"));
+  table->setModel(phases_);
+  table->verticalHeader()->hide();
+  table->verticalHeader()->setDefaultSectionSize(22);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setAlternatingRowColors(true);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  auto* chart = new QChart();
+  chart->setTitle(tr("Bandwidth vs roofline, GB/s"));
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  bars_ = new QBarSeries(chart);
+  achieved_ = new QBarSet(tr("achieved"), bars_);
+  achieved_->setColor(QColor(70, 130, 200));
+  roofline_ = new QBarSet(tr("roofline"), bars_);
+  roofline_->setColor(QColor(200, 200, 205));
+  bars_->append(achieved_);
+  bars_->append(roofline_);
+  bars_->setLabelsVisible(true);
+  bars_->setLabelsFormat(QStringLiteral("@value"));
+  bars_->setLabelsPrecision(3);
+  bars_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);  // readable on short bars
+  achieved_->setLabelColor(Qt::black);
+  roofline_->setLabelColor(Qt::black);
+  chart->addSeries(bars_);
+  axis_x_ = new QBarCategoryAxis(chart);
+  axis_y_ = new QValueAxis(chart);
+  axis_y_->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(axis_x_, Qt::AlignBottom);
+  chart->addAxis(axis_y_, Qt::AlignLeft);
+  bars_->attachAxis(axis_x_);
+  bars_->attachAxis(axis_y_);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart_view_ = new QChartView(chart, top);
+  chart_view_->setRenderHint(QPainter::Antialiasing);
+  chart_view_->setMinimumWidth(360);
+  top->addWidget(table);
+  top->addWidget(chart_view_);
+  top->setStretchFactor(0, 3);
+  top->setStretchFactor(1, 2);
+  split->addWidget(top);
+  if (ImGuiWidget::platformSupported()) {
+    timeline_ = new TimelineWidget(split);
+    timeline_->setObjectName(QStringLiteral("profileTimeline"));
+    split->addWidget(timeline_);
+  } else {
+    // Showing a QOpenGLWidget where the platform has no OpenGL crashes inside Qt.
+    split->addWidget(
+        new QLabel(tr("The timeline needs OpenGL, which this display does not offer."), split));
+  }
+  split->setSizes({330, 470});
+  layout->addWidget(split, 1);
+
+  connect(run_, &QPushButton::clicked, this, &ProfileView::run);
+  connect(&watcher_, &QFutureWatcherBase::finished, this, &ProfileView::finished);
+}
+
+ProfileView::~ProfileView() {
+  watcher_.waitForFinished();  // profile_problem has no cancel point; runs are bounded by reps
+}
+
+void ProfileView::setBackends(const QStringList& backends) {
+  for (QCheckBox* c : backend_checks_) c->setChecked(backends.contains(c->text()));
+}
+
+QStringList ProfileView::backends() const {
+  QStringList out;
+  for (QCheckBox* c : backend_checks_)
+    if (c->isChecked() && c->isEnabled()) out << c->text();
+  return out;
+}
+
+void ProfileView::setReps(int reps) {
+  reps_->setValue(reps);
+}
+
+void ProfileView::run() {
+  if (running_) {
+    pending_ = true;
+    return;
+  }
+  std::vector<std::string> names;
+  for (const QString& b : backends()) names.push_back(b.toStdString());
+  ProfileOptions options;
+  options.reps = reps_->value();
+  options.threads = threads_->value();
+  options.copy_probe = probe_;
+  running_ = true;
+  run_->setEnabled(false);
+  status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
+  running_problem_ = controller_->problem();
+  watcher_.setFuture(QtConcurrent::run([problem = *running_problem_, names, options] {
+    return profile_backends(problem, names, options);
+  }));
+}
+
+bool ProfileView::waitForIdle(int timeoutMs) {
+  QElapsedTimer t;
+  t.start();
+  while ((running_ || pending_) && t.elapsed() < timeoutMs) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  return !running_ && !pending_;
+}
+
+void ProfileView::finished() {
+  ProfileBatch batch = watcher_.result();
+  running_ = false;
+  run_->setEnabled(true);
+  setProfiles(std::move(batch.profiles), batch.errors);
+  profiled_ = std::move(running_problem_);
+  running_problem_.reset();
+  if (pending_) {
+    pending_ = false;
+    run();
+    return;
+  }
+  emit profileFinished();
+}
+
+void ProfileView::setProfiles(std::vector<Profile> profiles,
+                              const std::vector<std::string>& errors) {
+  profiled_.reset();
+  const EventStore events = combined_events(profiles);
+  timeline_layout_.setEvents(events);
+  if (timeline_) timeline_->setEvents(events);
+  phases_->setProfiles(std::move(profiles));
+  table_->resizeColumnsToContents();
+  updateChart();
+  QStringList lines;
+  for (const Profile& p : phases_->profiles())
+    lines << tr("%1: %2 median, %3 GB/s (%4 of %5 GB/s, %6)")
+                 .arg(QString::fromStdString(p.backend), duration_text(p.kernel_seconds))
+                 .arg(p.achieved_gbps, 0, 'f', 2)
+                 .arg(p.roofline_gbps > 0
+                          ? QStringLiteral("%1 %").arg(p.roofline_fraction * 100, 0, 'f', 1)
+                          : tr("n/a"))
+                 .arg(p.roofline_gbps, 0, 'f', 1)
+                 .arg(QString::fromStdString(p.roofline_source));
+  for (const std::string& e : errors) lines << QString::fromStdString(e).toHtmlEscaped();
+  status_->setText(lines.isEmpty() ? tr("Nothing profiled.") : lines.join(QStringLiteral("<br>")));
+}
+
+void ProfileView::updateChart() {
+  QStringList categories;
+  QList<qreal> achieved, roof;
+  double hi = 0;
+  for (const Profile& p : phases_->profiles()) {
+    categories << QString::fromStdString(p.backend);
+    achieved << p.achieved_gbps;
+    roof << p.roofline_gbps;
+    hi = std::max({hi, p.achieved_gbps, p.roofline_gbps});
+  }
+  achieved_->remove(0, achieved_->count());
+  roofline_->remove(0, roofline_->count());
+  achieved_->append(achieved);
+  roofline_->append(roof);
+  axis_x_->clear();
+  axis_x_->append(categories);
+  axis_y_->setRange(0, hi > 0 ? hi * 1.15 : 1);
+  axis_y_->applyNiceNumbers();
+}
+
+}  // namespace bnscope

@@ -1,0 +1,63 @@
+#pragma once
+// What the timeline draws, without any drawing: events grouped into lanes (one per backend and
+// track), sorted by start so the visible ones are found by binary search, the visible time range
+// with zoom and pan, hit testing and the ruler's ticks. Kept apart from the widget so it is
+// tested without a GL context.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profile/event_store.h"
+
+namespace bnscope {
+
+struct TimelineLane {
+  std::string label;  // "<backend> host", "<backend> device", "<backend> stream N"
+  std::uint32_t backend = 0;
+  std::uint32_t track = 0;
+  std::vector<TraceEvent> events;  // sorted by start
+  double max_duration = 0;         // how far back an event can start and still reach a time
+};
+
+class TimelineLayout {
+ public:
+  void setEvents(const EventStore& store);
+  const EventStore& store() const { return store_; }
+  const std::vector<TimelineLane>& lanes() const { return lanes_; }
+  std::size_t eventCount() const { return store_.events().size(); }
+
+  double begin() const { return begin_; }  // extent of all events
+  double end() const { return end_; }
+  double viewStart() const { return view_start_; }
+  double viewEnd() const { return view_end_; }
+  double viewSpan() const { return view_end_ - view_start_; }
+  void fit();  // the whole extent with a small margin
+  void setView(double start, double end);
+  // factor > 1 zooms in; the time at anchor stays where it is on screen.
+  void zoomAround(double anchor, double factor);
+  void panBy(double seconds);
+
+  // Indices [first, last) into lane.events of the events overlapping [t0, t1].
+  std::pair<std::size_t, std::size_t> visible(std::size_t lane, double t0, double t1) const;
+  // The event of a lane under time t, within slack seconds; nullptr when none.
+  const TraceEvent* eventAt(std::size_t lane, double t, double slack = 0) const;
+
+ private:
+  EventStore store_;
+  std::vector<TimelineLane> lanes_;
+  double begin_ = 0, end_ = 0;
+  double view_start_ = 0, view_end_ = 1;
+};
+
+// Round tick positions in [t0, t1], at most max_ticks of them; *step gets their spacing.
+std::vector<double> ruler_ticks(double t0, double t1, int max_ticks, double* step);
+// "1.5 ms", "250 us", "12 ns", "2.01 s": precision from the tick step so labels differ.
+std::string time_text(double seconds, double step = 0);
+// The phase family an event name belongs to ("kernel:cpu" -> "kernel"), which picks its colour.
+std::string phase_family(const std::string& name);
+// RGBA colour of a phase family, stable across runs.
+std::uint32_t phase_colour(const std::string& family);
+
+}  // namespace bnscope
