@@ -5,11 +5,11 @@
 #include <string>
 
 #include "backends.h"
+#include "case_flags.h"
 #include "command.h"
 #include "engine.h"
 #include "io/atomic_file.h"
 #include "io/npy.h"
-#include "ops/sample.h"
 #include "problem_args.h"
 #include "tensor/error.h"
 
@@ -70,14 +70,7 @@ int run(Args args) {
     } else if (a == "--out") {
       out = value();
     } else if (a == "--threads") {
-      const std::string& t = value();
-      try {
-        threads = std::stoi(t);
-      } catch (const std::exception&) {
-        threads = -1;
-      }
-      if (threads < 0 || threads > 1024)
-        fail("--threads expects a count from 0 (all) to 1024, got '" + t + "'");
+      threads = parse_int_flag(a, value(), 0, 1024);
     } else if (a == "--sample") {
       sample = true;
     } else if (a == "--quiet") {
@@ -87,25 +80,9 @@ int run(Args args) {
     }
   }
   if (out.empty()) fail("run needs --out DIR (where OUTPUT.npy files are written)");
-  Problem problem = pa.problem;
-  if (sample) {
-    // Random inputs for the op, keeping the attrs and inputs given on the command line.
-    SampleSpec spec;
-    spec.op = problem.op;
-    spec.dtype = problem.dtype.value_or(DType::F32);
-    spec.convention = problem.convention;
-    if (const OpSpec* op = find_op(problem.op); op && op->has_attr("data_format")) {
-      spec.format = *parse_data_format(attr_string(problem, "data_format"));
-      spec.is_training = attr_bool(problem, "is_training");
-      if (spec.format == DataFormat::NDHWC || spec.format == DataFormat::NCDHW)
-        spec.shape = {2, 4, 8, 8, 16};
-    }
-    Problem generated = random_problem(spec);
-    for (auto& [k, v] : problem.inputs) generated.inputs[k] = v;
-    for (auto& [k, v] : problem.attrs) generated.attrs[k] = v;
-    generated.strict = problem.strict;
-    problem = std::move(generated);
-  }
+  if (!sample && !pa.inputs_given)
+    fail("run needs inputs: --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz, or --sample");
+  const Problem problem = problem_or_sample(pa, {}, 1);
   app::register_all_backends();
   RunContext ctx;
   ctx.threads = threads;
@@ -124,7 +101,7 @@ const CommandRegistration reg{
      "  --backend B     cpu (default), cpu-reference, cuda, cudnn\n"
      "  --out DIR       output directory (created if missing)\n"
      "  --threads N     threads for the cpu backend (0: all)\n"
-     "  --sample        generate seeded random inputs for whatever the command line does not give\n"
+     "  --sample        without inputs on the command line, run on a seeded random problem\n"
      "  --quiet         no summary on stdout\n\n"
      "exit status: 0 ok, 2 bad input, 3 backend unavailable or variant unsupported, 4 internal "
      "error",

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "case_flags.h"
 #include "command.h"
 #include "io/problem_io.h"
 #include "ops/sample.h"
@@ -12,31 +13,6 @@
 namespace bnscope::cli {
 
 namespace {
-
-Shape parse_shape(const std::string& text) {
-  Shape s;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = text.find(',', pos);
-    const std::string part =
-        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    try {
-      std::size_t used = 0;
-      const long long d = std::stoll(part, &used);
-      if (used != part.size() || d < 0) throw std::invalid_argument(part);
-      s.push_back(d);
-    } catch (const std::exception&) {
-      fail("--shape expects comma-separated non-negative sizes like 8,14,14,32, got '" + text +
-           "'");
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (s.size() != 4 && s.size() != 5)
-    fail("--shape expects 4 (N,H,W,C) or 5 (N,D,H,W,C) sizes, got '" + text + "'");
-  num_elements(s);
-  return s;
-}
 
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
@@ -52,13 +28,9 @@ int run(Args args) {
     if (a == "--out") {
       out = v;
     } else if (a == "--shape") {
-      spec.shape = parse_shape(v);
+      spec.shape = parse_shape_flag(a, v);
     } else if (a == "--seed") {
-      try {
-        spec.seed = std::stoull(v);
-      } catch (const std::exception&) {
-        fail("--seed expects a non-negative integer, got '" + v + "'");
-      }
+      spec.seed = static_cast<std::uint64_t>(parse_int_flag(a, v, 0, INT32_MAX));
     } else {
       fail("sample: unknown flag '" + a + "' (see bnscope-cli sample --help)");
     }

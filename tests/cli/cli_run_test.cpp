@@ -143,6 +143,8 @@ TEST(CliRun, BadInputsExitTwoWithOneLineAndNoFiles) {
   expect_bad_input(run_cli(with(good, {"--backend", "tpu"})), "unknown backend 'tpu'", dir);
   expect_bad_input(run_cli(with(good, {"--threads", "-4"})), "--threads", dir);
   expect_bad_input(run_cli({"run", "--op", p.op, "--sample"}), "--out", dir);
+  expect_bad_input(run_cli({"run", "--op", p.op, "--out", dir.path("out")}), "run needs inputs",
+                   dir);
   expect_bad_input(run_cli({"run", "--op", "Conv2D", "--out", dir.path("out")}),
                    "unknown op 'Conv2D'", dir);
   expect_bad_input(
