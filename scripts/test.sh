@@ -6,3 +6,13 @@ bash scripts/setup.sh
 cmake --preset release
 cmake --build --preset release
 ctest --preset release
+
+# --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
+# (asan preset: RelWithDebInfo, no GPU, no benchmarks; builds into build/asan.) This includes
+# the fuzz replay tests, which feed every committed fuzz corpus and crash regression input.
+# BNSCOPE_SKIP_ASAN=1 skips it for a quick local run.
+if [[ "${BNSCOPE_SKIP_ASAN:-0}" != 1 ]]; then
+  cmake --preset asan
+  cmake --build --preset asan
+  ctest --preset asan
+fi

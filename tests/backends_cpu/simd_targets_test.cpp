@@ -73,6 +73,7 @@ TEST(SimdTargets, GradsAreBitwiseEqualOnEveryTarget) {
             const Tensor& a = first.outputs[i].tensor;
             const Tensor& b = other.outputs[i].tensor;
             ASSERT_EQ(a.nbytes(), b.nbytes());
+            if (a.nbytes() == 0) continue;  // raw() is null then, and memcmp must not see null
             EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0)
                 << describe(v) << " " << first.outputs[i].name << " on "
                 << hwy::TargetName(targets[t]) << " vs " << hwy::TargetName(targets.front());

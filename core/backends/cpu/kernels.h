@@ -144,11 +144,11 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
   while (r + g.group <= r1) {
     const std::int64_t n_groups = std::min(groups_per_block, (r1 - r) / g.group);
     const std::int64_t base = r * C;
-    T* dst = tmp ? tmp : out + base;
+    T* dst = W ? (tmp ? tmp : out + base) : nullptr;  // out is null without W
     for (std::int64_t k = 0; k < n_groups; ++k) {
       const T* pa = a + base + k * L;
       const T* pb = b + base + k * L;
-      T* po = dst + k * L;
+      T* po = W ? dst + k * L : nullptr;
       for (std::int64_t j = 0; j < L; ++j) {
         const A av = load(pa[j]), bv = load(pb[j]);
         accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
@@ -217,7 +217,7 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
       const std::int64_t n = std::min(i1 - blk, kBlock);
       const T* sa = pa + blk;
       const T* sb = pb + blk;
-      T* so = tmp ? tmp : out + base + blk;
+      T* so = W ? (tmp ? tmp : out + base + blk) : nullptr;
       std::int64_t i = 0;
       for (; i + kLanes <= n; i += kLanes)
         for (int j = 0; j < kLanes; ++j) {
