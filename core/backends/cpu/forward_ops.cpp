@@ -14,18 +14,22 @@ void set_all(Tensor& t, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) t.set(static_cast<std::int64_t>(i), v[i]);
 }
 
-// y = γ·k·(x - mean) + β with the mean split into its A-rounded part (in the loop) and the rest
-// (folded into r), so rounding the mean to float costs nothing.
+// y = (x - mean)·γk + β with the mean split into its A-rounded part (in the loop) and the rest
+// (folded into r), so rounding the mean to float costs nothing. The rest is dropped where it is
+// zero or meaningless (non-finite mean or γk), so an Inf never meets a 0 or an opposite Inf in r.
 template <class A>
 Affine<A> normalize(const std::vector<double>& gk, const std::vector<double>& mean,
                     const std::vector<double>& beta) {
   Affine<A> f;
+  f.normalize = true;
   for (std::size_t c = 0; c < gk.size(); ++c) {
     const A m = static_cast<A>(mean[c]);
+    const double rest = mean[c] - static_cast<double>(m);
+    const bool fold = rest != 0.0 && std::isfinite(rest) && std::isfinite(gk[c]);
     f.p.push_back(A(0));
     f.q.push_back(static_cast<A>(gk[c]));
     f.m.push_back(m);
-    f.r.push_back(static_cast<A>(beta[c] - gk[c] * (mean[c] - static_cast<double>(m))));
+    f.r.push_back(static_cast<A>(fold ? beta[c] - gk[c] * rest : beta[c]));
   }
   return f;
 }
@@ -49,8 +53,12 @@ void fused_forward(const Exec& ex, const Prepared& p, Result& result) {
     const Totals dev = reduce_pass<T>(ex, g, Sum::Moments, x, x, mean_a);
     for (std::size_t c = 0; c < C; ++c) {
       const double d = dev.s0[c] / M;
-      mean[c] = static_cast<double>(mean_a[c]) + d;
-      var[c] = std::max(0.0, dev.s1[c] / M - d * d);
+      // A non-finite mean is already TensorFlow's (Σx/M); refining it would give Inf - Inf.
+      if (std::isfinite(static_cast<double>(mean_a[c])))
+        mean[c] = static_cast<double>(mean_a[c]) + d;
+      // Clamps rounding below zero but keeps a NaN (std::max(0.0, NaN) would give 0).
+      const double v = dev.s1[c] / M - d * d;
+      var[c] = v < 0.0 ? 0.0 : v;
     }
     between_passes(ex, 2.0 / 3);
   } else {

@@ -35,11 +35,12 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
     for (std::int64_t c = 0; c < C; ++c) scale[c] = static_cast<A>(gamma[c] * k[c]);
     sums = single_pass<T>(ex, g, x, dy, dx, mean_a, scale);
   } else {
-    // dx = γk·(dy - Σdy/M - (x-μ)·k²·Σdy(x-μ)/M) = p·dy + q·(x-μ) + r
+    // dx = γk·((dy - Σdy/M) - (x-μ)·k²Σdy(x-μ)/M) = p·((dy - r) + (x-μ)·q), factored as
+    // TensorFlow computes it: expanded into p·dy + ... an Inf γ would give Inf - Inf.
     auto coefs = [&](std::int64_t c, double s0, double s1, double& pc, double& qc, double& rc) {
       pc = gamma[c] * k[c];
-      qc = -pc * k[c] * k[c] * s1 / M;
-      rc = -pc * s0 / M;
+      qc = -(k[c] * k[c] * s1 / M);
+      rc = s0 / M;
     };
     if (planes_fit(g, sizeof(T), ex.threads)) {
       sums = planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs);

@@ -238,16 +238,19 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
   s1 = lane_sum(l1);
 }
 
-// Per-channel affine output: out = p*b + q*(a - m) + r. Covers the training dx, the forward y
-// (a = b = x, p = 0) and the inference forward.
+// Per-channel affine output, simd.h's affine(): the training dx p*((b - r) + (a - m)*q), or with
+// `normalize` the forward y (a - m)*q + r (a = x; b, p unused). Both keep TensorFlow's order of
+// operations, so an Inf coefficient or input gives Inf where TensorFlow does, not Inf - Inf.
 template <class A>
 struct Affine {
   std::vector<A> p, q, m, r;  // tiled to lanes for the rows layout, [C] for planes
+  bool normalize = false;
 };
 
-template <class T>
-void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
-                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, T* __restrict tmp) {
+template <bool N, class T>
+void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
+                  T* __restrict out, std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f,
+                  T* __restrict tmp) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   const A* __restrict p = f.p.data();
@@ -258,10 +261,13 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
   std::int64_t row = r0;
   if constexpr (simd::kVector<T>) {
     const std::int64_t n_groups = (r1 - r0) / g.group;
-    simd::Sweep s{simd::elem_of<T>(), false, a + r0 * C, b + r0 * C, out + r0 * C, tmp != nullptr};
+    simd::Sweep s{simd::elem_of<T>(), false,          a + r0 * C, b + r0 * C,
+                  out + r0 * C,       tmp != nullptr, N};
     simd::rows_affine(s, n_groups, L, p, q, m, r);
     row += n_groups * g.group;
   }
+  // In the forward form b is never read (it may alias a).
+  const auto bv = [&](const T* pb, std::int64_t j) { return N ? A(0) : load(pb[j]); };
   while (row + g.group <= r1) {
     const std::int64_t n_groups = std::min(groups_per_block, (r1 - row) / g.group);
     const std::int64_t base = row * C;
@@ -271,7 +277,7 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
       const T* pb = b + base + k * L;
       T* po = dst + k * L;
       for (std::int64_t j = 0; j < L; ++j)
-        po[j] = store<T>(p[j] * load(pb[j]) + q[j] * (load(pa[j]) - m[j]) + r[j]);
+        po[j] = store<T>(simd::affine<N>(load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
     }
     if (tmp) stream_copy(out + base, tmp, n_groups * L);
     row += n_groups * g.group;
@@ -279,21 +285,30 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
   for (; row < r1; ++row)
     for (std::int64_t c = 0; c < C; ++c) {
       const std::int64_t e = row * C + c;
-      out[e] = store<T>(p[c] * load(b[e]) + q[c] * (load(a[e]) - m[c]) + r[c]);
+      out[e] = store<T>(simd::affine<N>(load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
     }
 }
 
 template <class T>
-void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
-                 std::int64_t m0, std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f,
-                 T* __restrict tmp) {
+void rows_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t r0, std::int64_t r1,
+                const Affine<Acc<T>>& f, T* tmp) {
+  if (f.normalize)
+    rows_write_t<true, T>(g, a, b, out, r0, r1, f, tmp);
+  else
+    rows_write_t<false, T>(g, a, b, out, r0, r1, f, tmp);
+}
+
+template <bool N, class T>
+void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
+                   T* __restrict out, std::int64_t m0, std::int64_t m1, std::int64_t c,
+                   const Affine<Acc<T>>& f, T* __restrict tmp) {
   using A = Acc<T>;
   const A p = f.p[c], q = f.q[c], m = f.m[c], r = f.r[c];
   const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
     const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
     const std::int64_t at = (o0 * g.channels + c) * inner + i0;
-    simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, tmp != nullptr};
+    simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, tmp != nullptr, N};
     simd::plane_affine(s, {i0, m1 - m0, inner, g.channels * inner}, p, q, m, r);
     return;
   }
@@ -309,10 +324,19 @@ void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b
       const T* sb = pb + blk;
       T* so = tmp ? tmp : out + base + blk;
       for (std::int64_t i = 0; i < n; ++i)
-        so[i] = store<T>(p * load(sb[i]) + q * (load(sa[i]) - m) + r);
+        so[i] = store<T>(simd::affine<N>(load(sa[i]), N ? A(0) : load(sb[i]), p, q, m, r));
       if (tmp) stream_copy(out + base + blk, tmp, n);
     }
   }
+}
+
+template <class T>
+void plane_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t m0,
+                 std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f, T* tmp) {
+  if (f.normalize)
+    plane_write_t<true, T>(g, a, b, out, m0, m1, c, f, tmp);
+  else
+    plane_write_t<false, T>(g, a, b, out, m0, m1, c, f, tmp);
 }
 
 // Partial sums per chunk and channel, combined in chunk order in double.

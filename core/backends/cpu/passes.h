@@ -39,7 +39,8 @@ template <class T>
 Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
                    const std::vector<Acc<T>>& center);
 
-// One pass writing out = p*b + q*(a - m) + r; the coefficients are per channel ([C]).
+// One pass writing out = simd::affine(a, b, p, q, m, r) (the grad or, with normalize, the forward
+// form); the coefficients are per channel ([C]).
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
                 const Affine<Acc<T>>& per_channel);

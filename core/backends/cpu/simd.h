@@ -37,9 +37,28 @@ struct Sweep {
   bool moments = false;  // sums of (a-m, (a-m)^2) instead of (b, b*(a-m))
   const void* a = nullptr;
   const void* b = nullptr;
-  void* out = nullptr;  // when set, also out = p*b
-  bool nt = false;      // non-temporal stores where the address allows
+  void* out = nullptr;     // when set, also out = p*b
+  bool nt = false;         // non-temporal stores where the address allows
+  bool normalize = false;  // affine loops: the forward form (see affine below)
 };
+
+// The affine output, in TensorFlow's order of operations so that NaN and Inf come out where
+// they do in TensorFlow (an expanded p*b + q*(a-m) + r turns Inf*finite terms into Inf - Inf).
+// Grads (normalize false), with p = γk, r = Σdy/M, q = -k²Σdy(x-μ)/M:
+//   out = p * ((b - r) + (a - m) * q)
+// which is TensorFlow's γk·((dy - r) - (x-μ)·k²Σdy(x-μ)/M) exactly (x - y is x + (-y)).
+// Forward (normalize true), with q = γk, r = β; b and p unused:
+//   out = (a - m) * q + r
+template <bool Normalize, class A>
+inline A affine(A a, A b, A p, A q, A m, A r) {
+  if constexpr (Normalize) {
+    (void)b;
+    (void)p;
+    return (a - m) * q + r;
+  } else {
+    return p * ((b - r) + (a - m) * q);
+  }
+}
 
 // Rows layout: n_groups consecutive rows of L lanes; acc0/acc1/m/p are [L].
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
@@ -54,7 +73,8 @@ struct Runs {
 };
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1);
 
-// out = p*b + q*(a-m) + r. Rows: coefficients are [L] and n_groups rows of L; planes: scalars.
+// out = affine<s.normalize>(a, b, p, q, m, r). Rows: coefficients are [L] and n_groups rows of L;
+// planes: scalars.
 void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
                  const float* q, const float* m, const float* r);
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);

@@ -3,7 +3,8 @@
 // binary uses AVX-512 or AVX2 where present and still runs on SSE-only CPUs.
 //
 // Bitwise contract: sums use Mul then Add (never a fused multiply-add; the file is built with
-// -ffp-contract=off, see deps.cmake) in the scalar loops' order; f16/bf16 stores port
+// -ffp-contract=off, see deps.cmake) in the scalar loops' order, and the affine outputs apply
+// simd.h's affine() operation for operation; f16/bf16 stores port
 // convert.h's branch-free rounding, and loads use Highway's exact PromoteTo (F16C for f16 on
 // AVX2 and up). Highway 1.0's DemoteTo is not used for stores: its x86 bf16 demotion truncates
 // instead of rounding to nearest even, and F16C keeps NaN payloads where TensorFlow's
@@ -200,7 +201,19 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   }
 }
 
-template <class T>
+// Vector form of simd.h's affine, operation for operation.
+template <bool Normalize>
+HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
+  if constexpr (Normalize) {
+    (void)b;
+    (void)p;
+    return hn::Add(hn::Mul(hn::Sub(a, m), q), r);
+  } else {
+    return hn::Mul(p, hn::Add(hn::Sub(b, r), hn::Mul(hn::Sub(a, m), q)));
+  }
+}
+
+template <bool Normalize, class T>
 void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
                  const float* q, const float* m, const float* r) {
   const DF d;
@@ -215,15 +228,19 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const fl
     T* po = out + k * L;
     std::int64_t j = 0;
     for (; j < Lv; j += N) {
-      const VF t0 = hn::Mul(hn::LoadU(d, p + j), load_vec(d, pb + j));
-      const VF t1 = hn::Mul(hn::LoadU(d, q + j), hn::Sub(load_vec(d, pa + j), hn::LoadU(d, m + j)));
-      store_vec(hn::Add(hn::Add(t0, t1), hn::LoadU(d, r + j)), po + j, s.nt);
+      const VF av = load_vec(d, pa + j);
+      const VF bv = Normalize ? av : load_vec(d, pb + j);
+      store_vec(affine_vec<Normalize>(av, bv, hn::LoadU(d, p + j), hn::LoadU(d, q + j),
+                                      hn::LoadU(d, m + j), hn::LoadU(d, r + j)),
+                po + j, s.nt);
     }
-    for (; j < L; ++j) po[j] = store<T>(p[j] * load(pb[j]) + q[j] * (load(pa[j]) - m[j]) + r[j]);
+    for (; j < L; ++j)
+      po[j] = store<T>(
+          affine<Normalize>(load(pa[j]), Normalize ? 0.0f : load(pb[j]), p[j], q[j], m[j], r[j]));
   }
 }
 
-template <class T>
+template <bool Normalize, class T>
 void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, float r) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
@@ -231,19 +248,19 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
   const VF pv = hn::Set(d, p), qv = hn::Set(d, q), mv = hn::Set(d, m), rv = hn::Set(d, r);
+  const auto one = [&](std::int64_t i) {
+    out[i] = store<T>(affine<Normalize>(load(a[i]), Normalize ? 0.0f : load(b[i]), p, q, m, r));
+  };
   std::int64_t i = 0;
   // Scalar head up to the output's vector alignment, so the stores can be non-temporal.
   const std::size_t vbytes = static_cast<std::size_t>(N) * sizeof(T);
-  while (s.nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) {
-    out[i] = store<T>(p * load(b[i]) + q * (load(a[i]) - m) + r);
-    ++i;
-  }
+  while (s.nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
   for (; i + N <= n; i += N) {
-    const VF t0 = hn::Mul(pv, load_vec(d, b + i));
-    const VF t1 = hn::Mul(qv, hn::Sub(load_vec(d, a + i), mv));
-    store_vec(hn::Add(hn::Add(t0, t1), rv), out + i, s.nt);
+    const VF av = load_vec(d, a + i);
+    const VF bv = Normalize ? av : load_vec(d, b + i);
+    store_vec(affine_vec<Normalize>(av, bv, pv, qv, mv, rv), out + i, s.nt);
   }
-  for (; i < n; ++i) out[i] = store<T>(p * load(b[i]) + q * (load(a[i]) - m) + r);
+  for (; i < n; ++i) one(i);
 }
 
 // Calls f(sweep of one run, its length) for each run of `runs`.
@@ -271,8 +288,10 @@ void PlaneSweepT(const Sweep& s, const Runs& runs, float m, float p, float* l0, 
 
 template <class T>
 void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  for_runs<T>(s, runs,
-              [&](const Sweep& w, std::int64_t n) { PlaneAffineRunT<T>(w, n, p, q, m, r); });
+  for_runs<T>(s, runs, [&](const Sweep& w, std::int64_t n) {
+    s.normalize ? PlaneAffineRunT<true, T>(w, n, p, q, m, r)
+                : PlaneAffineRunT<false, T>(w, n, p, q, m, r);
+  });
 }
 
 template <template <class> class F, class... Args>
@@ -308,7 +327,7 @@ template <class T>
 struct RowsAffineF {
   template <class... A>
   static void call(const Sweep& s, A... a) {
-    RowsAffineT<T>(s, a...);
+    s.normalize ? RowsAffineT<true, T>(s, a...) : RowsAffineT<false, T>(s, a...);
   }
 };
 template <class T>
