@@ -46,7 +46,11 @@ void set_theme(QChart* chart, const QWidget* w) {
 // Bars of a histogram; the title carries the range and the non-finite count.
 void fill_histogram(QChart* chart, const QString& name, const std::vector<double>& values) {
   chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) chart->removeAxis(a);
+  // removeAxis hands ownership back: delete what it returns.
+  for (QAbstractAxis* a : chart->axes()) {
+    chart->removeAxis(a);
+    delete a;
+  }
   if (values.empty()) {
     chart->setTitle(QObject::tr("%1: not available").arg(name));
     return;
@@ -203,7 +207,10 @@ void ChannelPanel::showOutcome() {
 void ChannelPanel::updateColumnChart() {
   set_theme(chart_, this);
   chart_->removeAllSeries();
-  for (QAbstractAxis* a : chart_->axes()) chart_->removeAxis(a);
+  for (QAbstractAxis* a : chart_->axes()) {
+    chart_->removeAxis(a);
+    delete a;
+  }
   const int col = model_->columnOf(column_->currentText());
   if (col < 1 || model_->rowCount() == 0) {
     chart_->setTitle(tr("no per-channel data"));
