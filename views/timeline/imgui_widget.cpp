@@ -127,6 +127,9 @@ ImGuiWidget::ImGuiWidget(QWidget* parent) : QOpenGLWidget(parent) {
 }
 
 ImGuiWidget::~ImGuiWidget() {
+  // QOpenGLWidget's destructor destroys the context after this part of the object is gone; its
+  // aboutToBeDestroyed must not call back into it.
+  if (QOpenGLContext* c = context()) disconnect(c, nullptr, this, nullptr);
   shutdownRenderer();
   ImGui::DestroyContext(imgui_);  // makes the previously current context current again
 }
