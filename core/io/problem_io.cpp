@@ -1,6 +1,6 @@
 #include "io/problem_io.h"
 
-#include "io/mini_json.h"
+#include "io/json_value.h"
 #include "io/npz.h"
 #include "tensor/error.h"
 

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "report/json_writer.h"
+#include "io/json_writer.h"
 #include "report/writers.h"
 
 namespace bnscope {

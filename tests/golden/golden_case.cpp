@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "io/mini_json.h"
+#include "io/json_value.h"
 #include "io/npz.h"
 #include "tensor/error.h"
 

@@ -8,16 +8,20 @@
 
 #include "analysis/cause_finder.h"
 #include "engine.h"
-#include "mini_json.h"
+#include "io/json_value.h"
 #include "ops/sample.h"
-#include "report/json_writer.h"
 #include "report/writers.h"
 
 namespace bnscope {
 namespace {
 
-using testing::Json;
-using testing::parse_json;
+JsonValue parse(const std::string& text) {
+  return parse_json(text, "report text");
+}
+
+bool has(const JsonValue& object, std::string_view key) {
+  return object.find(key) != nullptr;
+}
 
 // A report with a failing diff (one channel scaled), its causes and two profiles.
 Report sample_report() {
@@ -71,57 +75,63 @@ TEST(ReportModel, DescribesMachineAndProblem) {
 }
 
 TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
-  const Json j = parse_json(render(write_report_json));
-  EXPECT_EQ(j["schema"].s, "bnscope-report/1");
+  const JsonValue j = parse(render(write_report_json));
+  EXPECT_EQ(j.at("schema").string, "bnscope-report/1");
+  EXPECT_EQ(j.at("title").string, "test <report> & \"quotes\"");  // HTML-safe escapes read back
   for (const char* k :
        {"title", "created", "tool", "machine", "problem", "notes", "diff", "causes", "profiles"})
-    EXPECT_TRUE(j.has(k)) << k;
+    EXPECT_TRUE(has(j, k)) << k;
   for (const char* k : {"cpu_model", "logical_cores", "memory_bytes", "os", "kernel", "devices"})
-    EXPECT_TRUE(j["machine"].has(k)) << k;
+    EXPECT_TRUE(has(j.at("machine"), k)) << k;
   for (const char* k : {"op", "dtype", "convention", "attrs", "inputs"})
-    EXPECT_TRUE(j["problem"].has(k)) << k;
-  const Json& cmp = j["diff"]["comparisons"].a.at(0);
-  EXPECT_FALSE(j["diff"]["passed"].b);
-  const Json& dx = cmp["outputs"].a.at(0);
-  EXPECT_EQ(dx["name"].s, "x_backprop");
+    EXPECT_TRUE(has(j.at("problem"), k)) << k;
+  const JsonValue& cmp = j.at("diff").at("comparisons").items.at(0);
+  EXPECT_FALSE(j.at("diff").at("passed").boolean);
+  const JsonValue& dx = cmp.at("outputs").items.at(0);
+  EXPECT_EQ(dx.at("name").string, "x_backprop");
   for (const char* k :
        {"dtype", "shape", "atol", "rtol", "max_abs", "mean_abs", "max_rel", "max_ulp", "mismatches",
         "passed", "histogram", "channels", "worst", "required_atol"})
-    EXPECT_TRUE(dx.has(k)) << k;
-  EXPECT_EQ(dx["channels"].a.size(), 6u);
-  EXPECT_EQ(dx["histogram"]["labels"].a.size(), dx["histogram"]["counts"].a.size());
-  EXPECT_EQ(dx["worst"].a.at(0)["coords"].a.size(), 4u);
-  ASSERT_EQ(j["profiles"].a.size(), 2u);
-  const Json& prof = j["profiles"].a[0];
+    EXPECT_TRUE(has(dx, k)) << k;
+  EXPECT_EQ(dx.at("channels").items.size(), 6u);
+  EXPECT_EQ(dx.at("histogram").at("labels").items.size(),
+            dx.at("histogram").at("counts").items.size());
+  EXPECT_EQ(dx.at("worst").items.at(0).at("coords").items.size(), 4u);
+  ASSERT_EQ(j.at("profiles").items.size(), 2u);
+  const JsonValue& prof = j.at("profiles").items[0];
   for (const char* k : {"backend", "wall", "phases", "bytes", "achieved_gbps", "roofline_gbps",
                         "roofline_fraction"})
-    EXPECT_TRUE(prof.has(k)) << k;
-  EXPECT_EQ(prof["roofline_gbps"].n, 5.0);
-  EXPECT_EQ(j["causes"].a.at(0)["code"].s, "reserve-convention");
+    EXPECT_TRUE(has(prof, k)) << k;
+  EXPECT_EQ(prof.at("roofline_gbps").number, 5.0);
+  EXPECT_EQ(j.at("causes").items.at(0).at("code").string, "reserve-convention");
 }
 
-TEST(ReportJson, NonFiniteNumbersBecomeNull) {
+TEST(ReportJson, NonFiniteValuesAreNull) {
+  Report r = report();
+  r.causes.at(0).max_abs_before = INFINITY;
+  r.causes.at(0).max_abs_after = NAN;
   std::ostringstream os;
-  JsonWriter w(os, false);
-  w.begin_array().value(INFINITY).value(NAN).value(1.5).value("</script>").end_array();
-  EXPECT_EQ(os.str(), "[null,null,1.5,\"\\u003c/script\\u003e\"]");
-  const Json j = parse_json(os.str());
-  EXPECT_EQ(j.a.size(), 4u);
+  write_report_json(r, os);
+  const JsonValue& cause = parse(os.str()).at("causes").items.at(0);
+  EXPECT_EQ(cause.at("max_abs_before").kind, JsonValue::Kind::Null);
+  EXPECT_EQ(cause.at("max_abs_after").kind, JsonValue::Kind::Null);
+  EXPECT_EQ(cause.at("before").number, 12.5);
 }
 
 TEST(ChromeTrace, EventsAreWellFormed) {
-  const Json j = parse_json(render(write_chrome_trace));
-  const Json& ev = j["traceEvents"];
-  ASSERT_EQ(ev.kind, Json::Array);
+  const JsonValue j = parse(render(write_chrome_trace));
+  const JsonValue& ev = j.at("traceEvents");
+  ASSERT_EQ(ev.kind, JsonValue::Kind::Array);
   int complete = 0;
-  for (const Json& e : ev.a) {
-    for (const char* k : {"name", "ph", "pid", "tid"}) ASSERT_TRUE(e.has(k)) << k;
-    if (e["ph"].s != "X") continue;
+  for (const JsonValue& e : ev.items) {
+    for (const char* k : {"name", "ph", "pid", "tid"}) ASSERT_TRUE(has(e, k)) << k;
+    if (e.at("ph").string != "X") continue;
     ++complete;
-    ASSERT_TRUE(e.has("ts") && e.has("dur"));
-    EXPECT_GE(e["dur"].n, 0);
-    EXPECT_GE(e["ts"].n, 0);
-    EXPECT_EQ(e["name"].s.rfind("bnscope/FusedBatchNormGradV3/", 0), 0u) << e["name"].s;
+    ASSERT_TRUE(has(e, "ts") && has(e, "dur"));
+    EXPECT_GE(e.at("dur").number, 0);
+    EXPECT_GE(e.at("ts").number, 0);
+    EXPECT_EQ(e.at("name").string.rfind("bnscope/FusedBatchNormGradV3/", 0), 0u)
+        << e.at("name").string;
   }
   EXPECT_EQ(complete, 2 * 3);  // 2 profiles x 3 reps, one kernel:cpu event each
 }
@@ -191,7 +201,7 @@ TEST(ReportHtml, IsBalancedAndHasTheSections) {
   // The embedded JSON is the report itself.
   const auto a = html.find("id=\"bnscope-report\">") + 20;
   const auto b = html.find("</script>", a);
-  EXPECT_EQ(parse_json(html.substr(a, b - a))["schema"].s, "bnscope-report/1");
+  EXPECT_EQ(parse(html.substr(a, b - a)).at("schema").string, "bnscope-report/1");
 }
 
 TEST(ReportHtml, TagCheckerCatchesMistakes) {

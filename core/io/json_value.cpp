@@ -1,4 +1,4 @@
-#include "io/mini_json.h"
+#include "io/json_value.h"
 
 #include <charconv>
 #include <cmath>
@@ -41,6 +41,12 @@ const JsonValue* JsonValue::find(std::string_view key) const {
   return nullptr;
 }
 
+const JsonValue& JsonValue::at(std::string_view key) const {
+  const JsonValue* v = find(key);
+  if (!v) fail("JSON object has no member \"" + std::string(key) + "\"");
+  return *v;
+}
+
 JsonValue& JsonValue::add(std::string key, JsonValue v) {
   members.push_back({std::move(key), std::move(v)});
   return members.back().second;
@@ -50,41 +56,48 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 
+// Recursive descent over the text; offsets in messages count bytes from its start.
 class Reader {
  public:
   Reader(std::string_view text, std::string_view what) : t_(text), what_(what) {}
 
   JsonValue document() {
     JsonValue v = value(0);
-    space();
-    if (p_ != t_.size()) error("unexpected text after the value");
+    if (peek() != kEnd) error("unexpected text after the value");
     return v;
   }
 
  private:
+  static constexpr int kEnd = -1;
+
   [[noreturn]] void error(const std::string& problem) const {
     fail(std::string(what_) + ": malformed JSON: " + problem + " at offset " + std::to_string(p_));
   }
-  void space() {
-    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r'))
-      ++p_;
+  // The next byte after white space, or kEnd.
+  int peek() {
+    for (; p_ < t_.size(); ++p_)
+      if (t_[p_] != ' ' && t_[p_] != '\t' && t_[p_] != '\n' && t_[p_] != '\r')
+        return static_cast<unsigned char>(t_[p_]);
+    return kEnd;
+  }
+  bool accept(char c) {  // c is ASCII
+    if (peek() != c) return false;
+    ++p_;
+    return true;
+  }
+  void expect(char c) {
+    if (!accept(c)) error(std::string("expected '") + c + "'");
   }
   bool word(std::string_view w) {
     if (t_.substr(p_, w.size()) != w) return false;
     p_ += w.size();
     return true;
   }
-  void expect(char c) {
-    space();
-    if (p_ >= t_.size() || t_[p_] != c) error(std::string("expected '") + c + "'");
-    ++p_;
-  }
 
   JsonValue value(int depth) {
     if (depth > kMaxDepth) error("nesting too deep");
-    space();
-    if (p_ >= t_.size()) error("unexpected end of text");
-    const char c = t_[p_];
+    const int c = peek();
+    if (c == kEnd) error("unexpected end of text");
     if (c == '{') return object(depth);
     if (c == '[') return array(depth);
     if (c == '"') return JsonValue::of(string());
@@ -98,50 +111,34 @@ class Reader {
     error("unexpected character");
   }
 
-  JsonValue object(int depth) {
+  // Comma-separated elements up to `close`, after the opening bracket at p_.
+  template <class Element>
+  void elements(char close, Element element) {
     ++p_;
+    if (accept(close)) return;
+    do {
+      element();
+    } while (accept(','));
+    expect(close);
+  }
+
+  JsonValue object(int depth) {
     JsonValue v = JsonValue::object();
-    space();
-    if (p_ < t_.size() && t_[p_] == '}') {
-      ++p_;
-      return v;
-    }
-    while (true) {
-      space();
-      if (p_ >= t_.size() || t_[p_] != '"') error("expected a string key");
+    elements('}', [&] {
+      if (peek() != '"') error("expected a string key");
       std::string key = string();
       if (v.find(key)) error("duplicate key \"" + key + "\"");
       expect(':');
       v.add(std::move(key), value(depth + 1));
-      space();
-      if (p_ < t_.size() && t_[p_] == ',') {
-        ++p_;
-        continue;
-      }
-      expect('}');
-      return v;
-    }
+    });
+    return v;
   }
 
   JsonValue array(int depth) {
-    ++p_;
     JsonValue v;
     v.kind = JsonValue::Kind::Array;
-    space();
-    if (p_ < t_.size() && t_[p_] == ']') {
-      ++p_;
-      return v;
-    }
-    while (true) {
-      v.items.push_back(value(depth + 1));
-      space();
-      if (p_ < t_.size() && t_[p_] == ',') {
-        ++p_;
-        continue;
-      }
-      expect(']');
-      return v;
-    }
+    elements(']', [&] { v.items.push_back(value(depth + 1)); });
+    return v;
   }
 
   double number() {
@@ -222,44 +219,29 @@ class Reader {
       }
       if (p_ >= t_.size()) error("unterminated string");
       const char e = t_[p_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out += e;
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xd800 && cp < 0xdc00) {
-            if (!word("\\u")) error("unpaired surrogate");
-            const unsigned lo = hex4();
-            if (lo < 0xdc00 || lo >= 0xe000) error("unpaired surrogate");
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          } else if (cp >= 0xdc00 && cp < 0xe000) {
-            error("unpaired surrogate");
-          }
-          utf8(out, cp);
-          break;
-        }
-        default:
-          error("bad escape sequence");
+      if (e == 'u') {
+        unicode_escape(out);
+        continue;
       }
+      static constexpr std::string_view kEscape = "\"\\/bfnrt", kMeaning = "\"\\/\b\f\n\r\t";
+      const std::size_t k = kEscape.find(e);
+      if (k == std::string_view::npos) error("bad escape sequence");
+      out += kMeaning[k];
     }
+  }
+
+  // After a backslash and u: one code point, from two escapes where it needs a surrogate pair.
+  void unicode_escape(std::string& out) {
+    std::uint32_t cp = hex4();
+    if (cp >= 0xd800 && cp < 0xdc00) {
+      if (!word("\\u")) error("unpaired surrogate");
+      const unsigned lo = hex4();
+      if (lo < 0xdc00 || lo >= 0xe000) error("unpaired surrogate");
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    } else if (cp >= 0xdc00 && cp < 0xe000) {
+      error("unpaired surrogate");
+    }
+    utf8(out, cp);
   }
 
   std::string_view t_;
@@ -267,52 +249,7 @@ class Reader {
   std::size_t p_ = 0;
 };
 
-void write_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
-void write_number(std::string& out, double d) {
-  if (std::isnan(d)) {
-    out += "NaN";
-  } else if (std::isinf(d)) {
-    out += d > 0 ? "Infinity" : "-Infinity";
-  } else {
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, d);
-    out.append(buf, r.ptr);
-  }
-}
-
-void write(std::string& out, const JsonValue& v, int indent) {
+void write(std::string& out, const JsonValue& v, int indent, const JsonFlavor& flavor) {
   const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
   switch (v.kind) {
     case JsonValue::Kind::Null:
@@ -322,16 +259,16 @@ void write(std::string& out, const JsonValue& v, int indent) {
       out += v.boolean ? "true" : "false";
       return;
     case JsonValue::Kind::Number:
-      write_number(out, v.number);
+      append_json_number(out, v.number, flavor);
       return;
     case JsonValue::Kind::String:
-      write_string(out, v.string);
+      append_json_string(out, v.string, flavor);
       return;
     case JsonValue::Kind::Array:
       out += '[';
       for (std::size_t k = 0; k < v.items.size(); ++k) {
         out += k ? ", " : "";
-        write(out, v.items[k], indent);
+        write(out, v.items[k], indent, flavor);
       }
       out += ']';
       return;
@@ -345,9 +282,9 @@ void write(std::string& out, const JsonValue& v, int indent) {
   out += "{\n";
   for (std::size_t k = 0; k < v.members.size(); ++k) {
     out += pad;
-    write_string(out, v.members[k].first);
+    append_json_string(out, v.members[k].first, flavor);
     out += ": ";
-    write(out, v.members[k].second, indent + 2);
+    write(out, v.members[k].second, indent + 2, flavor);
     out += k + 1 < v.members.size() ? ",\n" : "\n";
   }
   out += std::string(static_cast<std::size_t>(indent), ' ') + "}";
@@ -359,9 +296,9 @@ JsonValue parse_json(std::string_view text, std::string_view what) {
   return Reader(text, what).document();
 }
 
-std::string dump_json(const JsonValue& v) {
+std::string dump_json(const JsonValue& v, const JsonFlavor& flavor) {
   std::string out;
-  write(out, v, 0);
+  write(out, v, 0, flavor);
   return out + "\n";
 }
 

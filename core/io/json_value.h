@@ -1,13 +1,15 @@
 #pragma once
 // A small, strict JSON value with a reader and a writer, for the few fixed-schema text members
-// bnscope stores (problem.json). Numbers are doubles written in shortest round-trip form; NaN
-// and +-Infinity use Python's json spelling so such values survive a round trip. Object members
-// keep their order; duplicate keys are rejected.
+// bnscope stores (problem.json) and for checking what the report writers produce. Numbers are
+// doubles; the reader takes null, and NaN and +-Infinity in Python's json spelling, so both
+// JsonFlavors read back. Object members keep their order; duplicate keys are rejected.
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "io/json_text.h"
 
 namespace bnscope {
 
@@ -28,6 +30,7 @@ struct JsonValue {
   static JsonValue object();
 
   const JsonValue* find(std::string_view key) const;  // objects only; nullptr when absent
+  const JsonValue& at(std::string_view key) const;    // objects only; throws when absent
   JsonValue& add(std::string key, JsonValue v);       // appends to an object
 };
 
@@ -39,6 +42,7 @@ struct JsonMember {
 
 // `what` names the source in error messages.
 JsonValue parse_json(std::string_view text, std::string_view what);
-std::string dump_json(const JsonValue& v);  // indented, ends with a newline
+// Indented, ends with a newline.
+std::string dump_json(const JsonValue& v, const JsonFlavor& flavor = kPythonJson);
 
 }  // namespace bnscope
