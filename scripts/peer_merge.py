@@ -4,7 +4,11 @@ output into one markdown table: our time, effective GB/s (minimum-traffic model)
 the same-run copy bandwidth, and speedups t_peer / t_ours per peer, plus the goal summaries.
 
   python3 scripts/peer_merge.py --ours ours.json [--onednn onednn.json] [--peers peers.json]
+                                [--ours-1thread ours_1thread.json]
                                 [--meta "machine, date, load"] > peer_table.md
+
+--ours-1thread: bnscope_bench again with BNSCOPE_BENCH_THREADS=1 (the large shapes); adds the
+"Thread scaling" section, one-thread time against the main run's.
 """
 import argparse
 import json
@@ -31,13 +35,41 @@ def gbench(path, prefix):
         unit = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b.get("time_unit", "ms")]
         rows[key] = {"ms": b["real_time"] * unit * 1e3, "GBps": b.get("GBps"),
                      "frac_copy": b.get("frac_copy"), "copy_GBps": b.get("copy_GBps"),
-                     "label": b.get("label", "")}
+                     "threads": b.get("threads"), "label": b.get("label", "")}
     return rows, context
 
 
 def geomean(xs):
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+# The shapes of the thread-scaling goal: the two largest ResNet-50 layers, NHWC and NCHW names.
+LARGE_SHAPES = ("32x112x112x64", "32x64x112x112", "32x56x56x256", "32x256x56x56")
+SCALING_GOAL = 1.7
+
+
+def thread_scaling(ours, one_thread):
+    """Markdown lines: per case the one-thread and main-run times and their ratio, then the goal."""
+    threads = next((int(r["threads"]) for r in ours.values() if r.get("threads")), 2)
+    cols = ["shape", "layout", "mode", "dtype", "1-thread ms", f"{threads}-thread ms", "speedup"]
+    out = ["", "## Thread scaling", "",
+           f"The same cases on one thread (BNSCOPE_BENCH_THREADS=1) against the main run on "
+           f"{threads}; speedup = 1-thread time / {threads}-thread time.", "",
+           "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    large = []
+    for key, r in one_thread.items():
+        many = ours.get(key, {}).get("ms")
+        speedup = r["ms"] / many if many else None
+        if speedup and key.split("/")[0] in LARGE_SHAPES:
+            large.append(speedup)
+        out.append("| " + " | ".join(key.split("/") + [fmt(r["ms"], 3), fmt(many, 3),
+                                                       fmt(speedup)]) + " |")
+    times = lambda x: fmt(x) + "x" if large else fmt(None)
+    out += ["", f"* {threads} threads vs 1 on the large shapes: min "
+                f"{times(min(large) if large else None)}, geomean {times(geomean(large))} "
+                f"(goal >= {SCALING_GOAL}x)"]
+    return out
 
 
 def fmt(x, digits=2):
@@ -49,6 +81,7 @@ def main():
     ap.add_argument("--ours", required=True)
     ap.add_argument("--onednn")
     ap.add_argument("--peers")
+    ap.add_argument("--ours-1thread", help="bnscope_bench JSON run with BNSCOPE_BENCH_THREADS=1")
     ap.add_argument("--meta", default="")
     ap.add_argument("--html", help="also write the table as a self-contained HTML page here")
     args = ap.parse_args()
@@ -116,6 +149,8 @@ def main():
     if small:
         out.append("* vs PyTorch on small-C channels-last (goal >= 10x): " +
                    ", ".join(f"{k} {x:.1f}x" for k, x in small))
+    if args.ours_1thread:
+        out += thread_scaling(ours, gbench(args.ours_1thread, "cpu")[0])
     print("\n".join(out))
     if args.html:
         with open(args.html, "w") as f:

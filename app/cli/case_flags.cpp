@@ -1,7 +1,6 @@
 #include "case_flags.h"
 
-#include <sstream>
-
+#include "analysis/diff.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 
@@ -31,53 +30,18 @@ Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape
   return p;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-double parse_double_flag(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (const std::exception&) {
+Reference reference_outputs(const std::string& against, const Prepared& prepared,
+                            const std::vector<Result>& results) {
+  Reference r;
+  if (!against.empty()) {
+    r.outputs = load_expected_outputs(against, *prepared.op);
+    r.name = against;
+    r.first_candidate = 0;
+  } else if (results.size() > 1) {
+    r.outputs = results.front().outputs;
+    r.name = results.front().backend;
   }
-  fail(flag + " expects a non-negative number, got '" + text + "'");
-}
-
-int parse_int_flag(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    std::size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
-  } catch (const std::exception&) {
-  }
-  fail(flag + " expects an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-       ", got '" + text + "'");
-}
-
-Shape parse_shape_flag(const std::string& flag, const std::string& text) {
-  std::string t = text;
-  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
-  Shape s;
-  for (const std::string& d : split_list(t)) {
-    try {
-      std::size_t used = 0;
-      const long long v = std::stoll(d, &used);
-      if (used != d.size() || v < 0) throw std::invalid_argument(d);
-      s.push_back(v);
-    } catch (const std::exception&) {
-      fail(flag + " expects dimensions like 32,56,56,64, got '" + text + "'");
-    }
-  }
-  if (s.size() != 4 && s.size() != 5)
-    fail(flag + " expects 4 (N,H,W,C) or 5 (N,D,H,W,C) dimensions, got '" + text + "'");
-  return s;
+  return r;
 }
 
 std::string describe_case(const Problem& p) {

@@ -1,10 +1,13 @@
 #pragma once
-// Flags and problem set-up shared by the diff, bench, profile and report commands.
+// Problem set-up shared by the diff, bench, profile and report commands, and the reference that
+// diff and report compare with; the flag value parsers are in flag_reader.h.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "backends/result.h"
+#include "ops/prepared.h"
 #include "ops/sample.h"
 #include "problem_args.h"
 
@@ -15,11 +18,15 @@ namespace bnscope::cli {
 Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape,
                           std::uint64_t seed);
 
-std::vector<std::string> split_list(const std::string& text);  // "a,b,c"
-double parse_double_flag(const std::string& flag, const std::string& text);
-int parse_int_flag(const std::string& flag, const std::string& text, int lo, int hi);
-// "32,56,56,64" or "[32,56,56,64]": logical N,H,W,C (5 values for the 3-D formats).
-Shape parse_shape_flag(const std::string& flag, const std::string& text);
+// What diff and report compare each backend with: the outputs in `against` (then every backend
+// is a candidate), else the first backend's (the others are the candidates); none with neither.
+struct Reference {
+  std::string name;
+  std::vector<OutputTensor> outputs;
+  std::size_t first_candidate = 1;
+};
+Reference reference_outputs(const std::string& against, const Prepared& prepared,
+                            const std::vector<Result>& results);
 
 // A one-line description: op, shape, dtype, format, mode.
 std::string describe_case(const Problem& p);

@@ -10,6 +10,7 @@
 #include "case_flags.h"
 #include "command.h"
 #include "engine.h"
+#include "flag_reader.h"
 #include "io/atomic_file.h"
 #include "profile/copy_bandwidth.h"
 #include "profile/profiler.h"
@@ -79,37 +80,19 @@ int run(Args args) {
   options.reps = 5;
   options.warmup = 1;
   options.measure_copy = false;  // measured once for the whole sweep below
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-      return pa.rest[++i];
-    };
-    if (a == "--backends")
-      backends = split_list(value());
-    else if (a == "--ops")
-      ops = split_list(value());
-    else if (a == "--formats")
-      formats = split_list(value());
-    else if (a == "--modes")
-      modes = split_list(value());
-    else if (a == "--dtypes")
-      dtypes = split_list(value());
-    else if (a == "--shapes")
-      shapes_spec = value();
-    else if (a == "--reps")
-      options.reps = parse_int_flag(a, value(), 1, 100000);
-    else if (a == "--warmup")
-      options.warmup = parse_int_flag(a, value(), 0, 1000);
-    else if (a == "--threads")
-      options.threads = parse_int_flag(a, value(), 0, 1024);
-    else if (a == "--peak-gbps")
-      options.device_peak_gbps = parse_double_flag(a, value());
-    else if (a == "--json")
-      json = value();
-    else
-      fail("bench: unknown flag '" + a + "' (see bnscope-cli bench --help)");
-  }
+  FlagReader("bench")
+      .list("--backends", backends)
+      .list("--ops", ops)
+      .list("--formats", formats)
+      .list("--modes", modes)
+      .list("--dtypes", dtypes)
+      .text("--shapes", shapes_spec)
+      .integer("--reps", options.reps, 1, 100000)
+      .integer("--warmup", options.warmup, 0, 1000)
+      .integer("--threads", options.threads, 0, 1024)
+      .number("--peak-gbps", options.device_peak_gbps)
+      .text("--json", json)
+      .read(pa.rest);
   if (pa.op_given && !ops.empty() && ops.front() == "FusedBatchNormGradV3") ops = {pa.problem.op};
   for (const std::string& op : ops)
     if (!find_op(op)) fail("--ops: unknown op '" + op + "'; expected one of " + op_names_joined());

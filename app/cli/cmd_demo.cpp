@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "engine.h"
+#include "flag_reader.h"
 #include "ops/sample.h"
 #include "tensor/error.h"
 
@@ -51,12 +52,10 @@ std::vector<std::string> formats_of(const OpSpec& op) {
 
 int run(Args args) {
   std::string only_op;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--op" && i + 1 < args.size())
-      only_op = args[++i];
-    else
-      fail("demo takes only --op OP, got '" + args[i] + "'");
-  }
+  FlagReader("demo")
+      .text("--op", only_op)
+      .bad_argument([](const std::string& a) { return "demo takes only --op OP, got '" + a + "'"; })
+      .read(args);
   if (!only_op.empty() && !find_op(only_op))
     fail("--op: unknown op '" + only_op + "'; expected one of " + op_names_joined());
   std::printf("%-38s %-6s %-9s %-9s %9s %9s %11s  %s\n", "op", "format", "mode", "dtype", "cpu ms",

@@ -2,7 +2,6 @@
 // per-output error table, the verdict, and the likely causes when they disagree.
 
 #include <cstdio>
-#include <optional>
 
 #include "analysis/cause_finder.h"
 #include "analysis/diff.h"
@@ -10,6 +9,7 @@
 #include "case_flags.h"
 #include "command.h"
 #include "engine.h"
+#include "flag_reader.h"
 #include "io/atomic_file.h"
 #include "report/writers.h"
 #include "tensor/error.h"
@@ -74,6 +74,22 @@ void print_comparison(const Comparison& c) {
   }
 }
 
+// PREFIX + OUTPUT VALUE, e.g. --atol-x_backprop 1e-4: OUTPUT must be an output of the op, and
+// is checked before the value so that a misspelt name is reported as such.
+void per_output_flag(FlagReader& flags, const std::string& prefix, const std::string& op_name,
+                     std::map<std::string, double>& into) {
+  const OpSpec* op = find_op(op_name);
+  flags.prefixed(
+      prefix,
+      [=](const std::string& name) {
+        if (!op || op->output_index(name) < 0)
+          fail(prefix + name + ": " + op_name + " has no output '" + name + "'");
+      },
+      [prefix, &into](const std::string& name, const std::string& v) {
+        into[name] = parse_double_flag(prefix + name, v);
+      });
+}
+
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
   std::vector<std::string> backends;
@@ -82,46 +98,19 @@ int run(Args args) {
   Shape shape;
   std::uint64_t seed = 1;
   bool causes = true;
-  const OpSpec* op = find_op(pa.problem.op);
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-      return pa.rest[++i];
-    };
-    auto per_output = [&](const std::string& prefix) -> std::optional<std::string> {
-      if (a.rfind(prefix, 0) != 0 || a.size() == prefix.size()) return {};
-      const std::string name = a.substr(prefix.size());
-      if (!op || op->output_index(name) < 0)
-        fail(a + ": " + pa.problem.op + " has no output '" + name + "'");
-      return name;
-    };
-    if (a == "--backends") {
-      backends = split_list(value());
-    } else if (a == "--against") {
-      against = value();
-    } else if (a == "--atol") {
-      options.atol = parse_double_flag(a, value());
-    } else if (a == "--rtol") {
-      options.rtol = parse_double_flag(a, value());
-    } else if (auto name = per_output("--atol-")) {
-      options.output_atol[*name] = parse_double_flag(a, value());
-    } else if (auto rname = per_output("--rtol-")) {
-      options.output_rtol[*rname] = parse_double_flag(a, value());
-    } else if (a == "--worst") {
-      options.worst_k = parse_int_flag(a, value(), 0, 1000);
-    } else if (a == "--json") {
-      json = value();
-    } else if (a == "--shape") {
-      shape = parse_shape_flag(a, value());
-    } else if (a == "--seed") {
-      seed = static_cast<std::uint64_t>(parse_int_flag(a, value(), 0, 1 << 30));
-    } else if (a == "--no-causes") {
-      causes = false;
-    } else {
-      fail("diff: unknown flag '" + a + "' (see bnscope-cli diff --help)");
-    }
-  }
+  FlagReader flags("diff");
+  flags.list("--backends", backends)
+      .text("--against", against)
+      .number("--atol", options.atol)
+      .number("--rtol", options.rtol)
+      .integer("--worst", options.worst_k, 0, 1000)
+      .text("--json", json)
+      .shape("--shape", shape)
+      .seed("--seed", seed, 1 << 30)
+      .set("--no-causes", causes, false);
+  per_output_flag(flags, "--atol-", pa.problem.op, options.output_atol);
+  per_output_flag(flags, "--rtol-", pa.problem.op, options.output_rtol);
+  flags.read(pa.rest);
   if (backends.empty())
     backends = against.empty() ? std::vector<std::string>{"cpu-reference", "cpu"}
                                : std::vector<std::string>{"cpu"};
@@ -134,17 +123,8 @@ int run(Args args) {
   std::vector<Result> results;
   for (const std::string& b : backends) results.push_back(run_problem(problem, b));
 
-  std::vector<OutputTensor> expected;
-  std::string reference_name;
-  std::size_t first_candidate = 1;
-  if (!against.empty()) {
-    expected = load_expected_outputs(against, *prepared.op);
-    reference_name = against;
-    first_candidate = 0;
-  } else {
-    expected = results[0].outputs;
-    reference_name = results[0].backend;
-  }
+  const Reference reference = reference_outputs(against, prepared, results);
+  const std::vector<OutputTensor>& expected = reference.outputs;
 
   Report report = new_report("bnscope diff: " + describe_case(problem));
   report.has_problem = true;
@@ -155,8 +135,8 @@ int run(Args args) {
               pa.inputs_given ? "inputs from the command line" : "generated sample inputs");
   for (const Note& n : results[0].notes)
     std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
-  for (std::size_t i = first_candidate; i < results.size(); ++i) {
-    report.diff.comparisons.push_back(compare_results(reference_name, expected, results[i].backend,
+  for (std::size_t i = reference.first_candidate; i < results.size(); ++i) {
+    report.diff.comparisons.push_back(compare_results(reference.name, expected, results[i].backend,
                                                       results[i].outputs, options, &prepared.view));
     print_comparison(report.diff.comparisons.back());
   }

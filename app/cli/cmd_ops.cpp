@@ -1,9 +1,11 @@
 // bnscope-cli ops: the op catalog as a user reads it.
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "command.h"
+#include "flag_reader.h"
 #include "ops/catalog.h"
 #include "tensor/error.h"
 
@@ -48,17 +50,28 @@ void print_op(const OpSpec& op) {
 }
 
 int run(Args args) {
-  if (args.empty()) {
+  // The grammar is "nothing or --op OP": anything else, a second --op included, is reported
+  // with the first argument.
+  const auto usage = [&](const std::string&) {
+    return "ops takes no arguments other than --op OP, got '" + args[0] + "'";
+  };
+  std::optional<std::string> only;
+  FlagReader("ops")
+      .value("--op",
+             [&](const std::string& name) {
+               if (only) fail(usage(name));
+               only = name;
+             })
+      .bad_argument(usage)
+      .read(args);
+  if (!only) {
     for (const OpSpec& op : op_catalog()) print_op(op);
     return kExitOk;
   }
-  if (args.size() == 2 && args[0] == "--op") {
-    const OpSpec* op = find_op(args[1]);
-    if (!op) fail("--op: unknown op '" + args[1] + "'; expected one of " + op_names_joined());
-    print_op(*op);
-    return kExitOk;
-  }
-  fail("ops takes no arguments other than --op OP, got '" + args[0] + "'");
+  const OpSpec* op = find_op(*only);
+  if (!op) fail("--op: unknown op '" + *only + "'; expected one of " + op_names_joined());
+  print_op(*op);
+  return kExitOk;
 }
 
 const CommandRegistration reg{

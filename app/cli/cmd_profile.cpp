@@ -6,6 +6,7 @@
 #include "backends.h"
 #include "case_flags.h"
 #include "command.h"
+#include "flag_reader.h"
 #include "io/atomic_file.h"
 #include "profile/profiler.h"
 #include "report/writers.h"
@@ -21,36 +22,18 @@ int run(Args args) {
   ProfileOptions options;
   Shape shape;
   std::uint64_t seed = 1;
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-      return pa.rest[++i];
-    };
-    if (a == "--backend") {
-      backend = value();
-    } else if (a == "--reps") {
-      options.reps = parse_int_flag(a, value(), 1, 100000);
-    } else if (a == "--warmup") {
-      options.warmup = parse_int_flag(a, value(), 0, 1000);
-    } else if (a == "--threads") {
-      options.threads = parse_int_flag(a, value(), 0, 1024);
-    } else if (a == "--peak-gbps") {
-      options.device_peak_gbps = parse_double_flag(a, value());
-    } else if (a == "--no-copy-probe") {
-      options.measure_copy = false;
-    } else if (a == "--json") {
-      json = value();
-    } else if (a == "--trace") {
-      trace = value();
-    } else if (a == "--shape") {
-      shape = parse_shape_flag(a, value());
-    } else if (a == "--seed") {
-      seed = static_cast<std::uint64_t>(parse_int_flag(a, value(), 0, 1 << 30));
-    } else {
-      fail("profile: unknown flag '" + a + "' (see bnscope-cli profile --help)");
-    }
-  }
+  FlagReader("profile")
+      .text("--backend", backend)
+      .integer("--reps", options.reps, 1, 100000)
+      .integer("--warmup", options.warmup, 0, 1000)
+      .integer("--threads", options.threads, 0, 1024)
+      .number("--peak-gbps", options.device_peak_gbps)
+      .set("--no-copy-probe", options.measure_copy, false)
+      .text("--json", json)
+      .text("--trace", trace)
+      .shape("--shape", shape)
+      .seed("--seed", seed, 1 << 30)
+      .read(pa.rest);
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
   Report report = new_report("bnscope profile: " + describe_case(problem));

@@ -9,6 +9,7 @@
 #include "case_flags.h"
 #include "command.h"
 #include "engine.h"
+#include "flag_reader.h"
 #include "report/writers.h"
 #include "tensor/error.h"
 
@@ -25,36 +26,18 @@ int run(Args args) {
   DiffOptions diff_options;
   Shape shape;
   std::uint64_t seed = 1;
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-      return pa.rest[++i];
-    };
-    if (a == "--backends") {
-      backends = split_list(value());
-    } else if (a == "--out") {
-      out = value();
-    } else if (a == "--against") {
-      against = value();
-    } else if (a == "--atol") {
-      diff_options.atol = parse_double_flag(a, value());
-    } else if (a == "--rtol") {
-      diff_options.rtol = parse_double_flag(a, value());
-    } else if (a == "--reps") {
-      options.reps = parse_int_flag(a, value(), 1, 100000);
-    } else if (a == "--threads") {
-      options.threads = parse_int_flag(a, value(), 0, 1024);
-    } else if (a == "--peak-gbps") {
-      options.device_peak_gbps = parse_double_flag(a, value());
-    } else if (a == "--shape") {
-      shape = parse_shape_flag(a, value());
-    } else if (a == "--seed") {
-      seed = static_cast<std::uint64_t>(parse_int_flag(a, value(), 0, 1 << 30));
-    } else {
-      fail("report: unknown flag '" + a + "' (see bnscope-cli report --help)");
-    }
-  }
+  FlagReader("report")
+      .list("--backends", backends)
+      .text("--out", out)
+      .text("--against", against)
+      .number("--atol", diff_options.atol)
+      .number("--rtol", diff_options.rtol)
+      .integer("--reps", options.reps, 1, 100000)
+      .integer("--threads", options.threads, 0, 1024)
+      .number("--peak-gbps", options.device_peak_gbps)
+      .shape("--shape", shape)
+      .seed("--seed", seed, 1 << 30)
+      .read(pa.rest);
   if (out.empty()) fail("report needs --out DIR (where report.html and the others go)");
   if (backends.empty()) fail("--backends needs at least one backend");
   app::register_all_backends();
@@ -68,23 +51,14 @@ int run(Args args) {
   for (const std::string& b : backends) results.push_back(run_problem(problem, b));
   report.notes = results.front().notes;
 
-  std::vector<OutputTensor> expected;
-  std::string reference;
-  std::size_t first = 1;
-  if (!against.empty()) {
-    expected = load_expected_outputs(against, *prepared.op);
-    reference = against;
-    first = 0;
-  } else if (results.size() > 1) {
-    expected = results.front().outputs;
-    reference = results.front().backend;
-  }
+  const Reference reference = reference_outputs(against, prepared, results);
+  const std::vector<OutputTensor>& expected = reference.outputs;
   if (!expected.empty()) {
     report.has_diff = true;
-    for (std::size_t i = first; i < results.size(); ++i) {
-      report.diff.comparisons.push_back(compare_results(reference, expected, results[i].backend,
-                                                        results[i].outputs, diff_options,
-                                                        &prepared.view));
+    for (std::size_t i = reference.first_candidate; i < results.size(); ++i) {
+      report.diff.comparisons.push_back(compare_results(reference.name, expected,
+                                                        results[i].backend, results[i].outputs,
+                                                        diff_options, &prepared.view));
       if (!report.diff.comparisons.back().passed)
         for (Cause& c : find_causes(problem, results[i].backend, expected, diff_options))
           report.causes.push_back(std::move(c));

@@ -8,6 +8,7 @@
 #include "case_flags.h"
 #include "command.h"
 #include "engine.h"
+#include "flag_reader.h"
 #include "io/atomic_file.h"
 #include "io/npy.h"
 #include "problem_args.h"
@@ -59,26 +60,13 @@ int run(Args args) {
   std::string backend = "cpu", out;
   int threads = 0;
   bool sample = false, quiet = false;
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-      return pa.rest[++i];
-    };
-    if (a == "--backend") {
-      backend = value();
-    } else if (a == "--out") {
-      out = value();
-    } else if (a == "--threads") {
-      threads = parse_int_flag(a, value(), 0, 1024);
-    } else if (a == "--sample") {
-      sample = true;
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else {
-      fail("run: unknown flag '" + a + "' (see bnscope-cli run --help)");
-    }
-  }
+  FlagReader("run")
+      .text("--backend", backend)
+      .text("--out", out)
+      .integer("--threads", threads, 0, 1024)
+      .set("--sample", sample)
+      .set("--quiet", quiet)
+      .read(pa.rest);
   if (out.empty()) fail("run needs --out DIR (where OUTPUT.npy files are written)");
   if (!sample && !pa.inputs_given)
     fail("run needs inputs: --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz, or --sample");

@@ -5,6 +5,7 @@
 
 #include "case_flags.h"
 #include "command.h"
+#include "flag_reader.h"
 #include "io/problem_io.h"
 #include "ops/sample.h"
 #include "problem_args.h"
@@ -21,20 +22,11 @@ int run(Args args) {
   spec.dtype = pa.problem.dtype.value_or(DType::F32);
   spec.convention = pa.problem.convention;
   std::string out;
-  for (std::size_t i = 0; i < pa.rest.size(); ++i) {
-    const std::string& a = pa.rest[i];
-    if (i + 1 >= pa.rest.size()) fail(a + " expects a value");
-    const std::string& v = pa.rest[++i];
-    if (a == "--out") {
-      out = v;
-    } else if (a == "--shape") {
-      spec.shape = parse_shape_flag(a, v);
-    } else if (a == "--seed") {
-      spec.seed = static_cast<std::uint64_t>(parse_int_flag(a, v, 0, INT32_MAX));
-    } else {
-      fail("sample: unknown flag '" + a + "' (see bnscope-cli sample --help)");
-    }
-  }
+  FlagReader("sample")
+      .text("--out", out)
+      .shape("--shape", spec.shape)
+      .seed("--seed", spec.seed, INT32_MAX)
+      .read(pa.rest);
   if (out.empty()) fail("sample needs --out FILE.npz");
   const OpSpec& op = *find_op(spec.op);
   if (op.has_attr("data_format")) {

@@ -7,6 +7,7 @@
 
 #include "backends.h"
 #include "command.h"
+#include "flag_reader.h"
 #include "tensor/error.h"
 
 #ifdef BNSCOPE_HAVE_GPU
@@ -27,25 +28,23 @@ struct Options {
 
 Options parse(Args args) {
   Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "--backend" && has_value) {
-      const std::string& b = args[++i];
-      if (b == "all")
-        o.backends = {"cuda", "cudnn"};
-      else if (b == "cuda" || b == "cudnn")
-        o.backends = {b};
-      else
-        fail("--backend: expected cuda, cudnn or all, got '" + b + "'");
-    } else if (a == "--filter" && has_value) {
-      o.filter = args[++i];
-    } else if (a == "--verbose" || a == "-v") {
-      o.verbose = true;
-    } else {
-      fail("selftest: unexpected argument '" + a + "' (see bnscope-cli selftest --help)");
-    }
-  }
+  FlagReader("selftest")
+      .value("--backend",
+             [&](const std::string& b) {
+               if (b == "all")
+                 o.backends = {"cuda", "cudnn"};
+               else if (b == "cuda" || b == "cudnn")
+                 o.backends = {b};
+               else
+                 fail("--backend: expected cuda, cudnn or all, got '" + b + "'");
+             })
+      .text("--filter", o.filter)
+      .set("--verbose", o.verbose)
+      .set("-v", o.verbose)
+      .bad_argument([](const std::string& a) {
+        return "selftest: unexpected argument '" + a + "' (see bnscope-cli selftest --help)";
+      })
+      .read(args);
   return o;
 }
 

@@ -13,35 +13,18 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
 #include "bench_cases.h"
+#include "bench_util.h"
 #include "engine.h"
 #include "ops/outputs.h"
 #include "ops/prepared.h"
-#include "profile/copy_bandwidth.h"
 
 namespace bnscope {
 namespace {
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
-int bench_threads() {
-  static const int threads = env_int("BNSCOPE_BENCH_THREADS", 2);
-  return threads;
-}
-
-double copy_bandwidth() {
-  static const double bw = measure_copy_bandwidth(
-      bench_threads(), static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 20);
-  return bw;
-}
 
 // Fast deterministic fill: a 64-bit LCG mapped to [lo, hi).
 Tensor filled(DType dtype, const Shape& shape, std::uint64_t seed, double lo, double hi) {
@@ -111,11 +94,8 @@ void run_grad(benchmark::State& state, const Config& cfg) {
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   const double bytes = 3.0 * static_cast<double>(result.outputs[0].tensor.nbytes());
-  const double rate = bytes * static_cast<double>(state.iterations()) / seconds;
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-  state.counters["GBps"] = rate / 1e9;
-  state.counters["frac_copy"] = rate / copy_bandwidth();
-  state.counters["copy_GBps"] = copy_bandwidth() / 1e9;
+  set_rate_counters(state, bytes, seconds);
   state.counters["threads"] = ctx.threads;
 }
 
@@ -127,10 +107,8 @@ void register_all() {
           (bc.shape[1] > 14 || bc.shape[3] < 64 || bc.dtype != DType::F32))
         continue;
       const Config cfg{bc.shape, bc.nchw, bc.training, bc.dtype, backend, bc.global};
-      const std::string name = std::string(backend) + "/" + case_name(bc);
-      benchmark::RegisterBenchmark(name.c_str(), [cfg](benchmark::State& st) { run_grad(st, cfg); })
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      register_timed(std::string(backend) + "/" + case_name(bc),
+                     [cfg](benchmark::State& st) { run_grad(st, cfg); });
     }
 }
 
@@ -138,10 +116,5 @@ void register_all() {
 }  // namespace bnscope
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  bnscope::register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bnscope::bench_main(argc, argv, bnscope::register_all);
 }

@@ -13,32 +13,19 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <dnnl.hpp>
 #include <string>
 #include <unordered_map>
 
 #include "bench_cases.h"
-#include "profile/copy_bandwidth.h"
+#include "bench_util.h"
 
 namespace bnscope {
 namespace {
 
 using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
-double copy_bandwidth() {
-  static const double bw = measure_copy_bandwidth(
-      env_int("BNSCOPE_BENCH_THREADS", 2),
-      static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 20);
-  return bw;
-}
 
 void fill(dnnl::memory& m, float lo, float hi) {
   const std::size_t bytes = m.get_desc().get_size();
@@ -99,10 +86,7 @@ void run_case(benchmark::State& state, const BenchCase& c, tag layout) {
   }
   const double elem = static_cast<double>(x[0] * x[1] * x[2] * x[3]);
   const double bytes = 3.0 * elem * (type == dt::f32 ? 4 : 2);
-  const double rate = bytes * static_cast<double>(state.iterations()) / seconds;
-  state.counters["GBps"] = rate / 1e9;
-  state.counters["frac_copy"] = rate / copy_bandwidth();
-  state.counters["copy_GBps"] = copy_bandwidth() / 1e9;
+  set_rate_counters(state, bytes, seconds);
   state.SetLabel(bwd.impl_info_str());
 }
 
@@ -117,19 +101,13 @@ void run_or_skip(benchmark::State& state, const BenchCase& c, tag layout) {
 void register_all() {
   for (const BenchCase& c : bench_cases()) {
     if (c.dtype == DType::F16) continue;
-    const std::string name = "onednn/" + case_name(c);
     const tag layout = c.nchw ? tag::nchw : tag::nhwc;
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [c, layout](benchmark::State& st) { run_or_skip(st, c, layout); })
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
+    register_timed("onednn/" + case_name(c),
+                   [c, layout](benchmark::State& st) { run_or_skip(st, c, layout); });
     if (c.nchw) {
       std::string blocked = "onednn/" + case_name(c);
       blocked.replace(blocked.find("/NCHW/"), 6, "/NCHW16c/");
-      benchmark::RegisterBenchmark(blocked.c_str(),
-                                   [c](benchmark::State& st) { run_or_skip(st, c, tag::nChw16c); })
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      register_timed(blocked, [c](benchmark::State& st) { run_or_skip(st, c, tag::nChw16c); });
     }
   }
 }
@@ -138,10 +116,5 @@ void register_all() {
 }  // namespace bnscope
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  bnscope::register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bnscope::bench_main(argc, argv, bnscope::register_all);
 }

@@ -1,0 +1,60 @@
+#pragma once
+// What the CPU benchmarks (ours and oneDNN's) share, so that their numbers mean the same thing:
+// the environment knobs, the copy probe, the rate counters and the main().
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "profile/copy_bandwidth.h"
+
+namespace bnscope {
+
+inline int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// BNSCOPE_BENCH_THREADS, default 2: the cpu backend's thread count and the copy probe's.
+inline int bench_threads() {
+  static const int threads = env_int("BNSCOPE_BENCH_THREADS", 2);
+  return threads;
+}
+
+// A non-temporal copy of BNSCOPE_BENCH_COPY_MIB (default 1024) MiB, measured once a process.
+inline double copy_bandwidth() {
+  static const double bw = measure_copy_bandwidth(
+      bench_threads(), static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 20);
+  return bw;
+}
+
+// GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total; the
+// names scripts/peer_merge.py reads.
+inline void set_rate_counters(benchmark::State& state, double bytes, double seconds) {
+  const double rate = bytes * static_cast<double>(state.iterations()) / seconds;
+  state.counters["GBps"] = rate / 1e9;
+  state.counters["frac_copy"] = rate / copy_bandwidth();
+  state.counters["copy_GBps"] = copy_bandwidth() / 1e9;
+}
+
+// Wall-clock time in milliseconds: the threads of a multithreaded run must count.
+template <typename Fn>
+void register_timed(const std::string& name, Fn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::move(fn))
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+inline int bench_main(int argc, char** argv, void (*register_all)()) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace bnscope
