@@ -11,9 +11,61 @@
 // each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The forward ops
 // reuse both passes for their statistics and y.
 
+#include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
+
+namespace {
+
+// Blocks layout: (block, chunk) items, block-major, so a thread re-tiles its coefficients only
+// when it reaches the next block.
+template <class T>
+void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
+                   const std::vector<Acc<T>>& center, Partials<Acc<T>>& parts) {
+  using A = Acc<T>;
+  const std::int64_t items = g.block_count() * g.chunks;
+  const int n = threads_for(ex, items);
+  ex.pool->run(n, [&](int t) {
+    const Span span = split_range(items, n, t);
+    std::vector<A> acc(static_cast<std::size_t>(2 * g.block_c * g.inner)), mB;
+    A* acc0 = acc.data();
+    A* acc1 = acc0 + g.block_c * g.inner;
+    std::int64_t tiled = -1;
+    for (std::int64_t item = span.begin; item < span.end; ++item) {
+      const std::int64_t blk = item / g.chunks, k = item % g.chunks;
+      if (blk != tiled) tile_block(center, g, blk, mB);
+      tiled = blk;
+      A* p0 = parts.s0.data() + k * g.channels;
+      A* p1 = parts.s1.data() + k * g.channels;
+      if (kind == Sum::Grad)
+        block_reduce<Sum::Grad, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr, false, acc0,
+                                          acc1, p0, p1);
+      else
+        block_reduce<Sum::Moments, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr, false,
+                                             acc0, acc1, p0, p1);
+    }
+  });
+}
+
+template <class T>
+void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
+                  const Affine<Acc<T>>& per_channel) {
+  const std::int64_t items = g.block_count() * g.chunks;
+  const int n = threads_for(ex, items);
+  ex.pool->run(n, [&](int t) {
+    const Span span = split_range(items, n, t);
+    BlockCoefs<Acc<T>> coefs;
+    // Last first, as in write_pass.
+    for (std::int64_t item = span.end - 1; item >= span.begin; --item) {
+      const std::int64_t blk = item / g.chunks, k = item % g.chunks;
+      block_write<T>(g, a, b, out, blk, k, coefs.of(per_channel, g, blk), ex.nt);
+    }
+    stream_fence();
+  });
+}
+
+}  // namespace
 
 template <class T>
 Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
@@ -21,6 +73,10 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   using A = Acc<T>;
   Partials<A> parts;
   parts.resize(g);
+  if (g.blocks()) {
+    reduce_blocks<T>(ex, g, kind, a, b, center, parts);
+    return parts.totals(g);
+  }
   const std::vector<A> mL = tile(center, g);
   // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
   // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
@@ -58,20 +114,17 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
                                              p0, p1);
     }
   });
-  Totals totals;
-  totals.s0.resize(static_cast<std::size_t>(g.channels));
-  totals.s1.resize(totals.s0.size());
-  for (std::int64_t c = 0; c < g.channels; ++c) {
-    totals.s0[c] = parts.total0(g, c);
-    totals.s1[c] = parts.total1(g, c);
-  }
-  return totals;
+  return parts.totals(g);
 }
 
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
                 const Affine<Acc<T>>& per_channel) {
   using A = Acc<T>;
+  if (g.blocks()) {
+    write_blocks<T>(ex, g, a, b, out, per_channel);
+    return;
+  }
   Affine<A> f = per_channel;
   if (g.rows()) {
     f.p = tile(per_channel.p, g);

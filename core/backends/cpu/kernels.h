@@ -15,6 +15,11 @@
 // with per-lane coefficients tiled to the same width.
 // Planes (inner > 1) are contiguous runs of `inner` elements per (o, c); they are summed into 16
 // independent lanes.
+// Blocks (1 < inner <= kMaxBlockInner: channels-first with small planes, 14x14, 7x7) are planes
+// taken `block_c` channels at a time: for each outer index the block is one contiguous row of
+// L = block_c*inner elements (rows C*inner apart), summed lane-wise over the rows of a chunk like
+// the rows layout, then each channel's `inner` lanes are added in order. So the loops stay long
+// and contiguous where a single plane is a few dozen elements, 400 KB apart (block_kernels.h).
 //
 // Vector code. For f32, f16 and bf16 the inner loops run in simd.h (Highway, runtime dispatch
 // to AVX-512/AVX2/SSE4), which adds in exactly the order of the scalar loops below and writes
@@ -25,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "backends/cpu/convert.h"
@@ -40,14 +46,21 @@ namespace bnscope::cpu {
 constexpr std::int64_t kChunkElements = 64 * 1024;  // elements per chunk, all channels together
 constexpr std::int64_t kPlaneChunk = 16 * 1024;     // positions per chunk of one channel plane
 constexpr int kLanes = 16;
-constexpr std::int64_t kBlock = 4096;  // elements staged in L1 before a non-temporal copy out
+constexpr std::int64_t kBlock = 4096;       // elements staged in L1 before a non-temporal copy out
+constexpr std::int64_t kBlockLanes = 2048;  // target row length of a channel block
+constexpr std::int64_t kMaxBlockInner = 512;  // larger planes are long enough on their own
 
 struct Geometry {
   std::int64_t outer = 0, channels = 0, inner = 0, m = 0;
   std::int64_t chunk_m = 1, chunks = 0;
-  std::int64_t group = 1;  // rows folded per accumulator row (rows layout only)
+  std::int64_t group = 1;    // rows folded per accumulator row (rows layout only)
+  std::int64_t block_c = 0;  // channels per block (blocks layout only)
   bool rows() const { return inner == 1; }
+  bool blocks() const { return block_c > 0; }
   std::int64_t lanes() const { return channels * group; }
+  std::int64_t block_count() const { return (channels + block_c - 1) / block_c; }
+  std::int64_t block_begin(std::int64_t b) const { return b * block_c; }
+  std::int64_t block_end(std::int64_t b) const { return std::min(channels, (b + 1) * block_c); }
   std::int64_t chunk_begin(std::int64_t k) const { return k * chunk_m; }
   std::int64_t chunk_end(std::int64_t k) const { return std::min(m, (k + 1) * chunk_m); }
 };
@@ -59,12 +72,21 @@ inline Geometry make_geometry(const ChannelView& v) {
   g.inner = v.inner;
   g.m = v.per_channel();
   if (g.rows()) g.group = (kLanes + g.channels - 1) / g.channels;
-  // Rows: a chunk is kChunkElements of all channels. Planes: kPlaneChunk positions of each
-  // channel, whatever C, so a many-channel NCHW plane (2048x7x7) is not cut into 32-position
-  // pieces that cost more in call overhead than in memory traffic.
-  g.chunk_m =
-      g.rows() ? std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(1, g.channels))
-               : kPlaneChunk;
+  if (g.inner > 1 && g.inner <= kMaxBlockInner && g.channels > 0) {
+    // A multiple of `unit` channels makes every block start and row length a multiple of 16
+    // elements, so rows start vector aligned and the dx stores can all be non-temporal.
+    const std::int64_t unit = 16 / std::gcd<std::int64_t>(g.inner, 16);
+    g.block_c = std::max(unit, kBlockLanes / g.inner / unit * unit);
+    g.block_c = std::min(g.block_c, g.channels);
+  }
+  // Rows: a chunk is kChunkElements of all channels. Blocks: kChunkElements of one block, whole
+  // outer rows. Planes: kPlaneChunk positions of each channel, whatever C.
+  if (g.rows())
+    g.chunk_m = std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(1, g.channels));
+  else if (g.blocks())
+    g.chunk_m = std::max<std::int64_t>(1, kChunkElements / (g.block_c * g.inner)) * g.inner;
+  else
+    g.chunk_m = kPlaneChunk;
   g.chunk_m = (g.chunk_m + g.group - 1) / g.group * g.group;
   g.chunks = (g.m + g.chunk_m - 1) / g.chunk_m;
   return g;
@@ -138,7 +160,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
-    simd::rows_sweep(s, n_groups, L, mL, pL, acc0, acc1);
+    simd::rows_sweep(s, n_groups, L, L, mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
   while (r + g.group <= r1) {
@@ -263,7 +285,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), false,          a + r0 * C, b + r0 * C,
                   out + r0 * C,       tmp != nullptr, N};
-    simd::rows_affine(s, n_groups, L, p, q, m, r);
+    simd::rows_affine(s, n_groups, L, L, p, q, m, r);
     row += n_groups * g.group;
   }
   // In the forward form b is never read (it may alias a).
@@ -339,6 +361,11 @@ void plane_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t
     plane_write_t<false, T>(g, a, b, out, m0, m1, c, f, tmp);
 }
 
+// Per-channel totals of the two quantities a Sum names, in double.
+struct Totals {
+  std::vector<double> s0, s1;
+};
+
 // Partial sums per chunk and channel, combined in chunk order in double.
 template <class A>
 struct Partials {
@@ -349,6 +376,16 @@ struct Partials {
   }
   double total0(const Geometry& g, std::int64_t c) const { return total(s0, g, c); }
   double total1(const Geometry& g, std::int64_t c) const { return total(s1, g, c); }
+  Totals totals(const Geometry& g) const {
+    Totals t;
+    t.s0.resize(static_cast<std::size_t>(g.channels));
+    t.s1.resize(t.s0.size());
+    for (std::int64_t c = 0; c < g.channels; ++c) {
+      t.s0[c] = total0(g, c);
+      t.s1[c] = total1(g, c);
+    }
+    return t;
+  }
 
  private:
   static double total(const std::vector<A>& s, const Geometry& g, std::int64_t c) {

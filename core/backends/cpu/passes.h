@@ -5,8 +5,9 @@
 //   grad_two_pass.cpp  reduce pass, then write pass: training grads whose channel data cannot
 //                      stay in cache between the two (NHWC with large M, big NCHW planes);
 //                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
-//   grad_planes.cpp    channels-first training grads whose plane x+dy fits half a core's L2:
-//                      reduce then write one plane while it is cache-hot, 3 passes.
+//   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
+//                      planes of <= 512 elements) x+dy fits half a core's L2: reduce then
+//                      write it while it is cache-hot, 3 passes.
 //   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
 //                      needs no reduction, so sums and dx in one sweep, 3 passes.
 // dx is written with non-temporal stores when large (no read-for-ownership, which would be a
@@ -29,11 +30,6 @@ struct Exec {
   bool nt = false;  // stream outputs with non-temporal stores
 };
 
-// Per-channel totals of the two quantities a Sum names, in double.
-struct Totals {
-  std::vector<double> s0, s1;
-};
-
 // One pass over a and b: per-chunk partial sums on all threads, then the fixed-order combine.
 template <class T>
 Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
@@ -45,8 +41,8 @@ template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
                 const Affine<Acc<T>>& per_channel);
 
-// Channel planes small enough to stay in a core's L2 between the reduction and the write, and
-// enough channels to keep every thread busy.
+// Channel planes (or blocks) small enough to stay in a core's L2 between the reduction and the
+// write, and enough of them to keep every thread busy.
 bool planes_fit(const Geometry& g, std::size_t element_size, int threads);
 
 // Coefficients p, q, r of a channel's output from its totals (m is the centre passed in).

@@ -60,9 +60,10 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
   }
 }
 
-// Rows layout: n_groups consecutive rows of L lanes; acc0/acc1/m/p are [L].
-void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
-                const float* p, float* acc0, float* acc1);
+// Rows layout: n_groups rows of L lanes, `stride` elements apart (L for consecutive rows; a
+// channel block's rows are C*inner apart); acc0/acc1/m/p are [L].
+void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                const float* m, const float* p, float* acc0, float* acc1);
 
 // Planes layout: positions of one channel as runs (one per outer index): the first starts at
 // element i0 of its run, `count` positions in all, runs `inner` long and `stride` apart (a, b
@@ -73,10 +74,10 @@ struct Runs {
 };
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1);
 
-// out = affine<s.normalize>(a, b, p, q, m, r). Rows: coefficients are [L] and n_groups rows of L;
-// planes: scalars.
-void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
-                 const float* q, const float* m, const float* r);
+// out = affine<s.normalize>(a, b, p, q, m, r). Rows: coefficients are [L] and n_groups rows of L,
+// `stride` apart; planes: scalars.
+void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* p, const float* q, const float* m, const float* r);
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);
 
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).

@@ -6,9 +6,9 @@
 // -ffp-contract=off, see deps.cmake) in the scalar loops' order, and the affine outputs apply
 // simd.h's affine() operation for operation; f16/bf16 stores port
 // convert.h's branch-free rounding, and loads use Highway's exact PromoteTo (F16C for f16 on
-// AVX2 and up). Highway 1.0's DemoteTo is not used for stores: its x86 bf16 demotion truncates
-// instead of rounding to nearest even, and F16C keeps NaN payloads where TensorFlow's
-// conversion (and convert.h) writes the canonical quiet NaN. Scalar tails call convert.h directly.
+// AVX2 and up). Highway 1.0's bf16 DemoteTo is not used: on x86 it truncates instead of
+// rounding to nearest even. f16 stores use F16C (AVX2 and up) after mapping NaN lanes to the
+// quiet NaN TensorFlow's conversion (and convert.h) writes. Scalar tails call convert.h directly.
 // Non-temporal stores (Stream) are used for every vector whose address is vector aligned, so dx
 // costs no read-for-ownership.
 
@@ -60,16 +60,18 @@ HWY_INLINE VF load_vec(DF d, const f16* p) {
 #endif
 }
 
+HWY_INLINE void store_u16(hn::Vec<DH> v, std::uint16_t* p, bool nt) {
+  const DH dh;
+  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
+    hn::Stream(v, dh, p);
+  else
+    hn::StoreU(v, dh, p);
+}
+
 // Writes 16-bit patterns h (held in 32-bit lanes, each <= 0xFFFF).
 template <class VU>
 HWY_INLINE void store_bits16(VU h, std::uint16_t* p, bool nt) {
-  const DH dh;
-  const DI di;
-  const auto narrow = hn::DemoteTo(dh, hn::BitCast(di, h));
-  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
-    hn::Stream(narrow, dh, p);
-  else
-    hn::StoreU(narrow, dh, p);
+  store_u16(hn::DemoteTo(DH(), hn::BitCast(DI(), h)), p, nt);
 }
 
 HWY_INLINE void store_vec(VF v, float* p, bool nt) {
@@ -81,19 +83,26 @@ HWY_INLINE void store_vec(VF v, float* p, bool nt) {
 }
 HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
   const DU du;
-  const DI di;
   const auto u = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
   const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
-  const auto is_nan =
-      hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))), hn::Set(di, 0x7f800000));
-  store_bits16(hn::IfThenElse(hn::RebindMask(du, is_nan), nan, rounded),
+  store_bits16(hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded),
                reinterpret_cast<std::uint16_t*>(p), nt);
 }
 HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
   const DF d;
   const DU du;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  // F16C rounds to nearest even exactly as convert.h does; it differs only on NaN, whose payload
+  // it keeps. A NaN lane is first replaced by the float quiet NaN of its sign, which F16C turns
+  // into convert.h's canonical 0x7E00 (with the sign).
+  const VF quiet = hn::Or(hn::And(v, hn::BitCast(d, hn::Set(du, 0x80000000u))),
+                          hn::BitCast(d, hn::Set(du, 0x7FC00000u)));
+  const VF clean = hn::IfThenElse(hn::IsNaN(v), quiet, v);
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  store_u16(hn::BitCast(DH(), hn::DemoteTo(dh, clean)), reinterpret_cast<std::uint16_t*>(p), nt);
+#else
   const DI di;
   const auto w = hn::BitCast(du, v);
   const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
@@ -108,20 +117,24 @@ HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
   const auto h = hn::Or(hn::ShiftRight<16>(sign),
                         hn::IfThenElse(hn::RebindMask(du, is_nan), hn::Set(du, 0x7E00u), nonsign));
   store_bits16(h, reinterpret_cast<std::uint16_t*>(p), nt);
+#endif
 }
 
 template <bool Moments, class T>
-void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* HWY_RESTRICT m,
-                const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
+                float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
   for (std::int64_t k = 0; k < n_groups; ++k) {
-    const T* pa = a + k * L;
-    const T* pb = b + k * L;
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    T* po = out ? out + k * stride : nullptr;
     std::int64_t j = 0;
     for (; j < Lv; j += N) {
       const VF av = load_vec(d, pa + j), bv = load_vec(d, pb + j);
@@ -133,7 +146,7 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const flo
         hn::StoreU(hn::Add(hn::LoadU(d, acc0 + j), bv), d, acc0 + j);
         hn::StoreU(hn::Add(hn::LoadU(d, acc1 + j), hn::Mul(bv, dv)), d, acc1 + j);
       }
-      if (out) store_vec(hn::Mul(hn::LoadU(d, p + j), bv), out + k * L + j, s.nt);
+      if (po) store_vec(hn::Mul(hn::LoadU(d, p + j), bv), po + j, nt);
     }
     for (; j < L; ++j) {
       const float av = load(pa[j]), bv = load(pb[j]);
@@ -145,7 +158,7 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const flo
         acc0[j] += bv;
         acc1[j] += bv * dv;
       }
-      if (out) out[k * L + j] = store<T>(p[j] * bv);
+      if (po) po[j] = store<T>(p[j] * bv);
     }
   }
 }
@@ -158,6 +171,7 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const VF mv = hn::Set(d, m), pv = hn::Set(d, p);
   std::int64_t i = 0;
   if (N <= kL) {
@@ -180,7 +194,7 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
           s0[v] = hn::Add(s0[v], bv);
           s1[v] = hn::Add(s1[v], hn::Mul(bv, dv));
         }
-        if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, s.nt);
+        if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
       }
     for (std::int64_t v = 0; v < nv; ++v) {
       hn::StoreU(s0[v], d, l0 + v * N);
@@ -214,25 +228,26 @@ HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
 }
 
 template <bool Normalize, class T>
-void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
-                 const float* q, const float* m, const float* r) {
+void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* p, const float* q, const float* m, const float* r) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
   for (std::int64_t k = 0; k < n_groups; ++k) {
-    const T* pa = a + k * L;
-    const T* pb = b + k * L;
-    T* po = out + k * L;
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    T* po = out + k * stride;
     std::int64_t j = 0;
     for (; j < Lv; j += N) {
       const VF av = load_vec(d, pa + j);
       const VF bv = Normalize ? av : load_vec(d, pb + j);
       store_vec(affine_vec<Normalize>(av, bv, hn::LoadU(d, p + j), hn::LoadU(d, q + j),
                                       hn::LoadU(d, m + j), hn::LoadU(d, r + j)),
-                po + j, s.nt);
+                po + j, nt);
     }
     for (; j < L; ++j)
       po[j] = store<T>(
@@ -247,6 +262,7 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const VF pv = hn::Set(d, p), qv = hn::Set(d, q), mv = hn::Set(d, m), rv = hn::Set(d, r);
   const auto one = [&](std::int64_t i) {
     out[i] = store<T>(affine<Normalize>(load(a[i]), Normalize ? 0.0f : load(b[i]), p, q, m, r));
@@ -254,11 +270,11 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   std::int64_t i = 0;
   // Scalar head up to the output's vector alignment, so the stores can be non-temporal.
   const std::size_t vbytes = static_cast<std::size_t>(N) * sizeof(T);
-  while (s.nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
+  while (nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
   for (; i + N <= n; i += N) {
     const VF av = load_vec(d, a + i);
     const VF bv = Normalize ? av : load_vec(d, b + i);
-    store_vec(affine_vec<Normalize>(av, bv, pv, qv, mv, rv), out + i, s.nt);
+    store_vec(affine_vec<Normalize>(av, bv, pv, qv, mv, rv), out + i, nt);
   }
   for (; i < n; ++i) one(i);
 }
@@ -338,16 +354,16 @@ struct PlaneAffineF {
   }
 };
 
-void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
-               const float* p, float* acc0, float* acc1) {
-  by_elem<RowsSweepF>(s.elem, s, n_groups, L, m, p, acc0, acc1);
+void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+               const float* m, const float* p, float* acc0, float* acc1) {
+  by_elem<RowsSweepF>(s.elem, s, n_groups, L, stride, m, p, acc0, acc1);
 }
 void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   by_elem<PlaneSweepF>(s.elem, s, runs, m, p, l0, l1);
 }
-void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
-                const float* q, const float* m, const float* r) {
-  by_elem<RowsAffineF>(s.elem, s, n_groups, L, p, q, m, r);
+void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                const float* p, const float* q, const float* m, const float* r) {
+  by_elem<RowsAffineF>(s.elem, s, n_groups, L, stride, p, q, m, r);
 }
 void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
   by_elem<PlaneAffineF>(s.elem, s, runs, p, q, m, r);
@@ -369,16 +385,16 @@ HWY_EXPORT(RowsAffine);
 HWY_EXPORT(PlaneAffine);
 HWY_EXPORT(TargetName);
 
-void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* m,
-                const float* p, float* acc0, float* acc1) {
-  HWY_DYNAMIC_DISPATCH(RowsSweep)(s, n_groups, L, m, p, acc0, acc1);
+void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                const float* m, const float* p, float* acc0, float* acc1) {
+  HWY_DYNAMIC_DISPATCH(RowsSweep)(s, n_groups, L, stride, m, p, acc0, acc1);
 }
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   HWY_DYNAMIC_DISPATCH(PlaneSweep)(s, runs, m, p, l0, l1);
 }
-void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, const float* p,
-                 const float* q, const float* m, const float* r) {
-  HWY_DYNAMIC_DISPATCH(RowsAffine)(s, n_groups, L, p, q, m, r);
+void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* p, const float* q, const float* m, const float* r) {
+  HWY_DYNAMIC_DISPATCH(RowsAffine)(s, n_groups, L, stride, p, q, m, r);
 }
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
   HWY_DYNAMIC_DISPATCH(PlaneAffine)(s, runs, p, q, m, r);

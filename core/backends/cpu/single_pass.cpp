@@ -6,9 +6,43 @@
 // read-for-ownership). Chunks and partials are as in reduce_pass (kernels.h), so the sums do not
 // depend on the thread count.
 
+#include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
+
+namespace {
+
+// Blocks layout: (block, chunk) items as in reduce_pass.
+template <class T>
+void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
+                        const std::vector<Acc<T>>& mean, const std::vector<Acc<T>>& p,
+                        Partials<Acc<T>>& parts) {
+  using A = Acc<T>;
+  const std::int64_t items = g.block_count() * g.chunks;
+  const int n = threads_for(ex, items);
+  ex.pool->run(n, [&](int t) {
+    const Span span = split_range(items, n, t);
+    std::vector<A> acc(static_cast<std::size_t>(2 * g.block_c * g.inner)), mB, pB;
+    A* acc0 = acc.data();
+    A* acc1 = acc0 + g.block_c * g.inner;
+    std::int64_t tiled = -1;
+    for (std::int64_t item = span.begin; item < span.end; ++item) {
+      const std::int64_t blk = item / g.chunks, k = item % g.chunks;
+      if (blk != tiled) {
+        tile_block(mean, g, blk, mB);
+        tile_block(p, g, blk, pB);
+        tiled = blk;
+      }
+      block_reduce<Sum::Grad, true, T>(g, x, dy, dx, blk, k, mB.data(), pB.data(), ex.nt, acc0,
+                                       acc1, parts.s0.data() + k * g.channels,
+                                       parts.s1.data() + k * g.channels);
+    }
+    stream_fence();
+  });
+}
+
+}  // namespace
 
 template <class T>
 Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
@@ -16,6 +50,10 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   using A = Acc<T>;
   Partials<A> parts;
   parts.resize(g);
+  if (g.blocks()) {
+    single_pass_blocks<T>(ex, g, x, dy, dx, mean, p, parts);
+    return parts.totals(g);
+  }
   const std::vector<A> mL = tile(mean, g), pL = tile(p, g);
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;  // as reduce_pass
   const int n = threads_for(ex, items);
@@ -39,14 +77,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     }
     stream_fence();
   });
-  Totals totals;
-  totals.s0.resize(static_cast<std::size_t>(g.channels));
-  totals.s1.resize(totals.s0.size());
-  for (std::int64_t c = 0; c < g.channels; ++c) {
-    totals.s0[c] = parts.total0(g, c);
-    totals.s1[c] = parts.total1(g, c);
-  }
-  return totals;
+  return parts.totals(g);
 }
 
 #define BNSCOPE_INSTANTIATE(T)                                                         \

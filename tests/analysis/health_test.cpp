@@ -1,0 +1,54 @@
+// count_non_finite reads exponent bits: it must agree with std::isfinite on every dtype,
+// including the largest finite values, subnormals, signed zeros and NaN payloads.
+
+#include "analysis/health.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace bnscope {
+namespace {
+
+TEST(Health, CountsNanAndInfOnEveryDtype) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> values = {0.0,  -0.0, 1.0,  -2.5,         65504.0,       1e-7,
+                                      5e-8, inf,  -inf, std::nan(""), -std::nan(""), 3.0};
+  for (DType dt : kAllDTypes) {
+    const Tensor t = Tensor::from_doubles(dt, {static_cast<std::int64_t>(values.size())}, values);
+    std::int64_t want = 0;
+    for (std::int64_t i = 0; i < t.numel(); ++i) want += !std::isfinite(t.get(i));
+    EXPECT_EQ(want, 4) << dtype_name(dt);
+    EXPECT_EQ(count_non_finite(t), want) << dtype_name(dt);
+  }
+}
+
+TEST(Health, EveryHalfPatternAgreesWithTheConversion) {
+  for (DType dt : {DType::F16, DType::BF16}) {
+    Tensor t(dt, {65536});
+    auto* bits = static_cast<std::uint16_t*>(t.raw());
+    std::int64_t want = 0;
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+      bits[i] = static_cast<std::uint16_t>(i);
+      want += !std::isfinite(t.get(i));
+    }
+    EXPECT_EQ(count_non_finite(t), want) << dtype_name(dt);
+  }
+}
+
+TEST(Health, LargestFiniteFloatsAreFinite) {
+  Tensor f(DType::F32, {2});
+  f.data<float>()[0] = std::numeric_limits<float>::max();
+  f.data<float>()[1] = -std::numeric_limits<float>::max();
+  EXPECT_EQ(count_non_finite(f), 0);
+  Tensor d(DType::F64, {2});
+  d.data<double>()[0] = std::numeric_limits<double>::max();
+  d.data<double>()[1] = std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(count_non_finite(d), 0);
+}
+
+}  // namespace
+}  // namespace bnscope
