@@ -37,7 +37,8 @@ BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$
 "$ROOT/.venv-peers/bin/python" "$ROOT/scripts/peer_bench.py" --threads "$THREADS" \
   --out "$OUT/peers.json"
 META="Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
-$(nproc) CPUs, $THREADS threads. Load before: ${LOAD_BEFORE##*load average: }; after: \
+$(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
+Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json")."
 python3 "$ROOT/scripts/peer_merge.py" --ours "$OUT/ours.json" --onednn "$OUT/onednn.json" \

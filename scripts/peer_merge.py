@@ -87,15 +87,19 @@ def main():
     args = ap.parse_args()
     ours, context = gbench(args.ours, "cpu")
     onednn = gbench(args.onednn, "onednn")[0] if args.onednn else {}
-    peers = {}
+    peers, versions = {}, {}
     if args.peers:
         with open(args.peers) as f:
             for e in json.load(f):
+                versions.setdefault(e["peer"], e.get("version", "?"))
                 if "ms" in e:
                     peers.setdefault(e["peer"], {})[e["name"]] = e["ms"]
     out = ["# bnscope cpu backend vs peers (batch-norm backward)", ""]
     if args.meta:
         out += [args.meta, ""]
+    if versions:
+        out += ["Python peers: " + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())) + ".",
+                ""]
     copy = next((r["copy_GBps"] for r in ours.values() if r.get("copy_GBps")), None)
     out += [f"Copy bandwidth (same run, NT copy, R+W): {fmt(copy)} GB/s. Host: "
             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs. "

@@ -4,7 +4,9 @@
 // 6 B/element bf16), whatever the implementation really moves; frac_copy divides it by a
 // STREAM-style non-temporal copy measured in this process with the same thread count.
 // The backend is called directly with a reused Result, so neither output allocation nor the
-// engine's NaN count over the outputs is timed.
+// engine's NaN count over the outputs is timed. Each case is first checked against
+// cpu-reference with the default tolerances and is reported as an error instead of a time when
+// it disagrees.
 //
 //   bnscope_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // Threads: BNSCOPE_BENCH_THREADS (default 2). Copy probe size: BNSCOPE_BENCH_COPY_MIB (1024).
@@ -13,9 +15,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/diff.h"
 #include "backends/backend.h"
 #include "bench_cases.h"
 #include "bench_util.h"
@@ -77,7 +81,20 @@ Problem make_problem(const Config& cfg) {
   return pb;
 }
 
-void run_grad(benchmark::State& state, const Config& cfg) {
+// A case whose outputs disagree with cpu-reference is not timed. Checked once per case (Google
+// Benchmark calls the body once per repetition), on the output of the warm-up run.
+bool agrees_with_reference(const std::string& name, const Prepared& p, const Result& got) {
+  static std::map<std::string, bool> checked;
+  if (auto it = checked.find(name); it != checked.end()) return it->second;
+  Result ref;
+  allocate_outputs(p, ref);
+  backend_or_throw("cpu-reference").run(p, ref, RunContext{});
+  const bool ok =
+      compare_results("cpu-reference", ref.outputs, "cpu", got.outputs, {}, &p.view).passed;
+  return checked[name] = ok;
+}
+
+void run_grad(benchmark::State& state, const Config& cfg, const std::string& name) {
   Backend& backend = backend_or_throw(cfg.backend);
   const Prepared p = prepare(make_problem(cfg));
   RunContext ctx;
@@ -85,6 +102,10 @@ void run_grad(benchmark::State& state, const Config& cfg) {
   Result result;
   allocate_outputs(p, result);
   backend.run(p, result, ctx);  // warm-up: first touch of the outputs, pool start
+  if (cfg.backend != "cpu-reference" && !agrees_with_reference(name, p, result)) {
+    state.SkipWithError("outputs disagree with cpu-reference; not timed");
+    return;
+  }
   double seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -107,8 +128,8 @@ void register_all() {
           (bc.shape[1] > 14 || bc.shape[3] < 64 || bc.dtype != DType::F32))
         continue;
       const Config cfg{bc.shape, bc.nchw, bc.training, bc.dtype, backend, bc.global};
-      register_timed(std::string(backend) + "/" + case_name(bc),
-                     [cfg](benchmark::State& st) { run_grad(st, cfg); });
+      const std::string name = std::string(backend) + "/" + case_name(bc);
+      register_timed(name, [cfg, name](benchmark::State& st) { run_grad(st, cfg, name); });
     }
 }
 

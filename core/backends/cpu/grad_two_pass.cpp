@@ -11,12 +11,23 @@
 // each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The forward ops
 // reuse both passes for their statistics and y.
 
+#include <type_traits>
+
 #include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
 
 namespace {
+
+// Calls f with the kind of sum as a compile-time constant (the reduce loops are templates on it).
+template <class F>
+void by_sum(Sum kind, F&& f) {
+  if (kind == Sum::Grad)
+    f(std::integral_constant<Sum, Sum::Grad>{});
+  else
+    f(std::integral_constant<Sum, Sum::Moments>{});
+}
 
 // Blocks layout: (block, chunk) items, block-major, so a thread re-tiles its coefficients only
 // when it reaches the next block.
@@ -38,12 +49,10 @@ void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       tiled = blk;
       A* p0 = parts.s0.data() + k * g.channels;
       A* p1 = parts.s1.data() + k * g.channels;
-      if (kind == Sum::Grad)
-        block_reduce<Sum::Grad, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr, false, acc0,
-                                          acc1, p0, p1);
-      else
-        block_reduce<Sum::Moments, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr, false,
-                                             acc0, acc1, p0, p1);
+      by_sum(kind, [&](auto S) {
+        block_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr,
+                                                   false, acc0, acc1, p0, p1);
+      });
     }
   });
 }
@@ -92,12 +101,10 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
         A* p0 = parts.s0.data() + k * g.channels;
         A* p1 = parts.s1.data() + k * g.channels;
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-        if (kind == Sum::Grad)
-          rows_reduce<Sum::Grad, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr, acc0, acc1,
-                                           nullptr, p0, p1);
-        else
-          rows_reduce<Sum::Moments, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr, acc0,
-                                              acc1, nullptr, p0, p1);
+        by_sum(kind, [&](auto S) {
+          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr,
+                                                    acc0, acc1, nullptr, p0, p1);
+        });
       }
       return;
     }
@@ -106,12 +113,10 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A& p0 = parts.s0[k * g.channels + c];
       A& p1 = parts.s1[k * g.channels + c];
       const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-      if (kind == Sum::Grad)
-        plane_reduce<Sum::Grad, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0), nullptr, p0,
-                                          p1);
-      else
-        plane_reduce<Sum::Moments, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0), nullptr,
-                                             p0, p1);
+      by_sum(kind, [&](auto S) {
+        plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
+                                                   nullptr, p0, p1);
+      });
     }
   });
   return parts.totals(g);
