@@ -120,12 +120,70 @@ HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
 #endif
 }
 
+// One vector of a sweep: the sums of simd.h's Sweep, in the scalar loops' order.
+template <bool Moments>
+HWY_INLINE void accumulate_vec(VF av, VF bv, VF mv, VF& s0, VF& s1) {
+  const VF dv = hn::Sub(av, mv);
+  if constexpr (Moments) {
+    s0 = hn::Add(s0, dv);
+    s1 = hn::Add(s1, hn::Mul(dv, dv));
+  } else {
+    s0 = hn::Add(s0, bv);
+    s1 = hn::Add(s1, hn::Mul(bv, dv));
+  }
+}
+
+// Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
+// in registers across rows instead of going through memory each row, whose store-to-load
+// latency would otherwise bound a row of 16 lanes. Same additions in the same order.
+template <int V, bool Moments, class T>
+void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
+                   const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                   float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;
+  VF s0[V], s1[V], mv[V], pv[V];
+  for (int v = 0; v < V; ++v) {
+    s0[v] = hn::LoadU(d, acc0 + v * N);
+    s1[v] = hn::LoadU(d, acc1 + v * N);
+    mv[v] = hn::LoadU(d, m + v * N);
+    pv[v] = out ? hn::LoadU(d, p + v * N) : hn::Zero(d);
+  }
+  for (std::int64_t k = 0; k < n_groups; ++k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    for (int v = 0; v < V; ++v) {
+      const VF bv = load_vec(d, pb + v * N);
+      accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
+      if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    hn::StoreU(s0[v], d, acc0 + v * N);
+    hn::StoreU(s1[v], d, acc1 + v * N);
+  }
+}
+
 template <bool Moments, class T>
 void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                 const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
                 float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  if (L % N == 0) switch (L / N) {
+      case 1:
+        return RowsSweepRegs<1, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      case 2:
+        return RowsSweepRegs<2, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      case 4:
+        return RowsSweepRegs<4, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      default:
+        break;
+    }
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
@@ -137,15 +195,11 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
     T* po = out ? out + k * stride : nullptr;
     std::int64_t j = 0;
     for (; j < Lv; j += N) {
-      const VF av = load_vec(d, pa + j), bv = load_vec(d, pb + j);
-      const VF dv = hn::Sub(av, hn::LoadU(d, m + j));
-      if constexpr (Moments) {
-        hn::StoreU(hn::Add(hn::LoadU(d, acc0 + j), dv), d, acc0 + j);
-        hn::StoreU(hn::Add(hn::LoadU(d, acc1 + j), hn::Mul(dv, dv)), d, acc1 + j);
-      } else {
-        hn::StoreU(hn::Add(hn::LoadU(d, acc0 + j), bv), d, acc0 + j);
-        hn::StoreU(hn::Add(hn::LoadU(d, acc1 + j), hn::Mul(bv, dv)), d, acc1 + j);
-      }
+      const VF bv = load_vec(d, pb + j);
+      VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
+      accumulate_vec<Moments>(load_vec(d, pa + j), bv, hn::LoadU(d, m + j), s0, s1);
+      hn::StoreU(s0, d, acc0 + j);
+      hn::StoreU(s1, d, acc1 + j);
       if (po) store_vec(hn::Mul(hn::LoadU(d, p + j), bv), po + j, nt);
     }
     for (; j < L; ++j) {
