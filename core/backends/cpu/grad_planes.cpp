@@ -119,10 +119,7 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
 #define BNSCOPE_INSTANTIATE(T)                                                         \
   template Totals planes_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*, \
                                  const std::vector<Acc<T>>&, const ChannelCoefs&);
-BNSCOPE_INSTANTIATE(f16)
-BNSCOPE_INSTANTIATE(bf16)
-BNSCOPE_INSTANTIATE(float)
-BNSCOPE_INSTANTIATE(double)
+BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE
 
 }  // namespace bnscope::cpu

@@ -162,10 +162,7 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
                                  const std::vector<Acc<T>>&);                           \
   template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,     \
                               const Affine<Acc<T>>&);
-BNSCOPE_INSTANTIATE(f16)
-BNSCOPE_INSTANTIATE(bf16)
-BNSCOPE_INSTANTIATE(float)
-BNSCOPE_INSTANTIATE(double)
+BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE
 
 }  // namespace bnscope::cpu

@@ -201,6 +201,19 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
   }
 }
 
+// Calls f(at, n) for the pieces of channel c's positions [m0, m1) in the planes layout: each
+// run of the plane cut at kBlock elements (the staging size); `at` is the piece's first element.
+template <class F>
+void for_plane_pieces(const Geometry& g, std::int64_t m0, std::int64_t m1, std::int64_t c, F&& f) {
+  const std::int64_t inner = g.inner;
+  for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
+    const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
+    const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
+    const std::int64_t base = (o * g.channels + c) * inner;
+    for (std::int64_t blk = i0; blk < i1; blk += kBlock) f(base + blk, std::min(i1 - blk, kBlock));
+  }
+}
+
 template <class A>
 inline A lane_sum(const A* l) {
   A s[8];
@@ -217,45 +230,34 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
   A l0[kLanes] = {}, l1[kLanes] = {};
   const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
-    const std::int64_t o0 = m0 / inner, base = (o0 * g.channels + c) * inner;
-    simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,        a + base,
-                  b + base,           W ? out + base : nullptr, tmp != nullptr};
-    const std::int64_t i0 = m0 - o0 * inner;
-    s.a = a + base + i0;
-    s.b = b + base + i0;
-    if (W) s.out = out + base + i0;
+    const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
+    const std::int64_t at = (o0 * g.channels + c) * inner + i0;
+    const simd::Sweep s{simd::elem_of<T>(),     S == Sum::Moments, a + at, b + at,
+                        W ? out + at : nullptr, tmp != nullptr};
     simd::plane_sweep(s, {i0, m1 - m0, inner, g.channels * inner}, mv, pv, l0, l1);
     s0 = lane_sum(l0);
     s1 = lane_sum(l1);
     return;
   }
-  for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
-    const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
-    const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
-    const std::int64_t base = (o * g.channels + c) * inner;
-    const T* pa = a + base;
-    const T* pb = b + base;
-    for (std::int64_t blk = i0; blk < i1; blk += kBlock) {
-      const std::int64_t n = std::min(i1 - blk, kBlock);
-      const T* sa = pa + blk;
-      const T* sb = pb + blk;
-      T* so = W ? (tmp ? tmp : out + base + blk) : nullptr;
-      std::int64_t i = 0;
-      for (; i + kLanes <= n; i += kLanes)
-        for (int j = 0; j < kLanes; ++j) {
-          const A av = load(sa[i + j]), bv = load(sb[i + j]);
-          accumulate<S>(av, bv, mv, l0[j], l1[j]);
-          if constexpr (W) so[i + j] = store<T>(pv * bv);
-        }
-      for (int j = 0; i < n; ++i, ++j) {
-        const A av = load(sa[i]), bv = load(sb[i]);
+  for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
+    const T* sa = a + at;
+    const T* sb = b + at;
+    T* so = W ? (tmp ? tmp : out + at) : nullptr;
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) {
+        const A av = load(sa[i + j]), bv = load(sb[i + j]);
         accumulate<S>(av, bv, mv, l0[j], l1[j]);
-        if constexpr (W) so[i] = store<T>(pv * bv);
+        if constexpr (W) so[i + j] = store<T>(pv * bv);
       }
-      if constexpr (W)
-        if (tmp) stream_copy(out + base + blk, tmp, n);
+    for (int j = 0; i < n; ++i, ++j) {
+      const A av = load(sa[i]), bv = load(sb[i]);
+      accumulate<S>(av, bv, mv, l0[j], l1[j]);
+      if constexpr (W) so[i] = store<T>(pv * bv);
     }
-  }
+    if constexpr (W)
+      if (tmp) stream_copy(out + at, tmp, n);
+  });
   s0 = lane_sum(l0);
   s1 = lane_sum(l1);
 }
@@ -334,22 +336,12 @@ void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict
     simd::plane_affine(s, {i0, m1 - m0, inner, g.channels * inner}, p, q, m, r);
     return;
   }
-  for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
-    const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
-    const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
-    const std::int64_t base = (o * g.channels + c) * inner;
-    const T* pa = a + base;
-    const T* pb = b + base;
-    for (std::int64_t blk = i0; blk < i1; blk += kBlock) {
-      const std::int64_t n = std::min(i1 - blk, kBlock);
-      const T* sa = pa + blk;
-      const T* sb = pb + blk;
-      T* so = tmp ? tmp : out + base + blk;
-      for (std::int64_t i = 0; i < n; ++i)
-        so[i] = store<T>(simd::affine<N>(load(sa[i]), N ? A(0) : load(sb[i]), p, q, m, r));
-      if (tmp) stream_copy(out + base + blk, tmp, n);
-    }
-  }
+  for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
+    T* so = tmp ? tmp : out + at;
+    for (std::int64_t i = 0; i < n; ++i)
+      so[i] = store<T>(simd::affine<N>(load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
+    if (tmp) stream_copy(out + at, tmp, n);
+  });
 }
 
 template <class T>

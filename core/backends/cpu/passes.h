@@ -21,6 +21,9 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/thread_pool.h"
 
+// Applies M to every element type the cpu backend runs (explicit instantiations of the passes).
+#define BNSCOPE_CPU_ELEMENT_TYPES(M) M(f16) M(bf16) M(float) M(double)
+
 namespace bnscope::cpu {
 
 struct Exec {

@@ -364,63 +364,53 @@ void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, f
   });
 }
 
-template <template <class> class F, class... Args>
-HWY_INLINE void by_elem(Elem e, Args&&... args) {
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+// Calls f(Tag<T>{}) for the element type e names.
+template <class F>
+HWY_INLINE void by_elem(Elem e, F&& f) {
   switch (e) {
     case Elem::F32:
-      F<float>::call(args...);
+      f(Tag<float>{});
       break;
     case Elem::F16:
-      F<f16>::call(args...);
+      f(Tag<f16>{});
       break;
     case Elem::BF16:
-      F<bf16>::call(args...);
+      f(Tag<bf16>{});
       break;
   }
 }
-
-template <class T>
-struct RowsSweepF {
-  template <class... A>
-  static void call(const Sweep& s, A... a) {
-    s.moments ? RowsSweepT<true, T>(s, a...) : RowsSweepT<false, T>(s, a...);
-  }
-};
-template <class T>
-struct PlaneSweepF {
-  template <class... A>
-  static void call(const Sweep& s, A... a) {
-    s.moments ? PlaneSweepT<true, T>(s, a...) : PlaneSweepT<false, T>(s, a...);
-  }
-};
-template <class T>
-struct RowsAffineF {
-  template <class... A>
-  static void call(const Sweep& s, A... a) {
-    s.normalize ? RowsAffineT<true, T>(s, a...) : RowsAffineT<false, T>(s, a...);
-  }
-};
-template <class T>
-struct PlaneAffineF {
-  template <class... A>
-  static void call(const Sweep& s, A... a) {
-    PlaneAffineT<T>(s, a...);
-  }
-};
 
 void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                const float* m, const float* p, float* acc0, float* acc1) {
-  by_elem<RowsSweepF>(s.elem, s, n_groups, L, stride, m, p, acc0, acc1);
+  by_elem(s.elem, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    s.moments ? RowsSweepT<true, T>(s, n_groups, L, stride, m, p, acc0, acc1)
+              : RowsSweepT<false, T>(s, n_groups, L, stride, m, p, acc0, acc1);
+  });
 }
 void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
-  by_elem<PlaneSweepF>(s.elem, s, runs, m, p, l0, l1);
+  by_elem(s.elem, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    s.moments ? PlaneSweepT<true, T>(s, runs, m, p, l0, l1)
+              : PlaneSweepT<false, T>(s, runs, m, p, l0, l1);
+  });
 }
 void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                 const float* p, const float* q, const float* m, const float* r) {
-  by_elem<RowsAffineF>(s.elem, s, n_groups, L, stride, p, q, m, r);
+  by_elem(s.elem, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    s.normalize ? RowsAffineT<true, T>(s, n_groups, L, stride, p, q, m, r)
+                : RowsAffineT<false, T>(s, n_groups, L, stride, p, q, m, r);
+  });
 }
 void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  by_elem<PlaneAffineF>(s.elem, s, runs, p, q, m, r);
+  by_elem(s.elem,
+          [&](auto tag) { PlaneAffineT<typename decltype(tag)::type>(s, runs, p, q, m, r); });
 }
 const char* TargetName() {
   return hwy::TargetName(HWY_TARGET);

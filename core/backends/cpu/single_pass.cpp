@@ -83,10 +83,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
 #define BNSCOPE_INSTANTIATE(T)                                                         \
   template Totals single_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*, \
                                  const std::vector<Acc<T>>&, const std::vector<Acc<T>>&);
-BNSCOPE_INSTANTIATE(f16)
-BNSCOPE_INSTANTIATE(bf16)
-BNSCOPE_INSTANTIATE(float)
-BNSCOPE_INSTANTIATE(double)
+BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE
 
 }  // namespace bnscope::cpu
