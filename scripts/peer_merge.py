@@ -144,15 +144,23 @@ def main():
         f = frac(lambda s, m=mode: resnet(s) and s[2] == m)
         out.append(f"* {mode} frac_copy geomean {fmt(geomean(f))}, worst {fmt(min(f) if f else None)}"
                    " (goal >= 0.85)")
+    # A peer's own fraction of the copy bandwidth on a case: no implementation can be more than
+    # 1/that faster than it there (they move the same minimum bytes).
+    def peer_frac(key, ratio):
+        return ours[key]["frac_copy"] / ratio
+
     for p, rs in speed.items():
         if rs:
             worst = min(rs, key=lambda kr: kr[1])
             out.append(f"* vs {p}: geomean {fmt(geomean([x for _, x in rs]))}x, worst "
-                       f"{fmt(worst[1])}x ({worst[0]})")
+                       f"{fmt(worst[1])}x ({worst[0]}, where {p} itself runs at "
+                       f"{fmt(peer_frac(*worst))} of copy bandwidth)")
     small = [(k, x) for k, x in speed["torch"] if re.match(r".*x(1|3|16|17)/NHWC/", k)]
     if small:
-        out.append("* vs PyTorch on small-C channels-last (goal >= 10x): " +
-                   ", ".join(f"{k} {x:.1f}x" for k, x in small))
+        out.append("* vs PyTorch on small-C channels-last (goal >= 10x; in brackets PyTorch's "
+                   "time over the time a copy of the minimum bytes takes at the measured copy "
+                   "bandwidth, the most an implementation that streams from memory can gain): " +
+                   ", ".join(f"{k} {x:.1f}x ({1 / peer_frac(k, x):.1f}x)" for k, x in small))
     if args.ours_1thread:
         out += thread_scaling(ours, gbench(args.ours_1thread, "cpu")[0])
     print("\n".join(out))
