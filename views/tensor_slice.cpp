@@ -2,25 +2,19 @@
 
 #include <algorithm>
 
+#include "tensor_axes.h"
+
 namespace bnscope {
 
 TensorDims tensor_dims(const Tensor& t, bool channels_last) {
   TensorDims d;
   const Shape& s = t.shape();
-  if (s.empty()) return d;
-  if (s.size() == 1) {
-    d.c = s[0];
-    return d;
-  }
-  d.n = s[0];
-  const std::size_t caxis = channels_last ? s.size() - 1 : 1;
-  d.c = s[caxis];
-  std::vector<std::int64_t> spatial;
-  for (std::size_t i = 1; i < s.size(); ++i)
-    if (i != caxis) spatial.push_back(s[i]);
-  if (!spatial.empty()) {
-    d.w = spatial.back();
-    for (std::size_t i = 0; i + 1 < spatial.size(); ++i) d.h *= spatial[i];
+  const AxisRoles r = axis_roles(s.size(), channels_last);
+  if (r.batch) d.n = s[*r.batch];
+  if (r.channel) d.c = s[*r.channel];
+  if (!r.spatial.empty()) {
+    d.w = s[r.spatial.back()];
+    for (std::size_t k = 0; k + 1 < r.spatial.size(); ++k) d.h *= s[r.spatial[k]];
   }
   return d;
 }

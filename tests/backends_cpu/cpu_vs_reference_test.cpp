@@ -91,13 +91,7 @@ TEST_P(CpuVsReference, AgreesWithinDtypeTolerance) {
     for (bool training : {true, false})
       for (DType dtype : dtypes)
         for (const Shape& shape : shapes(rank)) {
-          Variant v;
-          v.op = op;
-          v.format = format;
-          v.training = training;
-          v.dtype = dtype;
-          v.nhwc = shape;
-          v.seed = seed++;
+          Variant v = sweep_variant(op, format, training, dtype, shape, seed++);
           v.inv_std = training && seed % 3 == 0;
           v.avg_factor = !op->is_grad && seed % 2 == 0 ? 0.7 : 1.0;
           const std::string what = describe(v);

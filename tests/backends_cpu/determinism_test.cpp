@@ -3,26 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "engine.h"
 #include "problem_maker.h"
 #include "tensor/error.h"
 
 namespace bnscope::testing {
 namespace {
-
-void expect_bitwise_equal(const Result& a, const Result& b, const std::string& what) {
-  ASSERT_EQ(a.outputs.size(), b.outputs.size());
-  for (std::size_t i = 0; i < a.outputs.size(); ++i) {
-    if (!a.outputs[i].defined) continue;
-    const Tensor& x = a.outputs[i].tensor;
-    const Tensor& y = b.outputs[i].tensor;
-    ASSERT_EQ(x.nbytes(), y.nbytes());
-    if (x.nbytes() == 0) continue;  // raw() is null then, and memcmp must not see null
-    EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.nbytes()), 0) << what << ": " << a.outputs[i].name;
-  }
-}
 
 Result run_with(const Problem& pb, int threads) {
   RunContext ctx;
@@ -43,13 +29,7 @@ TEST(CpuDeterminism, ThreadCountDoesNotChangeAnyBit) {
         for (DType dtype : {DType::F32, DType::BF16, DType::F16})
           for (const Shape& shape : shapes) {
             if (op.family == OpFamily::GlobalNorm && std::string(format) == "NCHW") continue;
-            Variant v;
-            v.op = &op;
-            v.format = format;
-            v.training = training;
-            v.dtype = dtype;
-            v.nhwc = shape;
-            v.seed = seed++;
+            const Variant v = sweep_variant(&op, format, training, dtype, shape, seed++);
             const Problem pb = make_problem(v);
             const Result one = run_with(pb, 1);
             for (int threads : {2, 3, 7})
@@ -66,13 +46,9 @@ TEST(CpuDeterminism, LargeStreamedOutputsMatchAcrossThreadCounts) {
   for (const char* format : {"NHWC", "NCHW"})
     for (bool training : {true, false})
       for (DType dtype : {DType::F32, DType::BF16}) {
-        Variant v;
-        v.op = find_op("FusedBatchNormGradV3");
-        v.format = format;
-        v.training = training;
-        v.dtype = dtype;
-        v.nhwc = dtype == DType::F32 ? Shape{2, 64, 128, 264} : Shape{2, 128, 128, 264};
-        v.seed = seed++;
+        const Shape shape = dtype == DType::F32 ? Shape{2, 64, 128, 264} : Shape{2, 128, 128, 264};
+        const Variant v =
+            sweep_variant(find_op("FusedBatchNormGradV3"), format, training, dtype, shape, seed++);
         const Problem pb = make_problem(v);
         expect_bitwise_equal(run_with(pb, 1), run_with(pb, 2), describe(v) + " threads=2");
       }

@@ -1,6 +1,9 @@
 #include "problem_maker.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "tensor/layout.h"
@@ -42,6 +45,12 @@ void batch_stats(const Tensor& x, bool channels_last, std::vector<double>& mean,
 }
 
 }  // namespace
+
+Variant sweep_variant(const OpSpec* op, const std::string& format, bool training, DType dtype,
+                      const Shape& nhwc, std::uint32_t seed) {
+  return {
+      .op = op, .format = format, .training = training, .dtype = dtype, .nhwc = nhwc, .seed = seed};
+}
 
 std::string describe(const Variant& v) {
   std::string s = std::string(v.op->name) + " " + v.format + (v.training ? " train " : " freeze ") +
@@ -108,6 +117,18 @@ Problem make_problem(const Variant& v) {
     }
   }
   return pb;
+}
+
+void expect_bitwise_equal(const Result& a, const Result& b, const std::string& what) {
+  ASSERT_EQ(a.outputs.size(), b.outputs.size()) << what;
+  for (std::size_t i = 0; i < a.outputs.size(); ++i) {
+    if (!a.outputs[i].defined) continue;
+    const Tensor& x = a.outputs[i].tensor;
+    const Tensor& y = b.outputs[i].tensor;
+    ASSERT_EQ(x.nbytes(), y.nbytes()) << what << ": " << a.outputs[i].name;
+    if (x.nbytes() == 0) continue;  // raw() is null then, and memcmp must not see null
+    EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.nbytes()), 0) << what << ": " << a.outputs[i].name;
+  }
 }
 
 }  // namespace bnscope::testing

@@ -1,10 +1,12 @@
 #pragma once
 // Seeded problems for every catalog op: data with a non-zero mean, positive variances, and for
-// training-mode grads reserve spaces that are the batch statistics of x.
+// training-mode grads reserve spaces that are the batch statistics of x; and the bitwise check
+// of two runs' outputs.
 
 #include <cstdint>
 #include <string>
 
+#include "backends/result.h"
 #include "ops/problem.h"
 
 namespace bnscope::testing {
@@ -20,7 +22,15 @@ struct Variant {
   double avg_factor = 1.0;
 };
 
+// One point of a sweep over formats, modes, dtypes and shapes; the other fields keep their
+// defaults.
+Variant sweep_variant(const OpSpec* op, const std::string& format, bool training, DType dtype,
+                      const Shape& nhwc, std::uint32_t seed);
 Problem make_problem(const Variant& v);
 std::string describe(const Variant& v);
+
+// Every defined output of a has the same bytes as b's (GoogleTest failures name what and the
+// output).
+void expect_bitwise_equal(const Result& a, const Result& b, const std::string& what);
 
 }  // namespace bnscope::testing

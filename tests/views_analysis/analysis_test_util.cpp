@@ -1,14 +1,11 @@
 #include "analysis_test_util.h"
 
-#include "sample_source.h"
+#include "views_test_util.h"
 
 namespace bnscope::test {
 
 Problem analysis_sample(std::uint64_t seed) {
-  SampleSpec s;
-  s.shape = {2, 3, 4, 5};
-  s.seed = seed;
-  return generate_problem(s);
+  return small_sample(seed);
 }
 
 ProfileOptions quick_profile_options(int reps) {

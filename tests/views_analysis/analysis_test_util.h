@@ -8,7 +8,7 @@
 
 namespace bnscope::test {
 
-// FusedBatchNormGradV3, NHWC, training, 2x3x4x5: fast to run and to compare.
+// The view tests' small sample (tests/views), with this room's own default seed.
 Problem analysis_sample(std::uint64_t seed = 11);
 // Profile options that skip the 256 MB copy probe (a fixed 20 GB/s roofline).
 ProfileOptions quick_profile_options(int reps = 3);

@@ -36,8 +36,26 @@ class DiffViewTest : public QObject {
   void tabsAreAddedAndTheReportIsExported();
 
  private:
+  QString writeShiftedReference(const Problem& p, const char* file, std::int64_t flat,
+                                double delta);
   QTemporaryDir dir_;
 };
+
+// cpu-reference's outputs with x_backprop[flat] moved by delta, written as an expected-outputs
+// file in the test's folder: a candidate compared with it fails at exactly that element.
+QString DiffViewTest::writeShiftedReference(const Problem& p, const char* file, std::int64_t flat,
+                                            double delta) {
+  const Result ref = run_problem(p, "cpu-reference");
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : ref.outputs) {
+    Tensor t = o.tensor;
+    if (o.name == "x_backprop") t.set(flat, t.get(flat) + delta);
+    if (o.defined) members.emplace_back(o.name, t);
+  }
+  const QString path = dir_.filePath(QString::fromLatin1(file));
+  write_npz(path.toStdString(), members);
+  return path;
+}
 
 void DiffViewTest::cpuAgreesWithTheReferenceLikeCoreSays() {
   ProblemController controller;
@@ -101,18 +119,8 @@ void DiffViewTest::cpuAgreesWithTheReferenceLikeCoreSays() {
 void DiffViewTest::injectedErrorIsFoundAndMarked() {
   ProblemController controller;
   controller.setProblem(test::analysis_sample());
-  const Result ref = run_problem(controller.problem(), "cpu-reference");
-  std::vector<std::pair<std::string, Tensor>> members;
-  for (const OutputTensor& o : ref.outputs) {
-    Tensor t = o.tensor;
-    if (o.name == "x_backprop") {
-      const std::int64_t flat = ((1 * 3 + 2) * 4 + 1) * 5 + 3;  // n1 h2 w1 c3 of [2,3,4,5]
-      t.set(flat, t.get(flat) + 0.75);
-    }
-    if (o.defined) members.emplace_back(o.name, t);
-  }
-  const QString path = dir_.filePath(QStringLiteral("expected.npz"));
-  write_npz(path.toStdString(), members);
+  const std::int64_t flat = ((1 * 3 + 2) * 4 + 1) * 5 + 3;  // n1 h2 w1 c3 of [2,3,4,5]
+  const QString path = writeShiftedReference(controller.problem(), "expected.npz", flat, 0.75);
 
   DiffView view(&controller);
   view.setReferenceFile(path);
@@ -159,15 +167,7 @@ void DiffViewTest::injectedErrorIsFoundAndMarked() {
 void DiffViewTest::editedToleranceChangesTheVerdict() {
   ProblemController controller;
   controller.setProblem(test::analysis_sample());
-  const Result ref = run_problem(controller.problem(), "cpu-reference");
-  std::vector<std::pair<std::string, Tensor>> members;
-  for (const OutputTensor& o : ref.outputs) {
-    Tensor t = o.tensor;
-    if (o.name == "x_backprop") t.set(0, t.get(0) + 0.5);
-    if (o.defined) members.emplace_back(o.name, t);
-  }
-  const QString path = dir_.filePath(QStringLiteral("tol.npz"));
-  write_npz(path.toStdString(), members);
+  const QString path = writeShiftedReference(controller.problem(), "tol.npz", 0, 0.5);
   DiffView view(&controller);
   view.setReferenceFile(path);
   view.setCandidates({QStringLiteral("cpu")});

@@ -7,6 +7,7 @@
 #include "io/npy.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
+#include "tensor_axes.h"
 
 namespace bnscope {
 
@@ -116,21 +117,14 @@ ElementPlace element_place(const Shape& shape, const std::vector<std::int64_t>& 
                            bool channels_last) {
   ElementPlace p;
   if (shape.empty() || coords.size() != shape.size()) return p;
-  if (shape.size() == 1) {
-    p.c = coords[0];
-    return p;
-  }
-  p.n = coords[0];
-  const std::size_t caxis = channels_last ? shape.size() - 1 : 1;
-  p.c = coords[caxis];
-  // Spatial dims other than the last fold into h, as tensor_dims() does.
-  std::vector<std::size_t> spatial;
-  for (std::size_t i = 1; i < shape.size(); ++i)
-    if (i != caxis) spatial.push_back(i);
-  if (spatial.empty()) return p;
-  p.w = coords[spatial.back()];
-  for (std::size_t k = 0; k + 1 < spatial.size(); ++k)
-    p.h = p.h * shape[spatial[k]] + coords[spatial[k]];
+  const AxisRoles r = axis_roles(shape.size(), channels_last);
+  if (r.batch) p.n = coords[*r.batch];
+  p.c = coords[*r.channel];
+  if (r.spatial.empty()) return p;
+  // The rows fold every spatial axis but the last, row-major, as tensor_dims() counts them.
+  p.w = coords[r.spatial.back()];
+  for (std::size_t k = 0; k + 1 < r.spatial.size(); ++k)
+    p.h = p.h * shape[r.spatial[k]] + coords[r.spatial[k]];
   return p;
 }
 

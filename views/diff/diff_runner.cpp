@@ -1,9 +1,8 @@
 #include "diff/diff_runner.h"
 
-#include <QCoreApplication>
-#include <QElapsedTimer>
-#include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include "process_events.h"
 
 namespace bnscope {
 
@@ -72,13 +71,7 @@ void DiffRunner::done() {
 }
 
 bool DiffRunner::waitForIdle(int timeoutMs) {
-  QElapsedTimer t;
-  t.start();
-  while ((running_ || pending_) && t.elapsed() < timeoutMs) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QThread::msleep(2);
-  }
-  return !running_ && !pending_;
+  return process_events_while([this] { return running_ || pending_; }, timeoutMs);
 }
 
 }  // namespace bnscope

@@ -1,8 +1,6 @@
 #include "profile/profile_view.h"
 
 #include <QCheckBox>
-#include <QCoreApplication>
-#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,7 +8,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
@@ -23,6 +20,7 @@
 
 #include "backends/backend.h"
 #include "problem_controller.h"
+#include "process_events.h"
 #include "profile/phase_table_model.h"
 #include "timeline/timeline_widget.h"
 
@@ -164,13 +162,7 @@ void ProfileView::run() {
 }
 
 bool ProfileView::waitForIdle(int timeoutMs) {
-  QElapsedTimer t;
-  t.start();
-  while ((running_ || pending_) && t.elapsed() < timeoutMs) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QThread::msleep(2);
-  }
-  return !running_ && !pending_;
+  return process_events_while([this] { return running_ || pending_; }, timeoutMs);
 }
 
 void ProfileView::finished() {
