@@ -69,6 +69,12 @@ def thread_scaling(ours, one_thread):
     out += ["", f"* {threads} threads vs 1 on the large shapes: min "
                 f"{times(min(large) if large else None)}, geomean {times(geomean(large))} "
                 f"(goal >= {SCALING_GOAL}x)"]
+    # The copy probe of each run bounds how much a memory-bound kernel can gain from threads.
+    copy = lambda rows: next((r["copy_GBps"] for r in rows.values() if r.get("copy_GBps")), None)
+    if copy(ours) and copy(one_thread):
+        out.append(f"* the copy bandwidth itself: {fmt(copy(one_thread))} GB/s on 1 thread, "
+                   f"{fmt(copy(ours))} GB/s on {threads} "
+                   f"({fmt(copy(ours) / copy(one_thread))}x)")
     return out
 
 
