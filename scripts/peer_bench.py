@@ -71,6 +71,8 @@ def bench_torch(args, out):
 
         def run():
             # The aten op behind BatchNorm's backward; train=False is the frozen/global-stats path.
+            # Its out= overload into preallocated tensors was measured slower (it computes into
+            # fresh tensors and copies), so the functional call is PyTorch's fastest form.
             return aten.native_batch_norm_backward(dy, x, gamma, mean, var,
                                                    mean if train else None,
                                                    invstd if train else None, train, 1e-3,
