@@ -112,7 +112,8 @@ TEST(ReportJson, NonFiniteValuesAreNull) {
   r.causes.at(0).max_abs_after = NAN;
   std::ostringstream os;
   write_report_json(r, os);
-  const JsonValue& cause = parse(os.str()).at("causes").items.at(0);
+  const JsonValue doc = parse(os.str());
+  const JsonValue& cause = doc.at("causes").items.at(0);
   EXPECT_EQ(cause.at("max_abs_before").kind, JsonValue::Kind::Null);
   EXPECT_EQ(cause.at("max_abs_after").kind, JsonValue::Kind::Null);
   EXPECT_EQ(cause.at("before").number, 12.5);
