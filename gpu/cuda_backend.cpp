@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "channel_io.h"
 #include "device_memory.h"
 #include "device_query.h"
 #include "ops/outputs.h"
@@ -49,64 +50,44 @@ void run_grad(const Prepared& p, Result& r, std::string_view backend) {
 
   GradLaunch g;
   g.epsilon = p.epsilon;
-  std::vector<double> var;
-  if (global) {
+  if (global)
     g.kind = p.scale_after_normalization ? GradKind::GlobalScaled : GradKind::GlobalUnscaled;
-    var = channels_of(p, "v");
-  } else {
+  else
     g.kind = p.is_training ? GradKind::Training : GradKind::Freeze;
-    var = channels_of(p, "reserve_space_2");
-    g.var_is_inv_std = p.reserve_is_inv_std();
-  }
-  DeviceBuffer x, dy, mean, var_b, scale;
+  g.var_is_inv_std = !global && p.reserve_is_inv_std();
+  DeviceBuffer x, dy, mean, var, scale;
   {
     PhaseScope phase(timer, "upload");
     x = upload(p.in(global ? "t" : "x"), s);
     dy = upload(p.in(global ? "backprop" : "y_backprop"), s);
-    mean = upload_channels(channels_of(p, global ? "m" : "reserve_space_1"), dbl, s);
-    var_b = upload_channels(var, dbl, s);
-    scale = upload_channels(channels_of(p, global ? "gamma" : "scale"), dbl, s);
+    mean = upload_channel_input(p, global ? "m" : "reserve_space_1", dbl, s);
+    var = upload_channel_input(p, global ? "v" : "reserve_space_2", dbl, s);
+    scale = upload_channel_input(p, global ? "gamma" : "scale", dbl, s);
   }
   OutputTensor& dx_out = r.outputs[0];
   DeviceBuffer dx(dx_out.tensor.nbytes()),
-      workspace(static_cast<std::size_t>(plan.workspace_bytes)), coef(4 * c * acc_bytes(p)),
-      out_scale(c * acc_bytes(p)), out_offset(c * acc_bytes(p)),
-      out_dm(global ? c * acc_bytes(p) : 0), out_dv(global ? c * acc_bytes(p) : 0);
+      workspace(static_cast<std::size_t>(plan.workspace_bytes)), coef(4 * c * acc_bytes(p));
+  ChannelResults results(c, dbl);
   g.x = x.get();
   g.dy = dy.get();
   g.dx = dx.get();
   g.mean = mean.get();
-  g.var = var_b.get();
+  g.var = var.get();
   g.scale = scale.get();
-  g.out_scale = out_scale.get();
-  g.out_offset = out_offset.get();
-  g.out_dm = out_dm.get();
-  g.out_dv = out_dv.get();
+  g.out_scale = results.make(global ? "dg" : "scale_backprop");
+  g.out_offset = results.make(global ? "db" : "offset_backprop");
+  g.out_dm = global ? results.make("dm") : nullptr;
+  g.out_dv = global ? results.make("dv") : nullptr;
   g.workspace = workspace.get();
   g.coef = coef.get();
   launch_grad(p.t, plan, view_of(p), g, s, timer);
-
-  std::vector<double> sc, off, dm, dv;
   {
     PhaseScope phase(timer, "download");
     download(dx, dx_out.tensor, s);
-    sc = download_channels(out_scale, c, dbl, s);
-    off = download_channels(out_offset, c, dbl, s);
-    if (global) {
-      dm = download_channels(out_dm, c, dbl, s);
-      dv = download_channels(out_dv, c, dbl, s);
-    }
+    results.download(s);
   }
   timer.finish(r);
-  if (global) {
-    store_channels(dm, r.output("dm").tensor);
-    store_channels(dv, r.output("dv").tensor);
-    store_channels(off, r.output("db").tensor);
-    store_channels(sc, r.output("dg").tensor);
-  } else {
-    store_channels(sc, r.output("scale_backprop").tensor);
-    store_channels(off, r.output("offset_backprop").tensor);
-  }
+  results.store(r);
 }
 
 void run_forward_training(const Prepared& p, Result& r, std::string_view backend) {
@@ -120,17 +101,17 @@ void run_forward_training(const Prepared& p, Result& r, std::string_view backend
   {
     PhaseScope phase(timer, "upload");
     x = upload(p.in("x"), s);
-    scale = upload_channels(channels_of(p, "scale"), false, s);
-    offset = upload_channels(channels_of(p, "offset"), false, s);
+    scale = upload_channel_input(p, "scale", false, s);
+    offset = upload_channel_input(p, "offset", false, s);
     if (blend) {
-      mean_in = upload_channels(channels_of(p, "mean"), false, s);
-      var_in = upload_channels(channels_of(p, "variance"), false, s);
+      mean_in = upload_channel_input(p, "mean", false, s);
+      var_in = upload_channel_input(p, "variance", false, s);
     }
   }
   OutputTensor& y_out = r.outputs[0];
-  const std::size_t cb = c * sizeof(float);
   DeviceBuffer y(y_out.tensor.nbytes()), workspace(static_cast<std::size_t>(plan.workspace_bytes)),
-      coef(4 * cb), bm(cb), bv(cb), rs1(cb), rs2(cb);
+      coef(4 * c * sizeof(float));
+  ChannelResults results(c, false);
   ForwardTrainingLaunch f;
   f.x = x.get();
   f.y = y.get();
@@ -141,27 +122,20 @@ void run_forward_training(const Prepared& p, Result& r, std::string_view backend
   f.epsilon = p.epsilon;
   f.factor = p.exponential_avg_factor;
   f.rs2_inv_std = p.convention == ReserveConvention::InvStd;
-  f.batch_mean = bm.get();
-  f.batch_var = bv.get();
-  f.rs1 = rs1.get();
-  f.rs2 = rs2.get();
+  f.batch_mean = results.make("batch_mean");
+  f.batch_var = results.make("batch_variance");
+  f.rs1 = results.make("reserve_space_1");
+  f.rs2 = results.make("reserve_space_2");
   f.workspace = workspace.get();
   f.coef = coef.get();
   launch_forward_training(p.t, plan, view_of(p), f, s, timer);
-  std::vector<double> bm_h, bv_h, rs1_h, rs2_h;
   {
     PhaseScope phase(timer, "download");
     download(y, y_out.tensor, s);
-    bm_h = download_channels(bm, c, false, s);
-    bv_h = download_channels(bv, c, false, s);
-    rs1_h = download_channels(rs1, c, false, s);
-    rs2_h = download_channels(rs2, c, false, s);
+    results.download(s);
   }
   timer.finish(r);
-  store_channels(bm_h, r.output("batch_mean").tensor);
-  store_channels(bv_h, r.output("batch_variance").tensor);
-  store_channels(rs1_h, r.output("reserve_space_1").tensor);
-  store_channels(rs2_h, r.output("reserve_space_2").tensor);
+  results.store(r);
   if (f.rs2_inv_std)
     r.notes.push_back({NoteKind::Info, "reserve-convention",
                        "reserve_space_2 holds 1/sqrt(variance + epsilon), the inv_std "

@@ -3,6 +3,7 @@
 #include <climits>
 #include <mutex>
 
+#include "channel_io.h"
 #include "cuda_backend.h"
 #include "cudnn_legacy.h"
 #include "device_memory.h"
@@ -112,8 +113,8 @@ class CudnnBackend : public Backend {
       PhaseScope phase(timer, "upload");
       x = upload(p.in("x"), s);
       dy = upload(p.in("y_backprop"), s);
-      scale = upload_channels(doubles(p, "scale"), false, s);
-      mean = upload_channels(doubles(p, "reserve_space_1"), false, s);
+      scale = upload_channel_input(p, "scale", false, s);
+      mean = upload_channel_input(p, "reserve_space_1", false, s);
       inv_std = upload_channels(saved_inv_std(p), false, s);
       if (ex) reserve = upload(p.in("reserve_space_3"), s);
     }
@@ -130,15 +131,15 @@ class CudnnBackend : public Backend {
       }
     }
     OutputTensor& dx_out = r.outputs[0];
-    DeviceBuffer dx(dx_out.tensor.nbytes()), dscale(c * sizeof(float)), doffset(c * sizeof(float)),
-        workspace(workspace_bytes);
+    DeviceBuffer dx(dx_out.tensor.nbytes()), workspace(workspace_bytes);
+    ChannelResults results(c, false);
     BnBackward a;
     a.x = x.get();
     a.dy = dy.get();
     a.dx = dx.get();
     a.scale = scale.get();
-    a.dscale = dscale.get();
-    a.doffset = doffset.get();
+    a.dscale = results.make("scale_backprop");
+    a.doffset = results.make("offset_backprop");
     a.epsilon = p.epsilon;
     a.saved_mean = mean.get();
     a.saved_inv_std = inv_std.get();
@@ -149,16 +150,13 @@ class CudnnBackend : public Backend {
     timer.begin(ex ? "cudnnBatchNormalizationBackwardEx" : "cudnnBatchNormalizationBackward");
     batchnorm_backward(run.handle, persistent, ex, t, a);
     timer.end();
-    std::vector<double> sc, off;
     {
       PhaseScope phase(timer, "download");
       download(dx, dx_out.tensor, s);
-      sc = download_channels(dscale, c, false, s);
-      off = download_channels(doffset, c, false, s);
+      results.download(s);
     }
     timer.finish(r);
-    store_channels(sc, r.output("scale_backprop").tensor);
-    store_channels(off, r.output("offset_backprop").tensor);
+    results.store(r);
   }
 
   void forward_training(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
@@ -168,23 +166,30 @@ class CudnnBackend : public Backend {
     const bool ex = p.op->version == 3;  // only V3 hands TensorFlow a reserve-space allocator
     const bool blend = p.exponential_avg_factor != 1.0;
     PhaseTimer timer(p.op->name, name(), s);
-    DeviceBuffer x, scale, offset, running_mean, running_var;
+    ChannelResults results(c, false);
+    DeviceBuffer x, scale, offset;
+    void* running_mean = nullptr;
+    void* running_var = nullptr;
     {
       PhaseScope phase(timer, "upload");
       x = upload(p.in("x"), s);
-      scale = upload_channels(doubles(p, "scale"), false, s);
-      offset = upload_channels(doubles(p, "offset"), false, s);
+      scale = upload_channel_input(p, "scale", false, s);
+      offset = upload_channel_input(p, "offset", false, s);
       // TensorFlow pre-copies mean/variance into the outputs when blending, else zero-fills.
-      running_mean = upload_channels(blend ? doubles(p, "mean") : std::vector<double>(c), false, s);
-      running_var =
-          upload_channels(blend ? doubles(p, "variance") : std::vector<double>(c), false, s);
+      const std::vector<double> zeros(c);
+      running_mean = results.adopt(
+          blend ? upload_channel_input(p, "mean", false, s) : upload_channels(zeros, false, s),
+          "batch_mean");
+      running_var = results.adopt(
+          blend ? upload_channel_input(p, "variance", false, s) : upload_channels(zeros, false, s),
+          "batch_variance");
     }
     const std::size_t ws_bytes =
         ex ? forward_training_ex_workspace_bytes(run.handle, persistent, t) : 0;
     const std::size_t rs_bytes = ex ? training_ex_reserve_bytes(run.handle, persistent, t) : 0;
     OutputTensor& y_out = r.outputs[0];
-    DeviceBuffer y(y_out.tensor.nbytes()), save_mean(c * sizeof(float)),
-        save_inv_std(c * sizeof(float)), workspace(ws_bytes), reserve(rs_bytes);
+    // The reserve buffer is padded to whole floats: reserve_space_3 is a float tensor.
+    DeviceBuffer y(y_out.tensor.nbytes()), workspace(ws_bytes), reserve((rs_bytes + 3) / 4 * 4);
     BnForward a;
     a.x = x.get();
     a.y = y.get();
@@ -192,10 +197,10 @@ class CudnnBackend : public Backend {
     a.offset = offset.get();
     a.epsilon = p.epsilon;
     a.factor = p.exponential_avg_factor;
-    a.running_mean = running_mean.get();
-    a.running_var = running_var.get();
-    a.save_mean = save_mean.get();
-    a.save_inv_std = save_inv_std.get();
+    a.running_mean = running_mean;
+    a.running_var = running_var;
+    a.save_mean = results.make("reserve_space_1");
+    a.save_inv_std = results.make("reserve_space_2");
     a.workspace = workspace.get();
     a.workspace_bytes = ws_bytes;
     a.reserve = reserve.get();
@@ -204,34 +209,28 @@ class CudnnBackend : public Backend {
                    : "cudnnBatchNormalizationForwardTraining");
     batchnorm_forward_training(run.handle, persistent, ex, t, a);
     timer.end();
-    std::vector<double> bm, bv, rs1, rs2;
     {
       PhaseScope phase(timer, "download");
       download(y, y_out.tensor, s);
-      bm = download_channels(running_mean, c, false, s);
-      bv = download_channels(running_var, c, false, s);
-      rs1 = download_channels(save_mean, c, false, s);
-      rs2 = download_channels(save_inv_std, c, false, s);
+      results.download(s);
       if (ex && rs_bytes > 0) {
         Tensor& rs3 = r.output("reserve_space_3").tensor;
         rs3.reset(DType::F32, {static_cast<std::int64_t>((rs_bytes + 3) / 4)});
         Tensor staging(DType::F32, rs3.shape());
-        download(reserve, staging, s);  // the buffer is padded up to whole floats
+        download(reserve, staging, s);
         rs3 = staging;
       }
     }
     timer.finish(r);
-    store_channels(bm, r.output("batch_mean").tensor);
-    store_channels(bv, r.output("batch_variance").tensor);
-    store_channels(rs1, r.output("reserve_space_1").tensor);
     if (p.convention == ReserveConvention::Variance) {
+      std::vector<double>& rs2 = results.values("reserve_space_2");
       rs2 = inv_std_to_variance(rs2, p.epsilon);
       note(r, "reserve-converted",
            "cuDNN saved 1/sqrt(variance + epsilon); reserve_space_2 shows it converted to the "
            "variance (1/r^2 - epsilon) because the problem uses the variance convention",
            "reserve_space_2");
     }
-    store_channels(rs2, r.output("reserve_space_2").tensor);
+    results.store(r);
     if (ex && rs_bytes > 0)
       note(r, "reserve-space-3-opaque",
            "reserve_space_3 is cuDNN's opaque Ex reserve buffer (" + std::to_string(rs_bytes) +
@@ -247,8 +246,8 @@ class CudnnBackend : public Backend {
     {
       PhaseScope phase(timer, "upload");
       x = upload(p.in("x"), s);
-      scale = upload_channels(doubles(p, "scale"), false, s);
-      offset = upload_channels(doubles(p, "offset"), false, s);
+      scale = upload_channel_input(p, "scale", false, s);
+      offset = upload_channel_input(p, "offset", false, s);
       mean_b = upload_channels(mean, false, s);
       var_b = upload_channels(var, false, s);
     }

@@ -31,15 +31,22 @@ struct bf16 {
 float half_bits_to_float(std::uint16_t h);
 std::uint16_t float_to_half_bits(float f);  // round to nearest even, keeps NaN/Inf
 
-inline float bf16_bits_to_float(std::uint16_t b) {
-  std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
+inline float bits_to_f32(std::uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
-inline std::uint16_t float_to_bf16_bits(float f) {
+inline std::uint32_t f32_to_bits(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+inline float bf16_bits_to_float(std::uint16_t b) {
+  return bits_to_f32(static_cast<std::uint32_t>(b) << 16);
+}
+inline std::uint16_t float_to_bf16_bits(float f) {
+  std::uint32_t u = f32_to_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return static_cast<std::uint16_t>((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);                        // round to nearest even

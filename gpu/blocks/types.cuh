@@ -4,18 +4,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-namespace bnscope::gpu {
+#include "tensor/accumulate.h"
 
-template <class T>
-struct AccOf {
-  using type = float;
-};
-template <>
-struct AccOf<double> {
-  using type = double;
-};
-template <class T>
-using acc_t = typename AccOf<T>::type;
+namespace bnscope::gpu {
 
 __device__ __forceinline__ float to_acc(__half v) {
   return __half2float(v);
@@ -31,7 +22,7 @@ __device__ __forceinline__ double to_acc(double v) {
 }
 
 template <class T>
-__device__ __forceinline__ T from_acc(acc_t<T> v);
+__device__ __forceinline__ T from_acc(Acc<T> v);
 template <>
 __device__ __forceinline__ __half from_acc<__half>(float v) {
   return __float2half_rn(v);

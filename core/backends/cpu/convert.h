@@ -7,33 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tensor/accumulate.h"
 #include "tensor/dtype.h"
 
 namespace bnscope::cpu {
-
-// Accumulation type: float32 for the 16-bit formats and f32 (as TensorFlow's CPU kernel),
-// float64 for f64.
-template <class T>
-struct AccOf {
-  using type = float;
-};
-template <>
-struct AccOf<double> {
-  using type = double;
-};
-template <class T>
-using Acc = typename AccOf<T>::type;
-
-inline float bits_to_f32(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-inline std::uint32_t f32_to_bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 inline float load(float v) {
   return v;
