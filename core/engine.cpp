@@ -18,7 +18,7 @@ Backend& backend_or_throw(std::string_view name) {
   return *b;
 }
 
-void run_prepared_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
+void run_backend_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
   if (std::string why = backend.unsupported_reason(p); !why.empty())
     throw Error(ErrorCode::Unimplemented, "backend " + std::string(backend.name()) +
                                               " cannot run " + std::string(p.op->name) +
@@ -32,6 +32,10 @@ void run_prepared_into(const Prepared& p, Backend& backend, Result& result, cons
   else
     backend.run(p, result, ctx);  // may add notes of its own
   result.notes.insert(result.notes.begin(), p.notes.begin(), p.notes.end());
+}
+
+void run_prepared_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
+  run_backend_into(p, backend, result, ctx);
   note_output_health(result);
 }
 

@@ -183,11 +183,11 @@ const CommandRegistration reg{
      "                         [--peak-gbps X] [--json FILE] [--no-check]\n\n"
      "Defaults: FusedBatchNormGradV3, float32, both formats, both modes, the six ResNet-50\n"
      "batch-norm shapes at N=4 (resnet50 is N=32, resnet50:N any batch), 5 reps after 1\n"
-     "warm-up, on cpu. Shapes are logical N,H,W,C; a FILE holds one a\n"
-     "line. Each case is first checked against cpu-reference (--no-check skips that, for quick\n"
-     "sweeps of large shapes). GB/s counts the minimum traffic (each input read\n"
-     "once, each output written once); %copy divides it by the copy bandwidth measured at the\n"
-     "start of the run with the same thread count. Exit status 1 when a check fails.",
+     "warm-up, on cpu. Shapes are logical N,H,W,C; a FILE holds one shape a line. Each case\n"
+     "is first checked against cpu-reference (--no-check skips that, for quick sweeps of\n"
+     "large shapes). GB/s counts the minimum traffic (each input read once, each output\n"
+     "written once); %copy divides it by the copy bandwidth measured at the start of the run\n"
+     "with the same thread count. Exit status 1 when a check fails.",
      run}};
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "analysis/health.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -8,16 +9,23 @@ namespace bnscope {
 namespace {
 
 // A value is NaN or Inf exactly when its exponent field is all ones; testing the bits instead of
-// converting every 16-bit value to float keeps this scan, which runs after every run, at memory
-// speed.
+// converting every 16-bit value to float keeps this scan, which ends every run, near memory
+// speed. Counting a block in the element's own width lets the compiler vectorize the loop
+// without widening every compare to 64 bits; 2^15 elements fit even a 16-bit counter.
 template <class Bits>
 std::int64_t count_all_ones(const void* data, std::int64_t n, Bits exponent) {
+  constexpr std::int64_t kBlock = std::int64_t{1} << 15;
   const auto* p = static_cast<const unsigned char*>(data);
   std::int64_t count = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    Bits b;
-    std::memcpy(&b, p + i * static_cast<std::int64_t>(sizeof(Bits)), sizeof b);
-    count += (b & exponent) == exponent;
+  for (std::int64_t start = 0; start < n; start += kBlock) {
+    const std::int64_t end = std::min(n, start + kBlock);
+    Bits block = 0;
+    for (std::int64_t i = start; i < end; ++i) {
+      Bits b;
+      std::memcpy(&b, p + i * static_cast<std::int64_t>(sizeof(Bits)), sizeof b);
+      block = static_cast<Bits>(block + ((b & exponent) == exponent));
+    }
+    count += static_cast<std::int64_t>(block);
   }
   return count;
 }

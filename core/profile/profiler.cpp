@@ -39,7 +39,7 @@ Profile profile_problem(const Problem& problem, std::string_view backend_name,
   RunContext ctx;
   ctx.threads = options.threads;
   Result r;
-  for (int i = 0; i < prof.warmup; ++i) run_prepared_into(p, backend, r, ctx);
+  for (int i = 0; i < prof.warmup; ++i) run_backend_into(p, backend, r, ctx);
 
   std::vector<double> wall;
   std::vector<std::string> order;  // phases in first-seen order
@@ -48,7 +48,7 @@ Profile profile_problem(const Problem& problem, std::string_view backend_name,
   bool device = false;
   for (int i = 0; i < prof.reps; ++i) {
     const double t0 = clock();
-    run_prepared_into(p, backend, r, ctx);
+    run_backend_into(p, backend, r, ctx);
     const double t1 = clock();
     if (i == 0) origin = t0;
     wall.push_back(t1 - t0);

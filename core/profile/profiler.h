@@ -48,7 +48,7 @@ struct Profile {
   int reps = 0;
   int threads = 0;
   std::vector<PhaseStats> phases;
-  TimingStats wall;           // whole run_prepared_into, host clock
+  TimingStats wall;           // run_backend_into (the run less the output scan), host clock
   double kernel_seconds = 0;  // median time the bandwidth is computed from
   Traffic traffic;
   double achieved_gbps = 0;  // traffic.total() / kernel_seconds, 1e9 bytes per GB

@@ -39,6 +39,17 @@ TEST(Health, EveryHalfPatternAgreesWithTheConversion) {
   }
 }
 
+// Counts run in blocks in the element's width: a count past 2^16 must not wrap.
+TEST(Health, LongRunsOfNanAreCountedInFull) {
+  for (DType dt : kAllDTypes) {
+    Tensor t(dt, {200003});
+    for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, std::nan(""));
+    EXPECT_EQ(count_non_finite(t), t.numel()) << dtype_name(dt);
+    t.set(100000, 1.0);
+    EXPECT_EQ(count_non_finite(t), t.numel() - 1) << dtype_name(dt);
+  }
+}
+
 TEST(Health, LargestFiniteFloatsAreFinite) {
   Tensor f(DType::F32, {2});
   f.data<float>()[0] = std::numeric_limits<float>::max();

@@ -165,6 +165,22 @@ TEST(ReferenceEdge, NanInXPoisonsItsChannelAndIsCounted) {
   EXPECT_FALSE(has_note(r.notes, "reserve-mismatch"));
 }
 
+// The profiler times run_backend_into, which leaves the output scan to run_prepared_into.
+TEST(ReferenceEdge, OutputScanIsTheLastStepOfARun) {
+  Pipeline pl = pipeline(DType::F32, ReserveConvention::Variance, ReserveConvention::Variance);
+  pl.grad.inputs["x"].set(0, std::nan(""));
+  const Prepared p = prepare(pl.grad);
+  Backend& b = backend_or_throw("cpu-reference");
+  Result r;
+  run_backend_into(p, b, r);
+  EXPECT_EQ(r.output("x_backprop").non_finite, 0) << "not counted yet";
+  EXPECT_TRUE(std::isnan(r.output("x_backprop").tensor.get(0)));
+  EXPECT_FALSE(has_note(r.notes, "non-finite-output"));
+  run_prepared_into(p, b, r);
+  EXPECT_EQ(r.output("x_backprop").non_finite, 32);
+  EXPECT_TRUE(has_note(r.notes, "non-finite-output"));
+}
+
 TEST(ReferenceEdge, InfInForwardIsCounted) {
   Problem p;
   p.op = "FusedBatchNormV3";
