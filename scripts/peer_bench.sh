@@ -2,7 +2,9 @@
 # Peer comparison of the cpu backend: builds the benchmarks, runs ours, oneDNN, PyTorch and
 # TensorFlow on the same shapes with the same thread count, ours again on one thread for the
 # thread scaling, and writes peer_table.md.
-#   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 OUT=<build-dir>/peer)
+#   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 ROUNDS=2 OUT=<build-dir>/peer)
+# Every implementation runs ROUNDS times, one after the other; the table takes each case's best
+# median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
 # The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
 # Run on a quiet machine: the table reports the load average it was measured under.
 set -euo pipefail
@@ -10,6 +12,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build-bench}"
 THREADS="${THREADS:-2}"
 REPS="${REPS:-5}"
+ROUNDS="${ROUNDS:-2}"
 OUT="${OUT:-$BUILD/peer}"
 mkdir -p "$OUT"
 
@@ -26,22 +29,28 @@ LOAD_BEFORE="$(uptime)"
 export BNSCOPE_BENCH_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS"
 GB=(--benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true
     --benchmark_format=json --benchmark_min_time=0.1)
-"$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$OUT/ours.json"
 # Thread scaling (goal: 2 threads >= 1.7x one thread): the two largest ResNet-50 layers again,
 # both layouts, train and freeze, float32, on one thread.
 LARGE='^cpu/32x(112x112x64|64x112x112|56x56x256|256x56x56)/(NHWC|NCHW)/(train|freeze)/float32'
-BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$LARGE" \
-  "${GB[@]}" >"$OUT/ours_1thread.json"
-"$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$OUT/onednn.json"
+MERGE_ARGS=()
+for round in $(seq 1 "$ROUNDS"); do
+  R="$OUT/round$round"
+  mkdir -p "$R"
+  "$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$R/ours.json"
+  BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$LARGE" \
+    "${GB[@]}" >"$R/ours_1thread.json"
+  "$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$R/onednn.json"
+  "$ROOT/.venv-peers/bin/python" "$ROOT/scripts/peer_bench.py" --threads "$THREADS" \
+    --out "$R/peers.json"
+  MERGE_ARGS+=(--ours "$R/ours.json" --onednn "$R/onednn.json" --peers "$R/peers.json"
+               --ours-1thread "$R/ours_1thread.json")
+done
 "$BUILD/tests/bench/bnscope_interactive_bench" "${GB[@]}" >"$OUT/interactive.json"
-"$ROOT/.venv-peers/bin/python" "$ROOT/scripts/peer_bench.py" --threads "$THREADS" \
-  --out "$OUT/peers.json"
 META="Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
 $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json")."
-python3 "$ROOT/scripts/peer_merge.py" --ours "$OUT/ours.json" --onednn "$OUT/onednn.json" \
-  --peers "$OUT/peers.json" --ours-1thread "$OUT/ours_1thread.json" --meta "$META" \
+python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"
