@@ -103,8 +103,7 @@ std::vector<double> download_channels(const DeviceBuffer& b, std::size_t n, bool
 }
 
 void store_channels(const std::vector<double>& v, Tensor& t) {
-  const auto n = std::min<std::int64_t>(t.numel(), static_cast<std::int64_t>(v.size()));
-  for (std::int64_t i = 0; i < n; ++i) t.set(i, v[static_cast<std::size_t>(i)]);
+  t.set_doubles(v);
 }
 
 }  // namespace bnscope::gpu

@@ -1,5 +1,6 @@
 #include "tensor/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -93,8 +94,26 @@ void Tensor::set(std::int64_t i, double v) {
 
 std::vector<double> Tensor::to_doubles() const {
   std::vector<double> out(static_cast<std::size_t>(numel_));
-  for (std::int64_t i = 0; i < numel_; ++i) out[static_cast<std::size_t>(i)] = get(i);
+  visit_dtype(dtype_, [&](auto tag) {  // one dispatch per tensor, not per element
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(raw());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(to_float(p[i]));
+  });
   return out;
+}
+
+void Tensor::set_doubles(std::span<const double> values) {
+  const auto n = std::min(static_cast<std::size_t>(numel_), values.size());
+  visit_dtype(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(raw());
+    for (std::size_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, double>)
+        p[i] = values[i];
+      else
+        p[i] = from_float<T>(static_cast<float>(values[i]));
+    }
+  });
 }
 
 Tensor Tensor::from_doubles(DType dtype, Shape shape, std::span<const double> values) {
@@ -102,7 +121,7 @@ Tensor Tensor::from_doubles(DType dtype, Shape shape, std::span<const double> va
   if (static_cast<std::int64_t>(values.size()) != t.numel())
     fail("expected " + std::to_string(t.numel()) + " values for shape " + shape_str(t.shape()) +
          ", got " + std::to_string(values.size()));
-  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, values[static_cast<std::size_t>(i)]);
+  t.set_doubles(values);
   return t;
 }
 

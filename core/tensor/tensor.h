@@ -49,6 +49,8 @@ class Tensor {
   double get(std::int64_t i) const;
   void set(std::int64_t i, double v);
   std::vector<double> to_doubles() const;
+  // Writes values[i] to element i, converting as set() does, for i below both sizes.
+  void set_doubles(std::span<const double> values);
 
   Tensor to(DType dtype) const;  // converts through float64 (exact for every supported source)
   Tensor reshaped(Shape shape) const;  // same element count required

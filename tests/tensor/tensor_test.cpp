@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "tensor/error.h"
@@ -45,6 +46,23 @@ TEST(Tensor, ConvertsBetweenEveryDType) {
     }
   EXPECT_EQ(Tensor::from_doubles(DType::F16, {1}, std::vector<double>{0.1}).get(0),
             static_cast<double>(half_bits_to_float(float_to_half_bits(0.1f))));
+}
+
+// The bulk conversions dispatch once per tensor; they must agree with get/set element by element.
+TEST(Tensor, BulkDoublesMatchElementAccess) {
+  const std::vector<double> v = {1.0, -0.1, 65519.0, 1e-8, -3.0e38, 0.5};
+  for (DType dt : kAllDTypes) {
+    Tensor bulk(dt, {6}), single(dt, {6});
+    bulk.set_doubles(v);
+    for (std::int64_t i = 0; i < 6; ++i) single.set(i, v[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(std::memcmp(bulk.raw(), single.raw(), bulk.nbytes()), 0) << dtype_name(dt);
+    const std::vector<double> back = bulk.to_doubles();
+    for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(back[i], single.get(i)) << dtype_name(dt);
+    Tensor prefix(dt, {6});
+    prefix.set_doubles(std::vector<double>{7.0, 8.0});  // a shorter vector writes a prefix
+    EXPECT_EQ(prefix.get(1), 8.0);
+    EXPECT_EQ(prefix.get(2), 0.0);
+  }
 }
 
 TEST(Tensor, TypedAccessChecksTheDType) {

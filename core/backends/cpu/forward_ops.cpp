@@ -10,10 +10,6 @@ namespace bnscope::cpu {
 
 namespace {
 
-void set_all(Tensor& t, const std::vector<double>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i) t.set(static_cast<std::int64_t>(i), v[i]);
-}
-
 // y = (x - mean)·γk + β with the mean split into its A-rounded part (in the loop) and the rest
 // (folded into r), so rounding the mean to float costs nothing. The rest is dropped where it is
 // zero or meaningless (non-finite mean or γk), so an Inf never meets a 0 or an opposite Inf in r.
@@ -85,15 +81,15 @@ void fused_forward(const Exec& ex, const Prepared& p, Result& result) {
         batch_var[c] = (1.0 - f) * var_in[c] + f * batch_var[c];
       }
     }
-    set_all(result.output("reserve_space_1").tensor, mean);
+    result.output("reserve_space_1").tensor.set_doubles(mean);
     // The forward stands in for either producer: cuDNN saves 1/sqrt(var + eps) here.
     std::vector<double> saved = var;
     if (p.convention == ReserveConvention::InvStd)
       for (double& s : saved) s = 1.0 / std::sqrt(s + p.epsilon);
-    set_all(result.output("reserve_space_2").tensor, saved);
+    result.output("reserve_space_2").tensor.set_doubles(saved);
   }
-  set_all(result.output("batch_mean").tensor, batch_mean);
-  set_all(result.output("batch_variance").tensor, batch_var);
+  result.output("batch_mean").tensor.set_doubles(batch_mean);
+  result.output("batch_variance").tensor.set_doubles(batch_var);
   if (p.op->output_index("reserve_space_3") >= 0)
     result.output("reserve_space_3").tensor.set(0, 0.0);
 }

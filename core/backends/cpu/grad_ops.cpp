@@ -8,10 +8,6 @@ namespace bnscope::cpu {
 
 namespace {
 
-void set_all(Tensor& t, const std::vector<double>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i) t.set(static_cast<std::int64_t>(i), v[i]);
-}
-
 template <class T>
 void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   using A = Acc<T>;
@@ -62,8 +58,8 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   if (ex.ctx->progress) ex.ctx->progress(1.0);
   std::vector<double> dscale(static_cast<std::size_t>(C));
   for (std::int64_t c = 0; c < C; ++c) dscale[c] = k[c] * sums.s1[c];
-  set_all(result.output(p.op->outputs[1].name).tensor, dscale);
-  set_all(result.output(p.op->outputs[2].name).tensor, sums.s0);
+  result.output(p.op->outputs[1].name).tensor.set_doubles(dscale);
+  result.output(p.op->outputs[2].name).tensor.set_doubles(sums.s0);
 }
 
 template <class T>
@@ -76,9 +72,12 @@ void global_grad(const Exec& ex, const Prepared& p, Result& result) {
   const std::vector<double> gamma = p.in("gamma").to_doubles();
   std::vector<double> k(static_cast<std::size_t>(C)), gk(k.size());
   std::vector<A> scale(k.size());
+  // Locals: the stores below could alias p, which would be re-read every channel.
+  const bool scaled = p.scale_after_normalization;
+  const double eps = p.epsilon;
   for (std::int64_t c = 0; c < C; ++c) {
-    k[c] = 1.0 / std::sqrt(v[c] + p.epsilon);
-    gk[c] = p.scale_after_normalization ? gamma[c] * k[c] : k[c];
+    k[c] = 1.0 / std::sqrt(v[c] + eps);
+    gk[c] = scaled ? gamma[c] * k[c] : k[c];
     scale[c] = static_cast<A>(gk[c]);
   }
   const Totals sums = single_pass<T>(ex, g, p.in("t").data<T>(), p.in("backprop").data<T>(),
@@ -86,15 +85,15 @@ void global_grad(const Exec& ex, const Prepared& p, Result& result) {
   if (ex.ctx->progress) ex.ctx->progress(1.0);
   std::vector<double> dm(k.size()), dv(k.size()), dg(k.size());
   for (std::int64_t c = 0; c < C; ++c) {
-    const double gam = p.scale_after_normalization ? gamma[c] : 1.0;
+    const double gam = scaled ? gamma[c] : 1.0;
     dm[c] = -sums.s0[c] * gk[c];
     dv[c] = -0.5 * gam * sums.s1[c] * k[c] * k[c] * k[c];
-    dg[c] = p.scale_after_normalization ? sums.s1[c] * k[c] : 0.0;
+    dg[c] = scaled ? sums.s1[c] * k[c] : 0.0;
   }
-  set_all(result.output("dm").tensor, dm);
-  set_all(result.output("dv").tensor, dv);
-  set_all(result.output("db").tensor, sums.s0);
-  set_all(result.output("dg").tensor, dg);
+  result.output("dm").tensor.set_doubles(dm);
+  result.output("dv").tensor.set_doubles(dv);
+  result.output("db").tensor.set_doubles(sums.s0);
+  result.output("dg").tensor.set_doubles(dg);
 }
 
 }  // namespace

@@ -139,7 +139,8 @@ inline void accumulate(A av, A bv, A mv, A& s0, A& s1) {
 template <class A>
 std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
   std::vector<A> out(static_cast<std::size_t>(g.rows() ? g.lanes() : g.channels));
-  for (std::size_t j = 0; j < out.size(); ++j) out[j] = per_channel[j % per_channel.size()];
+  for (std::size_t j = 0; j < out.size(); j += per_channel.size())
+    std::copy_n(per_channel.begin(), std::min(per_channel.size(), out.size() - j), out.begin() + j);
   return out;
 }
 
