@@ -30,7 +30,7 @@ std::vector<double>& ChannelResults::values(std::string_view output) {
 }
 
 void ChannelResults::store(Result& r) const {
-  for (const Item& i : items_) store_channels(i.values, r.output(i.output).tensor);
+  for (const Item& i : items_) r.output(i.output).tensor.set_doubles(i.values);
 }
 
 }  // namespace bnscope::gpu

@@ -35,10 +35,6 @@ Plan plan_for(const Prepared& p, Work work) {
   return plan_launch(s, device_status().info.limits());
 }
 
-std::vector<double> channels_of(const Prepared& p, std::string_view name) {
-  return p.in(name).to_doubles();
-}
-
 void run_grad(const Prepared& p, Result& r, std::string_view backend) {
   const bool global = p.op->family == OpFamily::GlobalNorm;
   const bool dbl = acc_is_double(p);
@@ -148,10 +144,10 @@ void run_affine(const Prepared& p, Result& r, std::string_view backend) {
   const bool global = p.op->family == OpFamily::GlobalNorm;
   const bool dbl = acc_is_double(p);
   const auto c = static_cast<std::size_t>(p.channels());
-  const std::vector<double> mean = channels_of(p, global ? "m" : "mean");
-  const std::vector<double> var = channels_of(p, global ? "v" : "variance");
-  const std::vector<double> gamma = channels_of(p, global ? "gamma" : "scale");
-  const std::vector<double> beta = channels_of(p, global ? "beta" : "offset");
+  const std::vector<double> mean = p.in(global ? "m" : "mean").to_doubles();
+  const std::vector<double> var = p.in(global ? "v" : "variance").to_doubles();
+  const std::vector<double> gamma = p.in(global ? "gamma" : "scale").to_doubles();
+  const std::vector<double> beta = p.in(global ? "beta" : "offset").to_doubles();
   std::vector<double> coef(4 * c, 0.0);
   for (std::size_t i = 0; i < c; ++i) {
     const double k = 1.0 / std::sqrt(var[i] + p.epsilon);
@@ -182,8 +178,8 @@ void run_affine(const Prepared& p, Result& r, std::string_view backend) {
   }
   timer.finish(r);
   if (!global) {  // the CPU kernel's copies of the population statistics
-    store_channels(mean, r.output("batch_mean").tensor);
-    store_channels(var, r.output("batch_variance").tensor);
+    r.output("batch_mean").tensor.set_doubles(mean);
+    r.output("batch_variance").tensor.set_doubles(var);
   }
 }
 

@@ -25,10 +25,6 @@ void note(Result& r, std::string code, std::string message, std::string subject 
   r.notes.push_back({NoteKind::Info, std::move(code), std::move(message), std::move(subject), -1});
 }
 
-std::vector<double> doubles(const Prepared& p, std::string_view name) {
-  return p.in(name).to_doubles();
-}
-
 class CudnnBackend : public Backend {
  public:
   std::string_view name() const override { return "cudnn"; }
@@ -216,9 +212,7 @@ class CudnnBackend : public Backend {
       if (ex && rs_bytes > 0) {
         Tensor& rs3 = r.output("reserve_space_3").tensor;
         rs3.reset(DType::F32, {static_cast<std::int64_t>((rs_bytes + 3) / 4)});
-        Tensor staging(DType::F32, rs3.shape());
-        download(reserve, staging, s);
-        rs3 = staging;
+        download(reserve, rs3, s);
       }
     }
     timer.finish(r);
@@ -241,7 +235,7 @@ class CudnnBackend : public Backend {
   void forward_inference(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
     const Stream s = run.stream.get();
     PhaseTimer timer(p.op->name, name(), s);
-    const std::vector<double> mean = doubles(p, "mean"), var = doubles(p, "variance");
+    const std::vector<double> mean = p.in("mean").to_doubles(), var = p.in("variance").to_doubles();
     DeviceBuffer x, scale, offset, mean_b, var_b;
     {
       PhaseScope phase(timer, "upload");
@@ -269,8 +263,8 @@ class CudnnBackend : public Backend {
       download(y, y_out.tensor, s);
     }
     timer.finish(r);
-    store_channels(mean, r.output("batch_mean").tensor);
-    store_channels(var, r.output("batch_variance").tensor);
+    r.output("batch_mean").tensor.set_doubles(mean);
+    r.output("batch_variance").tensor.set_doubles(var);
     note(r, "gpu-inference-stats",
          "cuDNN's inference call does not write batch_mean/batch_variance; TensorFlow on GPU "
          "holds the inputs there only when exponential_avg_factor != 1 (else uninitialized); "

@@ -102,8 +102,4 @@ std::vector<double> download_channels(const DeviceBuffer& b, std::size_t n, bool
   return {f.begin(), f.end()};
 }
 
-void store_channels(const std::vector<double>& v, Tensor& t) {
-  t.set_doubles(v);
-}
-
 }  // namespace bnscope::gpu

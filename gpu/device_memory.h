@@ -53,7 +53,5 @@ DeviceBuffer upload_channels(const std::vector<double>& v, bool as_double, Strea
 // Synchronizes the stream.
 std::vector<double> download_channels(const DeviceBuffer& b, std::size_t n, bool as_double,
                                       Stream s);
-// Writes values into t (any dtype), converting as Tensor::set does.
-void store_channels(const std::vector<double>& v, Tensor& t);
 
 }  // namespace bnscope::gpu

@@ -8,6 +8,11 @@
 
 namespace bnscope::gpu {
 
+// The kernels name their accumulation type Acc locally (using Acc = acc_t<T>, or a template
+// parameter), so the shared map is spelled acc_t here.
+template <class T>
+using acc_t = Acc<T>;
+
 __device__ __forceinline__ float to_acc(__half v) {
   return __half2float(v);
 }
@@ -22,7 +27,7 @@ __device__ __forceinline__ double to_acc(double v) {
 }
 
 template <class T>
-__device__ __forceinline__ T from_acc(Acc<T> v);
+__device__ __forceinline__ T from_acc(acc_t<T> v);
 template <>
 __device__ __forceinline__ __half from_acc<__half>(float v) {
   return __float2half_rn(v);

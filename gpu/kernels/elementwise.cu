@@ -17,7 +17,7 @@ void run_affine(const Plan& plan, const View& view, const ElementwiseLaunch& a, 
                             static_cast<Index>(view.inner)};
   affine_kernel<T, Index><<<static_cast<unsigned>(plan.ew_grid), plan.ew_block, 0, s>>>(
       v, static_cast<const T*>(a.u), static_cast<const T*>(a.v), static_cast<T*>(a.out),
-      static_cast<const Acc<T>*>(a.coef));
+      static_cast<const acc_t<T>*>(a.coef));
   check_launch("affine_kernel");
 }
 

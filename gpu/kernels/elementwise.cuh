@@ -8,8 +8,8 @@ namespace bnscope::gpu {
 
 template <class T, class Index>
 __global__ void affine_kernel(DeviceView<Index> view, const T* u, const T* v, T* out,
-                              const Acc<T>* coef) {
-  using Acc = Acc<T>;
+                              const acc_t<T>* coef) {
+  using Acc = acc_t<T>;
   const Index n = view.outer * view.channels * view.inner;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   const Index ch = view.channels;

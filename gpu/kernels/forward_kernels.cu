@@ -48,7 +48,7 @@ __global__ void forward_finish_kernel(Index channels, Index m, int splits,
 template <class T, class Index>
 void run_forward(DType t, const Plan& plan, const View& view, const ForwardTrainingLaunch& f,
                  Stream s, PhaseHooks& hooks) {
-  using Acc = Acc<T>;
+  using Acc = acc_t<T>;
   const DeviceView<Index> v{static_cast<Index>(view.outer), static_cast<Index>(view.channels),
                             static_cast<Index>(view.inner)};
   const dim3 grid(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits));

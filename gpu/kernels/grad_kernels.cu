@@ -40,7 +40,7 @@ namespace {
 // One CTA owns block_x channels over all of M: reduce, epilogue, then (training) dx.
 template <class T, class Index>
 __global__ void grad_cta_per_group_kernel(DeviceView<Index> v, GradLaunch g) {
-  using Acc = Acc<T>;
+  using Acc = acc_t<T>;
   extern __shared__ unsigned char smem_raw[];
   Acc* smem = reinterpret_cast<Acc*>(smem_raw);
   const Index c = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -100,7 +100,7 @@ __global__ void grad_finish_kernel(Index channels, Index m, int splits, GradLaun
 
 template <class T, class Index>
 __global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
-  using Acc = Acc<T>;
+  using Acc = acc_t<T>;
   const Acc* coef = static_cast<const Acc*>(g.coef);
   const T* x = static_cast<const T*>(g.x);
   const T* dy = static_cast<const T*>(g.dy);
@@ -118,7 +118,7 @@ __global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
 template <class T, class Index>
 void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
               PhaseHooks& hooks) {
-  using Acc = Acc<T>;
+  using Acc = acc_t<T>;
   const DeviceView<Index> v{static_cast<Index>(view.outer), static_cast<Index>(view.channels),
                             static_cast<Index>(view.inner)};
   const dim3 block(plan.block_x, plan.block_y);

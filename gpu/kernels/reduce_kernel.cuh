@@ -22,7 +22,7 @@ struct ReduceArgs {
 
 template <class T, class Index, bool kGrad>
 __global__ void reduce_partials_kernel(DeviceView<Index> v, ReduceArgs r, GradLaunch g) {
-  using Acc = Acc<T>;
+  using Acc = acc_t<T>;
   extern __shared__ unsigned char smem_raw[];
   Acc* smem = reinterpret_cast<Acc*>(smem_raw);
   const Index c = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
