@@ -5,7 +5,6 @@
 // including round-to-nearest-even and NaN handling (tests/backends_cpu checks every f16 value).
 
 #include <cstdint>
-#include <cstring>
 
 #include "tensor/accumulate.h"
 #include "tensor/dtype.h"
@@ -19,7 +18,7 @@ inline double load(double v) {
   return v;
 }
 inline float load(bf16 v) {
-  return bits_to_f32(static_cast<std::uint32_t>(v.bits) << 16);
+  return bf16_bits_to_float(v.bits);
 }
 // Scales the half's exponent field into float range by a multiplication: normal, Inf and NaN
 // inputs come out exact; subnormals are rebuilt through a magic-number subtraction.
