@@ -137,14 +137,14 @@ int run(Args args) {
       for (DType t : types)
         for (const std::string& fmt : formats)
           for (const std::string& mode : modes) {
-            const bool global = op.family == OpFamily::GlobalNorm;
-            if (global && (fmt != formats.front() || mode != modes.front()))
+            const bool one_layout = !op.has_attr("data_format"), modes_apply = op.has_modes();
+            if ((one_layout && fmt != formats.front()) || (!modes_apply && mode != modes.front()))
               continue;  // one layout, no mode: run once
             SampleSpec spec;
             spec.op = op_name;
             spec.shape = shape;
             spec.dtype = t;
-            spec.format = global ? DataFormat::NHWC : *parse_data_format(fmt);
+            spec.format = one_layout ? DataFormat::NHWC : *parse_data_format(fmt);
             spec.is_training = *parse_mode(mode);
             const Problem problem = random_problem(spec);
             const ReferenceCheck reference(problem, backends, check);
@@ -160,9 +160,10 @@ int run(Args args) {
               std::printf(
                   "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
                   op_name.c_str(), p.backend.c_str(), shape_str(p.shape).c_str(),
-                  std::string(dtype_name(t)).c_str(), global ? "NHWC" : fmt.c_str(),
-                  global ? "-" : mode.c_str(), verdict.substr(0, 10).c_str(), p.wall.median * 1e3,
-                  p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps, 100 * p.roofline_fraction);
+                  std::string(dtype_name(t)).c_str(), one_layout ? "NHWC" : fmt.c_str(),
+                  modes_apply ? mode.c_str() : "-", verdict.substr(0, 10).c_str(),
+                  p.wall.median * 1e3, p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps,
+                  100 * p.roofline_fraction);
               std::fflush(stdout);
               report.profiles.push_back(std::move(p));
             }

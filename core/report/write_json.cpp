@@ -137,7 +137,9 @@ void cause(JsonWriter& w, const Cause& c) {
   w.begin_object().field("code", c.code).field("title", c.title);
   w.field("explanation", c.explanation).field("before", c.before).field("after", c.after);
   w.field("max_abs_before", c.max_abs_before).field("max_abs_after", c.max_abs_after);
-  w.field("resolves", c.resolves).end_object();
+  w.field("resolves", c.resolves);
+  if (!c.candidate.empty()) w.field("candidate", c.candidate);
+  w.end_object();
 }
 
 }  // namespace

@@ -128,6 +128,10 @@ TEST(CliReport, AFailingReportShowsCausesAndNotesBeforeAnyChart) {
   EXPECT_LT(cause, chart);
   EXPECT_LT(notes, chart);
   EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"problem\""));
+  const JsonValue j = parse_json(slurp(dir.path("r/report.json")), "report.json");
+  ASSERT_FALSE(j.at("causes").items.empty());
+  EXPECT_EQ(j.at("causes").items[0].at("code").string, "reserve-convention");
+  EXPECT_EQ(j.at("causes").items[0].at("candidate").string, "cpu");
 }
 
 }  // namespace bnscope::test
