@@ -8,7 +8,7 @@
 
 #include "analysis/health.h"
 #include "analysis/reserve_check.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"

@@ -7,7 +7,7 @@
 
 #include "backends/backend.h"
 #include "channel_table_model.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "io/problem_io.h"
 #include "problem_controller.h"

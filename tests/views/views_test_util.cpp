@@ -1,6 +1,6 @@
 #include "views_test_util.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "sample_source.h"
 #include "tensor/error.h"
 

@@ -17,7 +17,7 @@
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npz.h"
 #include "ops/prepared.h"
 #include "problem_controller.h"

@@ -11,7 +11,7 @@
 #include "diff/diff_compute.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "ops/prepared.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_compute.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
@@ -33,7 +33,10 @@ void compare_all(DiffOutcome& out, const Prepared& prepared, const std::atomic<b
       out.cancelled = true;
       return;
     }
-    for (Cause& cause : find_causes(out.request.problem, c.candidate, out.reference, options)) {
+    const Result* run = nullptr;
+    for (const Result& r : out.candidates)
+      if (r.backend == c.candidate) run = &r;
+    for (Cause& cause : find_causes(out.request.problem, *run, out.reference, options)) {
       out.causes.push_back(std::move(cause));
       out.cause_for.push_back(c.candidate);
     }

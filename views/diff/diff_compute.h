@@ -9,7 +9,7 @@
 
 #include "analysis/cause_finder.h"
 #include "analysis/diff.h"
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/problem.h"
 
 namespace bnscope {
