@@ -31,7 +31,7 @@ def keras3_cnn(name="k3_cnn"):
     h = L.BatchNormalization(name="bn_nhwc_f16", dtype="mixed_float16")(h)
     h = L.ReLU(dtype="mixed_float16")(h)
     h = L.GlobalAveragePooling2D()(h)
-    out = L.Dense(CLASSES, name="logits", dtype="float32")(h)
+    out = L.Dense(CLASSES, activation="softmax", name="probs", dtype="float32")(h)
     model = keras.Model(inp, out, name=name)
     model.compile(loss="sparse_categorical_crossentropy")
     return model
@@ -54,7 +54,7 @@ def tf_keras_cnn(policy="float32", name=None):
         h = L.Permute((3, 1, 2), name="to_nchw")(h)
         h = L.BatchNormalization(axis=1, name="bn_nchw")(h)
         h = L.GlobalAveragePooling2D(data_format="channels_first")(h)
-        out = L.Dense(CLASSES, name="logits", dtype="float32")(h)
+        out = L.Dense(CLASSES, activation="softmax", name="probs", dtype="float32")(h)
         model = tf_keras.Model(inp, out, name=name or f"tk_cnn_{policy}")
         model.compile(loss="sparse_categorical_crossentropy")
     finally:

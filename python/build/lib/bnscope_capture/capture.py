@@ -126,15 +126,15 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
         xt, yt = t.convert_to_tensor(x), t.convert_to_tensor(y)
         fused_records = fused.run(model, xt, yt, loss_fn, loss_name, names)
         fused_layers = {r["layer"] for r in fused_records}
+        if not bn_layers and not fused_records:
+            raise CaptureError(f"model '{model.name}' has no batch normalization: no "
+                               "BatchNormalization layer and no FusedBatchNormGrad op in its "
+                               "training step")
         rest = [l for l in bn_layers if l.name not in fused_layers]
         if pattern:
             rest = [l for l in rest if pattern.search(l.name)]
         auto_records, skipped = (autodiff.run(model, rest, xt, yt, loss_fn, loss_name)
                                  if rest else ([], []))
-    if not fused_records and not auto_records and not skipped:
-        raise CaptureError(f"model '{model.name}' has no batch normalization: no "
-                           "BatchNormalization layer and no FusedBatchNormGrad op in its "
-                           "training step")
     if pattern:
         fused_records = [r for r in fused_records if pattern.search(r["layer"])]
     order = {l.name: i for i, l in enumerate(bn_layers)}

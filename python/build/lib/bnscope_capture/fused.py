@@ -51,11 +51,11 @@ def run(model, x, y, loss_fn, loss_name, layer_names):
         for op in t.compat.v1.get_default_graph().get_operations():
             if op.type not in GRAD_OPS:
                 continue
-            forward = _forward_op(op)
+            fwd = _forward_op(op)
             meta.append({
                 "op": op.type,
-                "forward": forward.name,
-                "layer": _layer_for(forward.name, layer_names),
+                "forward": fwd.name,
+                "layer": _layer_for(fwd.name, layer_names),
                 "input_names": [a.name for a in op.op_def.input_arg],
                 "output_names": [a.name for a in op.op_def.output_arg][:DEFINED_OUTPUTS],
                 "attrs": {

@@ -36,6 +36,10 @@ class StagedFolder:
     def __enter__(self):
         parent, name = os.path.split(self.out_dir)
         self.path = tempfile.mkdtemp(prefix="." + name + ".", suffix=".partial", dir=parent)
+        # mkdtemp makes it private; the capture gets the permissions a new folder would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.path, 0o777 & ~umask)
         return self
 
     def __exit__(self, exc_type, exc, tb):

@@ -26,7 +26,10 @@ def _npy_bytes(a):
     buf = io.BytesIO()
     # The same writer np.save and np.savez use; bfloat16 (ml_dtypes) goes out as 2-byte void,
     # which bnscope reads as bfloat16.
-    np.lib.format.write_array(buf, np.ascontiguousarray(a), allow_pickle=False)
+    # ascontiguousarray would turn a 0-d array (reserve_space_3) into shape (1,).
+    a = np.asarray(a)
+    np.lib.format.write_array(buf, a if a.flags.c_contiguous else a.copy(order="C"),
+                              allow_pickle=False)
     return buf.getvalue()
 
 
