@@ -14,14 +14,15 @@ python=${PYTHON:-python3}
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "tensorflow-cpu>=2.16" tf-keras pytest
-# Not editable: the tests see the package as a user's pip install gives it.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
+# Not editable: the tests see the package as a user's pip install gives it. No build isolation:
+# the venv's own setuptools builds it, without fetching one per run.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+  --no-build-isolation ./python
 
 export BNSCOPE_CLI=$cli
 export TF_CPP_MIN_LOG_LEVEL=2
-# From python/ so the tests import the installed package, not the source tree beside them.
-cd python
-"../$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+# From the repository root, where no bnscope_capture folder sits on the path: the tests import the
+# installed package.
+"$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

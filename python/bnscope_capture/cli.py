@@ -99,9 +99,12 @@ def main(argv=None):
         from .capture import capture, check_tensorflow
         from .output_folder import check_target
 
+        # Everything that needs no TensorFlow is checked before importing it (seconds).
         check_target(args.out)
-        check_tensorflow()
         x, y = load_batch(args.batch)
+        if not os.path.exists(args.model):
+            raise CaptureError(f"--model {args.model}: no such file or folder")
+        check_tensorflow()
         model = load_model(args.model)
         result = capture(model, x, y, args.out, loss=args.loss, device=args.device,
                          layers=args.layers)
