@@ -135,3 +135,37 @@ def test_layers_filter(tmp_path):
     r = capture(models.keras3_cnn(), x, y, tmp_path / "cap", layers="nchw$")
     assert [l["name"] for l in r.manifest["layers"]] == ["bn_nchw"]
     assert r.manifest["layers"][0]["index"] == 0
+
+
+def test_mixed_bfloat16_keeps_bfloat16(tmp_path, run_cli):
+    import keras
+
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        model = models.keras3_cnn("k3_bf16")
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    x, y = models.batch()
+    r = capture(model, x, y, tmp_path / "cap")
+    dtypes = {l["name"]: l["dtypes"]["x"] for l in r.manifest["layers"]}
+    # The layers without their own policy took the global one; bn_nhwc_f16 keeps mixed_float16.
+    assert dtypes == {"bn_nhwc": "bfloat16", "bn_nchw": "bfloat16", "bn_nhwc_f16": "float16"}
+    s = run_cli("sweep", r.dir, "--backends", "cpu")
+    assert s.returncode == 0, s.stdout + s.stderr
+
+
+def test_keras2_saved_model_from_the_command_line(tmp_path, run_cli):
+    from bnscope_capture.cli import main
+
+    saved = tmp_path / "saved"
+    models.tf_keras_cnn().save(saved, save_format="tf")
+    x, y = models.batch()
+    np.savez(tmp_path / "batch.npz", x=x, y=y)
+    out = tmp_path / "cap"
+    assert main(["--model", str(saved), "--batch", str(tmp_path / "batch.npz"), "--out",
+                 str(out), "--device", "cpu"]) == 0
+    m = json.load(open(out / "manifest.json"))
+    assert [l["captured"] for l in m["layers"]] == ["fused_op", "fused_op"]
+    assert m["keras"].startswith("2.")
+    s = run_cli("sweep", out)
+    assert s.returncode == 0, s.stdout + s.stderr
