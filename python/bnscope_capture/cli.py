@@ -113,6 +113,11 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # a TensorFlow failure no check above foresaw: still one line
+        from .frameworks import short_message
+
+        print(f"bnscope-capture: internal error: {short_message(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
     for layer in result.manifest["layers"]:
         print(f"{layer['index']:3d}  {layer['name']:<24} {layer['captured']:<15} "
               f"{layer['op']} {layer['data_format']} x{tuple(layer['shapes']['x'])} "
