@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/health.h"
 #include "number_text.h"
 #include "tensor/layout.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope {
 

@@ -90,6 +90,7 @@ void profile(JsonWriter& w, const Profile& p) {
   w.field("dtype", dtype_name(p.dtype));
   list(w, "shape", p.shape);
   w.field("data_format", p.format).field("is_training", p.is_training);
+  w.field("mode", mode_name(p.is_training));
   w.field("warmup", p.warmup).field("reps", p.reps).field("threads", p.threads);
   stats(w, "wall", p.wall);
   list(w, "phases", p.phases, phase);
@@ -118,6 +119,7 @@ void input(JsonWriter& w, const InputInfo& in) {
 
 void problem(JsonWriter& w, const ProblemInfo& p) {
   w.begin_object().field("op", p.op).field("dtype", p.dtype).field("convention", p.convention);
+  if (!p.mode.empty()) w.field("mode", p.mode);
   w.key("attrs").begin_object();
   for (const auto& [k, v] : p.attrs) w.field(k, v);
   w.end_object();
