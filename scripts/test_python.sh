@@ -17,7 +17,9 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "tensorflow-cpu>=2.16" tf-keras pytest
 # Not editable: the tests see the package as a user's pip install gives it. No build isolation:
-# the venv's own setuptools builds it, without fetching one per run.
+# the venv's own setuptools builds it, without fetching one per run; its in-tree build folder is
+# cleared first so no stale copy of a module is packaged.
+rm -rf python/build python/*.egg-info
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
   --no-build-isolation ./python
 
