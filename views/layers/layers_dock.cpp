@@ -2,6 +2,7 @@
 
 #include <QDockWidget>
 #include <QMainWindow>
+#include <QTimer>
 
 #include "layers/layers_panel.h"
 
@@ -17,7 +18,19 @@ LayersPanel* add_layers_dock(QMainWindow* window) {
   QObject::connect(panel, &LayersPanel::captureOpened, dock, [window, dock] {
     dock->show();
     dock->raise();
-    window->resizeDocks({dock}, {230}, Qt::Vertical);
+    // Once laid out: the table is wide (a column per backend), the warnings beside it need less.
+    QTimer::singleShot(0, dock, [window, dock] {
+      QList<QDockWidget*> row{dock};
+      QList<int> widths{window->width() * 2 / 3};
+      for (QDockWidget* d : window->findChildren<QDockWidget*>())
+        if (d != dock && d->isVisible() && !d->isFloating() &&
+            window->dockWidgetArea(d) == Qt::BottomDockWidgetArea) {
+          row << d;
+          widths << window->width() / 4;
+        }
+      window->resizeDocks(row, widths, Qt::Horizontal);
+      window->resizeDocks({dock}, {240}, Qt::Vertical);
+    });
   });
   return panel;
 }

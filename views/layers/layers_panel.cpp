@@ -150,11 +150,11 @@ void LayersPanel::finished() {
   table_->horizontalHeader()->setSortIndicator(model_->worstColumn(), Qt::DescendingOrder);
   table_->resizeColumnsToContents();
   const int n = static_cast<int>(result->rows.size());
-  QString text = (n == 1 ? tr("1 layer: ") : tr("%1 layers: ").arg(n)) +
-                 tr("%1 agree, %2 disagree, %3 broken")
-                     .arg(result->agreeing())
-                     .arg(result->disagreeing())
-                     .arg(result->broken());
+  QString text =
+      (n == 1 ? tr("1 layer: ") : tr("%1 layers: ").arg(n)) + tr("%1 agree, %2 disagree, %3 broken")
+                                                                  .arg(result->agreeing())
+                                                                  .arg(result->disagreeing())
+                                                                  .arg(result->broken());
   if (const auto skipped = result->capture.skipped.size())
     text += tr("; %1 skipped at capture").arg(skipped);
   setStatus(text, result->broken() > 0);
