@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cstring>
+#include <memory>
 
 #include "diff/diff_view.h"
 #include "io/problem_io.h"
@@ -53,6 +54,7 @@ class LayersPanelTest : public QObject {
   void cancelStopsTheSweepAndSaysSo();
   void brokenCaptureShowsItsError();
   void brokenLayerRowSaysWhyAndLoadsNothing();
+  void closingDuringTheSweepStopsIt();
 };
 
 void LayersPanelTest::initTestCase() {
@@ -191,6 +193,16 @@ void LayersPanelTest::brokenLayerRowSaysWhyAndLoadsNothing() {
   QVERIFY2(status.startsWith(QStringLiteral("bn_nhwc: ")) &&
                status.contains(QStringLiteral("layer_000_bn_nhwc.npz")),
            qPrintable(status));
+}
+
+void LayersPanelTest::closingDuringTheSweepStopsIt() {
+  for (int i = 0; i < 3; ++i) {
+    auto w = std::make_unique<MainWindow>();
+    w->openCapture(test::sample_capture());
+    QVERIFY(w->layers()->runner()->isRunning());
+    w.reset();  // waits for the sweep it cancelled; no report reaches a destroyed panel
+    QCoreApplication::processEvents();
+  }
 }
 
 QTEST_MAIN(LayersPanelTest)

@@ -97,7 +97,10 @@ LayersPanel::LayersPanel(QWidget* parent) : QWidget(parent) {
           &LayersPanel::currentRowChanged);
 }
 
-LayersPanel::~LayersPanel() = default;
+LayersPanel::~LayersPanel() {
+  // Stop and wait for the sweep while the panel its reports go to is still whole.
+  delete runner_;
+}
 
 void LayersPanel::openCapture(const QString& dir, SweepRequest request) {
   dir_ = dir;
