@@ -6,6 +6,9 @@ bash scripts/setup.sh
 cmake --preset release
 cmake --build --preset release
 ctest --preset release
+# The capture package (python/) in a virtual environment with tensorflow-cpu, against the CLI
+# just built.
+bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
 # (asan preset: RelWithDebInfo, no GPU, no benchmarks; builds into build/asan.) This includes

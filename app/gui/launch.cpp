@@ -24,6 +24,13 @@ QString sample_path() {
 
 }  // namespace
 
+QString sample_capture_path() {
+  const QString installed =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("captures/sample"));
+  if (QFileInfo::exists(installed)) return installed;
+  return QStringLiteral(BNSCOPE_RESOURCES_DIR "/captures/sample");
+}
+
 Problem builtin_sample() {
   const QString path = sample_path();
   if (QFileInfo::exists(path)) return load_problem(path.toStdString());

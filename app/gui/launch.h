@@ -10,6 +10,8 @@ namespace bnscope {
 // resources/samples/default.npz when it is there, otherwise the same sample generated
 // (FusedBatchNormGradV3, NHWC, training).
 Problem builtin_sample();
+// The sample capture folder (resources/captures/sample), found like the built-in sample.
+QString sample_capture_path();
 
 // No arguments: the sample. One argument not starting with "--": a problem .npz. Otherwise the
 // problem flags bnscope-cli takes (--op, --input NAME=PATH, --inputs, --attr, ...). Throws Error.

@@ -20,8 +20,11 @@
 #include <QTabWidget>
 
 #include "channel_panel.h"
+#include "diff/diff_view.h"
 #include "input_panel.h"
 #include "launch.h"
+#include "layers/layers_dock.h"
+#include "layers/layers_panel.h"
 #include "notes_model.h"
 #include "problem_controller.h"
 #include "problem_form.h"
@@ -65,6 +68,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   notes_dock->setObjectName(QStringLiteral("warningsDock"));
   notes_dock->setWidget(notes_view_);
   addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
+
+  layers_ = add_layers_dock(this);
+  // A layer's file holds TensorFlow's outputs too: they become the Diff tab's reference.
+  connect(layers_, &LayersPanel::layerActivated, this, [this](const QString& path) {
+    if (openPath(path)) analysis_.diff->setReferenceFile(path);
+  });
 
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("runStatus"));
@@ -121,6 +130,11 @@ void MainWindow::buildMenus() {
       showError(tr("Cannot open the sample"), QString::fromUtf8(e.what()));
     }
   });
+  file->addAction(tr("Open &capture..."), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open capture folder"));
+    if (!dir.isEmpty()) openCapture(dir);
+  });
+  file->addAction(tr("Open sample c&apture"), this, [this] { openCapture(sample_capture_path()); });
   file->addSeparator();
   file->addAction(tr("&Save problem"), QKeySequence::Save, this, [this] {
     if (problem_path_.isEmpty()) {
@@ -173,6 +187,10 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
+  if (args.size() == 1 && QFileInfo(args.front()).isDir()) {
+    openCapture(args.front());  // its worst layer replaces the sample once swept
+    return openFromArguments({}, error);
+  }
   try {
     controller_->setProblem(problem_from_arguments(args));
     if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
@@ -186,6 +204,10 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
 }
 
 bool MainWindow::openPath(const QString& path) {
+  if (QFileInfo(path).isDir()) {
+    openCapture(path);
+    return true;
+  }
   QString error;
   const bool whole = controller_->problem().inputs.empty() || path.endsWith(QLatin1String(".npz"));
   if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
@@ -195,6 +217,11 @@ bool MainWindow::openPath(const QString& path) {
   if (whole && !controller_->isModified()) problem_path_ = path;
   updateTitle();
   return true;
+}
+
+void MainWindow::openCapture(const QString& dir) {
+  layers_->openCapture(dir);
+  tabs_->setCurrentWidget(analysis_.diff);
 }
 
 bool MainWindow::saveProblemAs() {

@@ -20,6 +20,7 @@ class ChannelPanel;
 class InputPanel;
 class TensorBrowser;
 class NotesModel;
+class LayersPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -30,6 +31,10 @@ class MainWindow : public QMainWindow {
   bool openFromArguments(const QStringList& args, QString* error);
   // Opens a file as File > Open and a drop do; on failure shows the error and keeps the problem.
   bool openPath(const QString& path);
+  // Shows the Layers panel of a capture folder and sweeps it in the background.
+  void openCapture(const QString& dir);
+  LayersPanel* layers() const { return layers_; }
+  const AnalysisTabs& analysis() const { return analysis_; }
 
   ProblemController* controller() const { return controller_; }
   ProblemForm* form() const { return form_; }
@@ -74,6 +79,7 @@ class MainWindow : public QMainWindow {
   QListView* notes_view_;
   QTabWidget* tabs_;
   AnalysisTabs analysis_;
+  LayersPanel* layers_;
   QLabel* status_;
   QProgressBar* progress_;
   QPushButton* cancel_;

@@ -146,6 +146,7 @@ Problem load_problem(const std::string& path) {
       problem_from_json(std::string(reinterpret_cast<const char*>(json.data()), json.size()),
                         path + ":" + kProblemMember);
   p.inputs = read_npz(path);
+  std::erase_if(p.inputs, [](const auto& m) { return m.first.starts_with(kExpectedPrefix); });
   return p;
 }
 

@@ -5,9 +5,12 @@
 //    "attrs": {"epsilon": 0.001, "is_training": true, "data_format": "NHWC"},
 //    "dtype": "float32", "convention": "variance", "strict": false}
 // Attrs keep their catalog type (JSON number, bool or string); "dtype" is present only when set.
-// Saving then loading gives back an equal Problem.
+// Saving then loading gives back an equal Problem. Members named out_<output> are expected outputs
+// (TensorFlow's, in a capture) that travel with the problem: they are not inputs, and
+// load_expected_outputs (analysis/diff.h) reads them from the same file.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/problem.h"
@@ -15,6 +18,7 @@
 namespace bnscope {
 
 inline constexpr const char* kProblemMember = "problem.json";
+inline constexpr std::string_view kExpectedPrefix = "out_";
 
 void save_problem(const std::string& path, const Problem& p);  // atomic
 // An archive without problem.json loads as a Problem with the default op whose inputs are the

@@ -1,0 +1,132 @@
+"""bnscope-capture --model MODEL --batch BATCH.npz --out DIR [--loss NAME] [--device cpu|gpu]
+[--layers REGEX]"""
+
+import argparse
+import os
+import sys
+import zipfile
+
+import numpy as np
+
+from .errors import CaptureError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 2, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise CaptureError(message)
+
+
+def _parser():
+    p = _Parser(
+        prog="bnscope-capture",
+        description="Runs one training step of a TensorFlow/Keras model and writes every batch "
+        "normalization in it as a bnscope problem file carrying TensorFlow's outputs, plus "
+        "manifest.json. Open the folder with `bnscope-cli sweep DIR` or one file with "
+        "`bnscope-cli run --problem FILE`.")
+    p.add_argument("--model", required=True, help="a .keras (or .h5) file or a SavedModel folder")
+    p.add_argument("--batch", required=True, help="an .npz holding x and y")
+    p.add_argument("--out", required=True, help="a new (or empty) folder for the capture")
+    p.add_argument("--loss", help="a Keras loss name (default: the model's compiled loss)")
+    p.add_argument("--device", choices=("cpu", "gpu"), help="default: TensorFlow's choice")
+    p.add_argument("--layers", help="capture only layers whose name matches this expression")
+    return p
+
+
+def _keras_version_of(path):
+    """The Keras version a .keras archive was saved with, or None."""
+    import json
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return json.loads(z.read("metadata.json")).get("keras_version")
+    except (KeyError, ValueError, zipfile.BadZipFile, OSError):
+        return None
+
+
+def load_model(path):
+    from .frameworks import short_message, tf_keras_or_none
+
+    if not os.path.exists(path):
+        raise CaptureError(f"--model {path}: no such file or folder")
+    is_saved_model = os.path.isdir(path)
+    if is_saved_model and not os.path.exists(os.path.join(path, "saved_model.pb")):
+        raise CaptureError(f"--model {path}: folder without saved_model.pb; expected a .keras "
+                           "file or a SavedModel folder")
+    tk = tf_keras_or_none()
+    legacy = is_saved_model or path.endswith(".h5") or (
+        (_keras_version_of(path) or "3").startswith("2."))
+    try:
+        if legacy:
+            if tk is None:
+                raise CaptureError(f"--model {path}: a Keras 2 model needs tf_keras "
+                                   "(pip install tf-keras)")
+            return tk.models.load_model(path)
+        import keras
+
+        return keras.saving.load_model(path)
+    except CaptureError:
+        raise
+    except Exception as e:
+        raise CaptureError(f"--model {path}: cannot load: {short_message(e)}") from None
+
+
+def load_batch(path):
+    if not os.path.isfile(path):
+        raise CaptureError(f"--batch {path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            names = set(z.files)
+            missing = {"x", "y"} - names
+            if missing:
+                raise CaptureError(f"--batch {path}: no member {' or '.join(sorted(missing))}; "
+                                   "expected an .npz holding x and y")
+            extra = names - {"x", "y"}
+            if extra:
+                raise CaptureError(f"--batch {path}: unexpected member(s) "
+                                   f"{', '.join(sorted(extra))}; expected only x and y")
+            return z["x"], z["y"]
+    except CaptureError:
+        raise
+    except Exception as e:
+        raise CaptureError(f"--batch {path}: not a readable .npz ({e})") from None
+
+
+def main(argv=None):
+    try:
+        args = _parser().parse_args(argv)
+        from .capture import capture, check_tensorflow
+        from .output_folder import check_target
+
+        # Everything that needs no TensorFlow is checked before importing it (seconds).
+        check_target(args.out)
+        x, y = load_batch(args.batch)
+        if not os.path.exists(args.model):
+            raise CaptureError(f"--model {args.model}: no such file or folder")
+        check_tensorflow()
+        model = load_model(args.model)
+        result = capture(model, x, y, args.out, loss=args.loss, device=args.device,
+                         layers=args.layers)
+    except CaptureError as e:
+        print(f"bnscope-capture: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a TensorFlow failure no check above foresaw: still one line
+        from .frameworks import short_message
+
+        print(f"bnscope-capture: internal error: {short_message(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    for layer in result.manifest["layers"]:
+        print(f"{layer['index']:3d}  {layer['name']:<24} {layer['captured']:<15} "
+              f"{layer['op']} {layer['data_format']} x{tuple(layer['shapes']['x'])} "
+              f"{layer['dtypes']['x']}")
+    for s in result.manifest["skipped"]:
+        print(f"skipped {s['name']}: {s['reason']}")
+    print(f"wrote {len(result.manifest['layers'])} layer(s) to {result.dir}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
