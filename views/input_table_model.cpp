@@ -32,6 +32,17 @@ QString subject_of(const QString& message, const std::vector<QString>& names) {
 
 }  // namespace
 
+InputTableModel::InputTableModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("input")},
+              {tr("shape")},
+              {tr("dtype")},
+              {tr("min")},
+              {tr("max")},
+              {tr("mean")},
+              {tr("non-finite")},
+              {tr("matches the op?")}});
+}
+
 void InputTableModel::setProblem(const Problem& p, const QString& error) {
   beginResetModel();
   rows_.clear();
@@ -88,25 +99,14 @@ void InputTableModel::setProblem(const Problem& p, const QString& error) {
   endResetModel();
 }
 
-int InputTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int InputTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant InputTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+QVariant InputTableModel::cell(int row, int column, int role) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   if (role == ProblemRole) return r.bad;
-  if (role == Qt::ForegroundRole && r.bad && index.column() == Status)
-    return QBrush(QColor(220, 50, 47));
-  if (role == Qt::ToolTipRole) return index.column() == Status ? r.status : r.doc;
+  if (role == Qt::ForegroundRole && r.bad && column == Status) return QBrush(QColor(220, 50, 47));
+  if (role == Qt::ToolTipRole) return column == Status ? r.status : r.doc;
   if (role != Qt::DisplayRole) return {};
   const bool stats = r.present;
-  switch (index.column()) {
+  switch (column) {
     case Name:
       return r.name;
     case Shape:
@@ -126,14 +126,6 @@ QVariant InputTableModel::data(const QModelIndex& index, int role) const {
     default:
       return {};
   }
-}
-
-QVariant InputTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  static const char* names[] = {"input", "shape", "dtype",      "min",
-                                "max",   "mean",  "non-finite", "matches the op?"};
-  if (section < 0 || section >= ColumnCount) return {};
-  return tr(names[section]);
 }
 
 QString InputTableModel::inputName(int row) const {

@@ -7,6 +7,10 @@
 
 namespace bnscope {
 
+NotesModel::NotesModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("note")}});
+}
+
 void NotesModel::setNotes(std::vector<Note> notes, const QString& error) {
   beginResetModel();
   notes_ = std::move(notes);
@@ -14,14 +18,8 @@ void NotesModel::setNotes(std::vector<Note> notes, const QString& error) {
   endResetModel();
 }
 
-int NotesModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(notes_.size()) + (error_.isEmpty() ? 0 : 1);
-}
-
-QVariant NotesModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const bool is_error = !error_.isEmpty() && index.row() == 0;
+QVariant NotesModel::cell(int row, int, int role) const {
+  const bool is_error = !error_.isEmpty() && row == 0;
   if (is_error) {
     switch (role) {
       case Qt::DisplayRole:
@@ -38,7 +36,7 @@ QVariant NotesModel::data(const QModelIndex& index, int role) const {
         return {};
     }
   }
-  const Note& n = notes_[static_cast<std::size_t>(index.row() - (error_.isEmpty() ? 0 : 1))];
+  const Note& n = notes_[static_cast<std::size_t>(row - (error_.isEmpty() ? 0 : 1))];
   switch (role) {
     case Qt::DisplayRole: {
       QString text = QString::fromStdString(note_text(n));

@@ -1,10 +1,7 @@
 #include "problem_controller.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "analysis/health.h"
 #include "analysis/reserve_check.h"
@@ -18,10 +15,11 @@
 namespace bnscope {
 
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend,
-                                                  const RunContext& ctx) {
+                                                  const std::string& backend, const RunContext& ctx,
+                                                  std::uint64_t revision) {
   auto out = std::make_shared<RunOutcome>();
   out->problem = problem;
+  out->revision = revision;
   out->backend = backend;
   try {
     out->prepared = prepare(problem);
@@ -38,25 +36,27 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
   return out;
 }
 
-ProblemController::ProblemController(QObject* parent) : QObject(parent) {
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &ProblemController::finished);
-}
+ProblemController::ProblemController(QObject* parent)
+    : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
+        finished(std::move(out), more);
+      }) {}
 
-ProblemController::~ProblemController() {
-  pending_ = false;
-  cancel();
-  watcher_.waitForFinished();
-}
+ProblemController::~ProblemController() = default;
 
-void ProblemController::setProblem(Problem p, bool modified) {
+void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
   problem_ = std::move(p);
   modified_ = modified;
-  emit problemChanged();
-  rerun();
+  path_ = path;
+  changed();
 }
 
 void ProblemController::edited() {
   modified_ = true;
+  changed();
+}
+
+void ProblemController::changed() {
+  ++revision_;
   emit problemChanged();
   rerun();
 }
@@ -109,8 +109,7 @@ void ProblemController::setConvention(ReserveConvention c) {
 void ProblemController::setBackend(const std::string& name) {
   if (backend_ == name) return;
   backend_ = name;
-  emit problemChanged();
-  rerun();
+  changed();
 }
 
 void ProblemController::setInput(const std::string& name, Tensor t) {
@@ -149,7 +148,7 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   try {
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
-        setProblem(load_problem(file));
+        setProblem(load_problem(file), false, path);
         return true;
       }
       Problem p = problem_;
@@ -184,6 +183,7 @@ bool ProblemController::saveProblem(const QString& path, QString* error) {
     return false;
   }
   modified_ = false;
+  path_ = path;
   return true;
 }
 
@@ -207,56 +207,39 @@ bool ProblemController::saveOutputs(const QString& path, const QString& output, 
 }
 
 void ProblemController::rerun() {
-  if (running_) {
-    pending_ = true;  // the newest request wins; the old run's outcome is dropped
-    cancel();
-    return;
-  }
-  start();
+  // The newest request wins: a run in flight is stopped and its outcome dropped.
+  job_.request([this]() -> decltype(job_)::Work {
+    RunContext ctx;
+    QPointer<ProblemController> self(this);
+    ctx.progress = [self](double f) {
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, f] {
+            if (self) emit self->progressChanged(f);
+          },
+          Qt::QueuedConnection);
+    };
+    emit runStarted();
+    return [problem = problem_, backend = backend_, revision = revision_,
+            ctx](const std::atomic<bool>& cancel) mutable {
+      ctx.cancel = &cancel;
+      return compute_outcome(problem, backend, ctx, revision);
+    };
+  });
 }
 
-void ProblemController::start() {
-  pending_ = false;
-  running_ = true;
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  RunContext ctx;
-  ctx.cancel = cancel_.get();
-  QPointer<ProblemController> self(this);
-  ctx.progress = [self](double f) {
-    QMetaObject::invokeMethod(
-        self.data(),
-        [self, f] {
-          if (self) emit self->progressChanged(f);
-        },
-        Qt::QueuedConnection);
-  };
-  // The worker owns copies (and the cancel flag), so edits during the run are safe.
-  watcher_.setFuture(
-      QtConcurrent::run([problem = problem_, backend = backend_, ctx, flag = cancel_] {
-        return compute_outcome(problem, backend, ctx);
-      }));
-  emit runStarted();
-}
-
-void ProblemController::finished() {
-  running_ = false;
-  if (pending_) {
-    start();
-    return;
-  }
-  outcome_ = watcher_.result();
+void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool more) {
+  if (more) return;
+  outcome_ = std::move(out);
   emit outcomeChanged();
 }
 
 void ProblemController::cancel() {
-  if (cancel_) cancel_->store(true);
+  job_.cancel();
 }
 
 bool ProblemController::waitForIdle(int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while ((running_ || pending_) && !deadline.hasExpired())
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-  return !running_ && !pending_;
+  return job_.waitForIdle(timeoutMs);
 }
 
 }  // namespace bnscope

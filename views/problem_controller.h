@@ -2,7 +2,6 @@
 // Owns the problem being debugged and re-runs it in the background after every change. Views
 // read the latest outcome; tests drive this object without a window.
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <atomic>
@@ -11,6 +10,7 @@
 
 #include "analysis/channel_stats.h"
 #include "backends/backend.h"
+#include "background_job.h"
 #include "ops/prepared.h"
 
 namespace bnscope {
@@ -18,6 +18,7 @@ namespace bnscope {
 // Everything one run produced; immutable once published.
 struct RunOutcome {
   Problem problem;
+  std::uint64_t revision = 0;  // ProblemController::revision() of the problem run
   std::string backend;
   std::optional<Prepared> prepared;  // empty when validation failed
   std::optional<Result> result;      // empty when validation or the run failed
@@ -29,8 +30,8 @@ struct RunOutcome {
 
 // The run itself, without Qt: validation, engine, channel statistics. Never throws.
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend,
-                                                  const RunContext& ctx);
+                                                  const std::string& backend, const RunContext& ctx,
+                                                  std::uint64_t revision = 0);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -41,12 +42,16 @@ class ProblemController : public QObject {
   const Problem& problem() const { return problem_; }
   const std::string& backend() const { return backend_; }
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return job_.isBusy(); }
+  // Counts every change of the problem; views record it to tell whether what they show is current.
+  std::uint64_t revision() const { return revision_; }
   bool isModified() const { return modified_; }
   void markSaved() { modified_ = false; }
+  // The problem file the current problem came from or was last saved to; empty for none.
+  const QString& path() const { return path_; }
 
-  // Replaces the whole problem (a loaded file): not an unsaved edit.
-  void setProblem(Problem p, bool modified = false);
+  // Replaces the whole problem (a loaded file, path its file): not an unsaved edit.
+  void setProblem(Problem p, bool modified = false, const QString& path = {});
   void setOp(const std::string& op);
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,
@@ -84,17 +89,16 @@ class ProblemController : public QObject {
 
  private:
   void edited();
-  void start();
-  void finished();
+  void changed();
+  void finished(std::shared_ptr<const RunOutcome> out, bool more);
 
   Problem problem_;
   std::string backend_ = "cpu";
   bool modified_ = false;
-  bool pending_ = false;
-  bool running_ = false;  // until the finished signal is handled, not just the future
+  QString path_;
+  std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  QFutureWatcher<std::shared_ptr<const RunOutcome>> watcher_;
+  BackgroundJob<std::shared_ptr<const RunOutcome>> job_;
 };
 
 }  // namespace bnscope

@@ -7,10 +7,9 @@
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStandardItemModel>
 #include <cmath>
 
-#include "backends/backend.h"
+#include "backend_picker.h"
 #include "problem_controller.h"
 #include "tensor/layout.h"
 
@@ -46,17 +45,8 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
   }
   layout_->addRow(tr("&Op"), op_);
 
-  backend_ = new QComboBox(this);
-  backend_->setObjectName(QStringLiteral("backendBox"));
-  auto* model = new QStandardItemModel(backend_);
-  for (Backend* b : BackendRegistry::instance().all()) {
-    auto* item = new QStandardItem(qs(b->name()));
-    const std::string why = b->unavailable_reason();
-    item->setToolTip(why.empty() ? qs(b->description()) : QString::fromStdString(why));
-    if (!why.empty()) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-    model->appendRow(item);
-  }
-  backend_->setModel(model);
+  backend_ = new BackendPicker(BackendPicker::Mode::One, this);
+  backend_->comboBox()->setObjectName(QStringLiteral("backendBox"));
   layout_->addRow(tr("&Backend"), backend_);
 
   dtype_ = new QComboBox(this);
@@ -84,8 +74,8 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
   connect(op_, &QComboBox::currentTextChanged, this, [this](const QString& t) {
     if (!syncing_) controller_->setOp(t.toStdString());
   });
-  connect(backend_, &QComboBox::currentTextChanged, this, [this](const QString& t) {
-    if (!syncing_) controller_->setBackend(t.toStdString());
+  connect(backend_, &BackendPicker::changed, this, [this] {
+    if (!syncing_) controller_->setBackend(backend_->current().toStdString());
   });
   connect(dtype_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (syncing_) return;
@@ -96,9 +86,13 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
     controller_->setConvention(
         *parse_convention(convention_->itemData(i).toString().toStdString()));
   });
-  for (QComboBox* box : {op_, backend_, dtype_, convention_}) compact(box);
+  for (QComboBox* box : {op_, dtype_, convention_}) compact(box);
   connect(controller_, &ProblemController::problemChanged, this, &ProblemForm::syncFromProblem);
   syncFromProblem();
+}
+
+QComboBox* ProblemForm::backendBox() const {
+  return backend_->comboBox();
 }
 
 QWidget* ProblemForm::attrEditor(const QString& name) const {
@@ -188,7 +182,7 @@ void ProblemForm::syncFromProblem() {
   if (built_for_ != p.op || !attrs_box_) rebuildAttrs();
   syncing_ = true;
   op_->setCurrentText(QString::fromStdString(p.op));
-  backend_->setCurrentText(QString::fromStdString(controller_->backend()));
+  backend_->setCurrent(QString::fromStdString(controller_->backend()));
   dtype_->setCurrentIndex(p.dtype ? dtype_->findData(qs(dtype_name(*p.dtype))) : 0);
   convention_->setCurrentIndex(p.convention == ReserveConvention::Variance ? 0 : 1);
   if (const OpSpec* op = find_op(p.op)) {

@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
@@ -21,6 +22,8 @@
 
 #include "channel_panel.h"
 #include "input_panel.h"
+#include "io/npz.h"
+#include "io/problem_io.h"
 #include "launch.h"
 #include "notes_model.h"
 #include "problem_controller.h"
@@ -51,7 +54,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* form_dock = new QDockWidget(tr("Problem"), this);
+  // The form never clips: the dock is at least as wide as the form's controls need.
+  scroll->setMinimumWidth(form_->minimumSizeHint().width() + 2 * scroll->frameWidth() +
+                          scroll->verticalScrollBar()->sizeHint().width());
+  auto* form_dock = form_dock_ = new QDockWidget(tr("Problem"), this);
   form_dock->setObjectName(QStringLiteral("problemDock"));
   form_dock->setWidget(scroll);
   addDockWidget(Qt::LeftDockWidgetArea, form_dock);
@@ -61,7 +67,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   notes_view_->setObjectName(QStringLiteral("notesView"));
   notes_view_->setModel(notes_);
   notes_view_->setWordWrap(true);
-  auto* notes_dock = new QDockWidget(tr("Warnings"), this);
+  auto* notes_dock = notes_dock_ = new QDockWidget(tr("Warnings"), this);
   notes_dock->setObjectName(QStringLiteral("warningsDock"));
   notes_dock->setWidget(notes_view_);
   addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
@@ -113,22 +119,25 @@ void MainWindow::buildMenus() {
         this, tr("Open problem or tensors"), QString(), tr("Problems and tensors (*.npz *.npy)"));
     if (!path.isEmpty()) openPath(path);
   });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  recent_menu_->setObjectName(QStringLiteral("recentMenu"));
+  rebuildRecentMenu();
   file->addAction(tr("Open &sample"), this, [this] {
+    if (!confirmDiscard()) return;
     try {
       controller_->setProblem(builtin_sample());
-      problem_path_.clear();
     } catch (const Error& e) {
       showError(tr("Cannot open the sample"), QString::fromUtf8(e.what()));
     }
   });
   file->addSeparator();
   file->addAction(tr("&Save problem"), QKeySequence::Save, this, [this] {
-    if (problem_path_.isEmpty()) {
+    if (controller_->path().isEmpty()) {
       saveProblemAs();
       return;
     }
     QString error;
-    if (!controller_->saveProblem(problem_path_, &error)) showError(tr("Cannot save"), error);
+    if (!controller_->saveProblem(controller_->path(), &error)) showError(tr("Cannot save"), error);
     updateTitle();
   });
   file->addAction(tr("Save problem &as..."), QKeySequence::SaveAs, this,
@@ -165,18 +174,65 @@ void MainWindow::buildMenus() {
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), controller_,
                  &ProblemController::cancel);
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QMenu* view = view_menu_ = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)
     view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
                     QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), this,
                     [this, i] { tabs_->setCurrentIndex(i); });
+  view->addSeparator();
+  for (QDockWidget* dock : {form_dock_, notes_dock_}) {
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setText(tr("%1 panel").arg(dock->windowTitle()));
+    view->addAction(toggle);
+  }
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(QStringLiteral("recent/files")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QStringList files = recentFiles();
+  const QString full = QFileInfo(path).absoluteFilePath();
+  files.removeAll(full);
+  files.prepend(full);
+  while (files.size() > 8) files.removeLast();
+  QSettings().setValue(QStringLiteral("recent/files"), files);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  if (!recent_menu_) return;
+  recent_menu_->clear();
+  const QStringList files = recentFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString path = files[i];
+    QAction* a =
+        recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                this, [this, path] { openPath(path); });
+    a->setToolTip(path);
+    a->setStatusTip(path);
+  }
+  recent_menu_->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!controller_->isModified()) return true;
+  const int answer =
+      close_prompt_
+          ? close_prompt_()
+          : QMessageBox::question(this, tr("Unsaved changes"),
+                                  tr("The problem has unsaved changes. Save them?"),
+                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  return answer != QMessageBox::Save || saveProblemAs();
 }
 
 bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   try {
-    controller_->setProblem(problem_from_arguments(args));
-    if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
-      problem_path_ = args.front();
+    const bool file = args.size() == 1 && !args.front().startsWith(QLatin1String("--"));
+    controller_->setProblem(problem_from_arguments(args), false, file ? args.front() : QString());
+    if (file) addRecent(args.front());
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
@@ -186,13 +242,20 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
 }
 
 bool MainWindow::openPath(const QString& path) {
+  bool replaces = false;
+  try {
+    replaces = path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
+               npz_has_member(path.toStdString(), kProblemMember);
+  } catch (const std::exception&) {
+    // Not a readable .npz: openFile says why below.
+  }
+  if (replaces && !confirmDiscard()) return false;
   QString error;
-  const bool whole = controller_->problem().inputs.empty() || path.endsWith(QLatin1String(".npz"));
   if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
     showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
     return false;
   }
-  if (whole && !controller_->isModified()) problem_path_ = path;
+  if (replaces) addRecent(path);
   updateTitle();
   return true;
 }
@@ -206,7 +269,7 @@ bool MainWindow::saveProblemAs() {
     showError(tr("Cannot save"), error);
     return false;
   }
-  problem_path_ = path;
+  addRecent(path);
   updateTitle();
   return true;
 }
@@ -281,24 +344,17 @@ void MainWindow::noteActivated(const QModelIndex& index) {
 }
 
 void MainWindow::updateTitle() {
-  const QString name = problem_path_.isEmpty() ? tr("sample") : QFileInfo(problem_path_).fileName();
+  const QString name =
+      controller_->path().isEmpty() ? tr("untitled") : QFileInfo(controller_->path()).fileName();
   setWindowTitle(
       tr("%1[*] - %2 - bnscope").arg(name, QString::fromStdString(controller_->problem().op)));
   setWindowModified(controller_->isModified());
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  if (controller_->isModified()) {
-    const int answer =
-        close_prompt_
-            ? close_prompt_()
-            : QMessageBox::question(this, tr("Unsaved changes"),
-                                    tr("The problem has unsaved changes. Save them?"),
-                                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveProblemAs())) {
-      e->ignore();
-      return;
-    }
+  if (!confirmDiscard()) {
+    e->ignore();
+    return;
   }
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -323,18 +379,25 @@ void MainWindow::changeEvent(QEvent* e) {
   QMainWindow::changeEvent(e);
 }
 
-bool MainWindow::exportReportTo(const QString& dir, QString* error) {
-  return export_report(analysis_, *controller_, dir, error);
+ExportResult MainWindow::exportReportTo(const QString& dir) {
+  status_->setText(tr("Writing the report..."));
+  return export_report(analysis_, *controller_, dir);
 }
 
 void MainWindow::exportReport() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into"));
+  // A folder name, new or existing: the export creates it.
+  const QString dir = QFileDialog::getSaveFileName(this, tr("Export report into the folder"),
+                                                   QStringLiteral("bnscope-report"));
   if (dir.isEmpty()) return;
-  QString error;
-  if (!exportReportTo(dir, &error))
-    showError(tr("Cannot export the report"), error);
-  else
-    status_->setText(tr("Report written to %1").arg(dir));
+  const ExportResult res = exportReportTo(dir);
+  if (!res.ok) {
+    showError(tr("Cannot export the report"), res.error);
+    return;
+  }
+  QString text = tr("Wrote %1 to %2").arg(res.written.join(QStringLiteral(", ")), dir);
+  if (!res.skipped.isEmpty())
+    text += tr("; left out %1").arg(res.skipped.join(QStringLiteral(", ")));
+  status_->setText(text);
 }
 
 }  // namespace bnscope

@@ -24,6 +24,7 @@
 #include "notes_model.h"
 #include "problem_controller.h"
 #include "problem_form.h"
+#include "profile/profile_view.h"
 #include "tensor_browser.h"
 #include "theme.h"
 #include "views_test_util.h"
@@ -97,12 +98,29 @@ void WindowTest::exportsTheReportOfTheCurrentProblem() {
   MainWindow w;
   QString error;
   QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
-  QTemporaryDir dir;
-  QVERIFY2(w.exportReportTo(dir.path(), &error), qPrintable(error));
-  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
-    QVERIFY2(QFileInfo(QDir(dir.path()).filePath(f)).size() > 0, f);
-  QVERIFY(!w.exportReportTo(QStringLiteral("/proc/no/such/dir"), &error));
-  QVERIFY(!error.isEmpty());
+  QTemporaryDir tmp;
+  // The folder need not exist yet.
+  const QString dir = QDir(tmp.path()).filePath(QStringLiteral("new/report"));
+  ExportResult res = w.exportReportTo(dir);
+  QVERIFY2(res.ok, qPrintable(res.error));
+  for (const char* f : {"report.html", "report.json", "report.csv"})
+    QVERIFY2(QFileInfo(QDir(dir).filePath(f)).size() > 0, f);
+  // Nothing profiled: no trace.json rather than an empty one, and the result says why.
+  QVERIFY(!QFileInfo::exists(QDir(dir).filePath(QStringLiteral("trace.json"))));
+  QVERIFY(res.skipped.join(QString()).contains(QStringLiteral("Profile")));
+  auto* profile = w.findChild<ProfileView*>();
+  QVERIFY(profile);
+  profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  profile->setReps(2);
+  profile->setBackends({QStringLiteral("cpu")});
+  profile->run();
+  QVERIFY(profile->waitForIdle());
+  res = w.exportReportTo(dir);
+  QVERIFY2(res.ok, qPrintable(res.error));
+  QVERIFY(QFileInfo(QDir(dir).filePath(QStringLiteral("trace.json"))).size() > 0);
+  res = w.exportReportTo(QStringLiteral("/proc/no/such/dir"));
+  QVERIFY(!res.ok);
+  QVERIFY(!res.error.isEmpty());
 }
 
 void WindowTest::formControlsRerunAndMatchTheEngine() {

@@ -22,6 +22,7 @@
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/profile_view.h"
+#include "report_export.h"
 
 using namespace bnscope;
 
@@ -218,8 +219,8 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   t.profile->run();
   QVERIFY(t.profile->waitForIdle());
   const QString out = dir_.filePath(QStringLiteral("report"));
-  QString error;
-  QVERIFY2(export_report(t, controller, out, &error), qPrintable(error));
+  ExportResult res = export_report(t, controller, out);
+  QVERIFY2(res.ok, qPrintable(res.error));
   for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
     QVERIFY2(QFile::exists(QDir(out).filePath(QString::fromLatin1(f))), f);
   QFile json(QDir(out).filePath(QStringLiteral("report.json")));
@@ -230,12 +231,17 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   // A changed problem drops the stale profile from the export.
   controller.generateInputs(99);
   QVERIFY(controller.waitForIdle());
-  QVERIFY(export_report(t, controller, out, &error));
+  res = export_report(t, controller, out);
+  QVERIFY(res.ok);
+  // Nothing was profiled for this problem: no trace.json, rather than an empty one.
+  QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral("trace.json"))));
+  QVERIFY(res.skipped.join(QString()).contains(QStringLiteral("trace.json")));
   QFile json2(QDir(out).filePath(QStringLiteral("report.json")));
   QVERIFY(json2.open(QIODevice::ReadOnly));
   QVERIFY(!json2.readAll().contains("kernel:cpu"));
-  QVERIFY(!export_report(t, controller, QStringLiteral("/proc/forbidden/report"), &error));
-  QVERIFY(!error.isEmpty());
+  res = export_report(t, controller, QStringLiteral("/proc/forbidden/report"));
+  QVERIFY(!res.ok);
+  QVERIFY(!res.error.isEmpty());
 }
 
 QTEST_MAIN(DiffViewTest)

@@ -1,10 +1,8 @@
 #include "diff/diff_compute.h"
 
 #include <cmath>
-#include <filesystem>
 
 #include "engine.h"
-#include "io/npy.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 #include "tensor_axes.h"
@@ -42,17 +40,6 @@ void compare_all(DiffOutcome& out, const Prepared& prepared, const std::atomic<b
 
 }  // namespace
 
-std::vector<OutputTensor> load_reference_file(const std::string& path, const OpSpec& op) {
-  const std::filesystem::path p(path);
-  if (p.extension() != ".npy") return load_expected_outputs(path, op);
-  if (op.outputs.empty()) throw Error(ErrorCode::InvalidArgument, path + ": the op has no outputs");
-  const std::string stem = p.stem().string();
-  OutputTensor t;
-  t.name = op.output_index(stem) >= 0 ? stem : std::string(op.outputs.front().name);
-  t.tensor = read_npy(path);
-  return {std::move(t)};
-}
-
 std::shared_ptr<const DiffOutcome> compute_diff(const DiffRequest& request,
                                                 const std::atomic<bool>* cancel) {
   auto out = std::make_shared<DiffOutcome>();
@@ -64,16 +51,19 @@ std::shared_ptr<const DiffOutcome> compute_diff(const DiffRequest& request,
       throw Error(ErrorCode::InvalidArgument, "diff: pick at least one backend to compare");
     RunContext ctx;
     ctx.cancel = cancel;
+    const auto run_once = [&](const std::string& backend) {
+      for (const Result& r : request.runs)
+        if (r.backend == backend) return r;
+      return run_prepared(prepared, backend_or_throw(backend), ctx);
+    };
     if (!request.reference_file.empty()) {
-      out->reference = load_reference_file(request.reference_file, *prepared.op);
+      out->reference = load_expected_outputs(request.reference_file, *prepared.op);
       out->reference_name = request.reference_file;
     } else {
-      Result ref = run_prepared(prepared, backend_or_throw(request.reference), ctx);
-      out->reference = std::move(ref.outputs);
+      out->reference = run_once(request.reference).outputs;
       out->reference_name = request.reference;
     }
-    for (const std::string& b : request.candidates)
-      out->candidates.push_back(run_prepared(prepared, backend_or_throw(b), ctx));
+    for (const std::string& b : request.candidates) out->candidates.push_back(run_once(b));
     compare_all(*out, prepared, cancel);
   } catch (const Error& e) {
     if (cancelled(cancel))

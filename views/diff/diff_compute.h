@@ -21,6 +21,10 @@ struct DiffRequest {
   std::vector<std::string> candidates;      // backends compared with the reference
   DiffOptions options;
   bool find_causes = true;
+  // Runs of this very problem made already (the app's own run): a candidate or reference backend
+  // found here is not run again.
+  std::vector<Result> runs;
+  std::uint64_t revision = 0;  // the app's count of problem changes, carried through
 };
 
 struct DiffOutcome {
@@ -44,10 +48,6 @@ std::shared_ptr<const DiffOutcome> compute_diff(const DiffRequest& request,
 std::shared_ptr<const DiffOutcome> recompare(const DiffOutcome& previous,
                                              const DiffOptions& options,
                                              const std::atomic<bool>* cancel = nullptr);
-
-// Expected outputs from a file: a single .npy is the output named like its stem, or the op's
-// first output when the stem names none; .npz and directories as load_expected_outputs.
-std::vector<OutputTensor> load_reference_file(const std::string& path, const OpSpec& op);
 
 // |candidate - reference| per element as float64 (NaN where exactly one side is NaN, 0 where
 // both are); an empty tensor when the shapes differ.

@@ -2,12 +2,11 @@
 // Runs diffs off the UI thread, one at a time: a new request cancels the running one and starts
 // when it has stopped. The latest finished outcome is kept until the next one.
 
-#include <QFutureWatcher>
 #include <QObject>
-#include <atomic>
 #include <memory>
 #include <optional>
 
+#include "background_job.h"
 #include "diff/diff_compute.h"
 
 namespace bnscope {
@@ -22,8 +21,10 @@ class DiffRunner : public QObject {
   // New tolerances on the latest outcome's outputs (no backend re-runs but the cause finder's).
   void recompare(DiffOptions options);
   void cancel();
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return job_.isRunning(); }
   std::shared_ptr<const DiffOutcome> outcome() const { return outcome_; }
+  // Forgets the latest outcome (the problem it belongs to is gone) and stops any run.
+  void clear();
   // For tests and shutdown: processes events until nothing is queued or running.
   bool waitForIdle(int timeoutMs = 60000);
 
@@ -32,18 +33,16 @@ class DiffRunner : public QObject {
   void finished();
 
  private:
-  struct Job {
-    std::optional<DiffRequest> request;  // empty: recompare the latest outcome
-    DiffOptions options;
-  };
-  void launch();
-  void done();
+  using Job = BackgroundJob<std::shared_ptr<const DiffOutcome>>;
+  Job::Work next();
+  void done(std::shared_ptr<const DiffOutcome> out, bool more);
 
-  std::optional<Job> pending_;
-  bool running_ = false;
+  // What the next job does: a full run of request, or (without one) a recompare of the latest
+  // outcome with options.
+  std::optional<DiffRequest> request_;
+  std::optional<DiffOptions> options_;
   std::shared_ptr<const DiffOutcome> outcome_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  QFutureWatcher<std::shared_ptr<const DiffOutcome>> watcher_;
+  Job job_;
 };
 
 }  // namespace bnscope

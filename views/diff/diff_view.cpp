@@ -12,7 +12,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -21,7 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/backend.h"
+#include "backend_picker.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
@@ -154,16 +153,8 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
   layout->addWidget(split, 1);
 
-  debounce_ = new QTimer(this);
-  debounce_->setSingleShot(true);
-  debounce_->setInterval(400);
-  connect(debounce_, &QTimer::timeout, this, [this] {
-    if (isVisible()) run();
-  });
-  connect(controller_, &ProblemController::problemChanged, this, [this] {
-    stale_ = true;
-    if (auto_run_) debounce_->start();
-  });
+  connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
+  connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
   connect(runner_, &DiffRunner::started, this, [this] {
     status_->setText(tr("Comparing..."));
     compare_->setText(tr("Restart"));
@@ -197,41 +188,18 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 DiffView::~DiffView() = default;
 
 void DiffView::buildControls(QWidget* bar) {
-  auto* row = new QHBoxLayout(bar);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* rows = new QVBoxLayout(bar);
+  rows->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout();
+  rows->addLayout(row);
   row->addWidget(new QLabel(tr("Reference"), bar));
-  reference_ = new QComboBox(bar);
-  reference_->setObjectName(QStringLiteral("diffReference"));
-  for (Backend* b : BackendRegistry::instance().all()) {
-    reference_->addItem(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())));
-    if (!b->unavailable_reason().empty())
-      reference_->setItemData(reference_->count() - 1,
-                              QString::fromStdString(b->unavailable_reason()), Qt::ToolTipRole);
-  }
-  reference_->addItem(tr("Outputs from file..."), QStringLiteral("file"));
+  reference_ = new BackendPicker(BackendPicker::Mode::One, bar);
+  reference_->comboBox()->setObjectName(QStringLiteral("diffReference"));
+  reference_->addExtra(tr("Outputs from file..."), QStringLiteral("file"));
   row->addWidget(reference_);
-  reference_file_ = new QLineEdit(bar);
-  reference_file_->setPlaceholderText(tr("expected outputs: .npz, .npy or a folder"));
-  reference_file_->setMinimumWidth(220);
-  browse_ = new QPushButton(tr("Browse..."), bar);
-  row->addWidget(reference_file_);
-  row->addWidget(browse_);
   row->addSpacing(12);
   row->addWidget(new QLabel(tr("Compare"), bar));
-  candidate_box_ = new QWidget(bar);
-  auto* checks = new QHBoxLayout(candidate_box_);
-  checks->setContentsMargins(0, 0, 0, 0);
-  for (Backend* b : BackendRegistry::instance().all()) {
-    auto* c = new QCheckBox(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())),
-                            candidate_box_);
-    const std::string why = b->unavailable_reason();
-    c->setEnabled(why.empty());
-    c->setToolTip(why.empty() ? QString::fromUtf8(b->description().data(),
-                                                  static_cast<int>(b->description().size()))
-                              : QString::fromStdString(why));
-    checks->addWidget(c);
-    candidate_checks_ << c;
-  }
+  candidate_box_ = new BackendPicker(BackendPicker::Mode::Several, bar);
   row->addWidget(candidate_box_);
   find_causes_ = new QCheckBox(tr("find causes"), bar);
   find_causes_->setChecked(true);
@@ -242,10 +210,24 @@ void DiffView::buildControls(QWidget* bar) {
   row->addWidget(compare_);
   status_ = new QLabel(bar);
   row->addWidget(status_, 1);
+  // The file's path gets a row of its own: in the row above it would set the tab's minimum
+  // width and squeeze the docks beside it.
+  file_row_ = new QWidget(bar);
+  auto* file_row = new QHBoxLayout(file_row_);
+  file_row->setContentsMargins(0, 0, 0, 0);
+  file_row->addWidget(new QLabel(tr("Expected outputs"), file_row_));
+  reference_file_ = new QLineEdit(file_row_);
+  reference_file_->setObjectName(QStringLiteral("diffReferenceFile"));
+  reference_file_->setPlaceholderText(
+      tr(".npz, a .npy named after an output, or a folder; Enter compares"));
+  browse_ = new QPushButton(tr("Browse..."), file_row_);
+  file_row->addWidget(reference_file_, 1);
+  file_row->addWidget(browse_);
+  rows->addWidget(file_row_);
 
   setReferenceBackend(QStringLiteral("cpu-reference"));
   setCandidates({QStringLiteral("cpu")});
-  connect(reference_, &QComboBox::currentIndexChanged, this, &DiffView::referenceChanged);
+  connect(reference_, &BackendPicker::changed, this, &DiffView::referenceChanged);
   connect(compare_, &QPushButton::clicked, this, &DiffView::run);
   connect(browse_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Expected outputs"), QString(),
@@ -253,39 +235,31 @@ void DiffView::buildControls(QWidget* bar) {
     if (!path.isEmpty()) setReferenceFile(path);
   });
   connect(reference_file_, &QLineEdit::editingFinished, this, [this] { stale_ = true; });
+  connect(reference_file_, &QLineEdit::returnPressed, this, &DiffView::run);
 }
 
 void DiffView::referenceChanged() {
-  const bool file = reference_->currentData().toString() == QStringLiteral("file");
-  reference_file_->setVisible(file);
-  browse_->setVisible(file);
+  file_row_->setVisible(reference_->current() == QStringLiteral("file"));
   stale_ = true;
 }
 
 void DiffView::setReferenceBackend(const QString& name) {
-  const int i = reference_->findText(name);
-  if (i >= 0 && reference_->currentData().toString() != QStringLiteral("file") &&
-      reference_->currentIndex() == i)
-    return referenceChanged();
-  if (i >= 0) reference_->setCurrentIndex(i);
+  reference_->setCurrent(name);
   referenceChanged();
 }
 
 void DiffView::setReferenceFile(const QString& path) {
   reference_file_->setText(path);
-  reference_->setCurrentIndex(reference_->count() - 1);
+  reference_->setCurrent(QStringLiteral("file"));
   referenceChanged();
 }
 
 void DiffView::setCandidates(const QStringList& backends) {
-  for (QCheckBox* c : candidate_checks_) c->setChecked(backends.contains(c->text()));
+  candidate_box_->setSelected(backends);
 }
 
 QStringList DiffView::candidates() const {
-  QStringList out;
-  for (QCheckBox* c : candidate_checks_)
-    if (c->isChecked() && c->isEnabled()) out << c->text();
-  return out;
+  return candidate_box_->selected();
 }
 
 void DiffView::setFindCauses(bool on) {
@@ -295,10 +269,14 @@ void DiffView::setFindCauses(bool on) {
 void DiffView::run() {
   DiffRequest r;
   r.problem = controller_->problem();
-  if (reference_->currentData().toString() == QStringLiteral("file"))
+  r.revision = controller_->revision();
+  if (reference_->current() == QStringLiteral("file"))
     r.reference_file = reference_file_->text().trimmed().toStdString();
   else
-    r.reference = reference_->currentText().toStdString();
+    r.reference = reference_->current().toStdString();
+  // The controller has run this very problem on its backend already: that run is reused.
+  if (auto out = controller_->outcome(); out && out->revision == r.revision && out->result)
+    r.runs.push_back(*out->result);
   for (const QString& c : candidates()) r.candidates.push_back(c.toStdString());
   r.options = options_;
   r.find_causes = find_causes_->isChecked();
@@ -324,10 +302,37 @@ void DiffView::setTolerance(const QString& output, double atol, double rtol) {
   runner_->recompare(options_);
 }
 
+std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
+  auto out = outcome();
+  return out && out->request.revision == controller_->revision() ? out : nullptr;
+}
+
 void DiffView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (auto_run_ && stale_ && !runner_->isRunning() && !controller_->problem().inputs.empty())
-    debounce_->start(0);
+  maybeAutoRun();
+}
+
+void DiffView::problemChanged() {
+  // What is shown belongs to the problem before: clear it rather than let it pass for this one.
+  stale_ = true;
+  if (!runner_->outcome() && !runner_->isRunning()) return;
+  runner_->clear();
+  finished();
+  verdict_label_->setText(auto_run_ && isVisible()
+                              ? tr("The problem changed: comparing again once it has run...")
+                              : tr("The problem changed: press Compare to compare it."));
+}
+
+void DiffView::controllerFinished() {
+  maybeAutoRun();
+}
+
+void DiffView::maybeAutoRun() {
+  // Waits for the controller's run of the current problem, so that run is made once.
+  if (!auto_run_ || !stale_ || !isVisible() || controller_->problem().inputs.empty()) return;
+  const auto out = controller_->outcome();
+  if (controller_->isRunning() || !out || out->revision != controller_->revision()) return;
+  run();
 }
 
 void DiffView::finished() {

@@ -25,6 +25,7 @@ class QValueAxis;
 
 namespace bnscope {
 
+class BackendPicker;
 class CauseModel;
 class ChannelErrorModel;
 class DiffRunner;
@@ -44,13 +45,16 @@ class DiffView : public QWidget {
   void setCandidates(const QStringList& backends);
   QStringList candidates() const;
   void setFindCauses(bool on);
-  // Re-run when the problem changes (only while the tab is shown; otherwise on showing).
+  // Re-run when the problem changes (only while the tab is shown; otherwise on showing). The
+  // run waits for the controller's run of the same problem and reuses it.
   void setAutoRun(bool on) { auto_run_ = on; }
 
   void run();  // diffs the controller's current problem now
   bool waitForIdle(int timeoutMs = 60000);
   bool isRunning() const;
   std::shared_ptr<const DiffOutcome> outcome() const;
+  // The outcome when it belongs to the controller's current problem, else null.
+  std::shared_ptr<const DiffOutcome> currentOutcome() const;
   const DiffOptions& options() const { return options_; }
   void setTolerance(const QString& output, double atol, double rtol);
 
@@ -66,6 +70,8 @@ class DiffView : public QWidget {
   MarkedHeatmap* heatmap() const { return heatmap_; }
   QChartView* chartView() const { return chart_view_; }
   QLabel* verdictLabel() const { return verdict_label_; }
+  QLineEdit* referenceFileEdit() const { return reference_file_; }
+  BackendPicker* referencePicker() const { return reference_; }
   QTabWidget* details() const { return details_; }
 
  signals:
@@ -81,6 +87,9 @@ class DiffView : public QWidget {
   void updateChart();
   void updateHeatmap();
   void referenceChanged();
+  void problemChanged();
+  void controllerFinished();
+  void maybeAutoRun();
 
   ProblemController* controller_;
   DiffRunner* runner_;
@@ -91,16 +100,15 @@ class DiffView : public QWidget {
   SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
   Tensor error_;  // of the selected output
 
-  QComboBox* reference_;
+  BackendPicker* reference_;
   QLineEdit* reference_file_;
   QPushButton* browse_;
-  QWidget* candidate_box_;
-  QList<QCheckBox*> candidate_checks_;
+  QWidget* file_row_;
+  BackendPicker* candidate_box_;
   QCheckBox* find_causes_;
   QPushButton* compare_;
   QLabel* status_;
   QLabel* verdict_label_;
-  QTimer* debounce_;
   VerdictModel* verdict_;
   QTableView* verdict_table_;
   QTabWidget* details_;
