@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/result.h"
 #include "device_memory.h"
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope::gpu {

@@ -5,7 +5,7 @@
 #include "channel_io.h"
 #include "device_memory.h"
 #include "device_query.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 #include "phase_timer.h"
 
 namespace bnscope::gpu {

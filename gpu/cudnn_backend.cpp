@@ -8,7 +8,7 @@
 #include "cudnn_legacy.h"
 #include "device_memory.h"
 #include "device_query.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 #include "phase_timer.h"
 #include "reserve_convert.h"
 #include "tensor/error.h"

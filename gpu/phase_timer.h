@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "launch.h"
 
 struct CUevent_st;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 #include "tensor/layout.h"

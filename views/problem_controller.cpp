@@ -5,7 +5,7 @@
 
 #include "analysis/health.h"
 #include "analysis/reserve_check.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
@@ -16,22 +16,56 @@ namespace bnscope {
 
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
-                                                  std::uint64_t revision) {
+                                                  std::uint64_t revision,
+                                                  const DiffRequest* comparison) {
   auto out = std::make_shared<RunOutcome>();
   out->problem = problem;
   out->revision = revision;
   out->backend = backend;
+  std::shared_ptr<DiffOutcome> diff;
+  if (comparison) {
+    out->comparison = *comparison;
+    diff = std::make_shared<DiffOutcome>();
+    diff->request = *comparison;
+    diff->problem = problem;
+    diff->revision = revision;
+    out->diff = diff;
+    if (auto why = diff_request_problem(*comparison)) {
+      diff->error = *why;
+      comparison = nullptr;
+    }
+  }
   try {
     out->prepared = prepare(problem);
-    out->result = run_problem(problem, backend, ctx);
+    std::shared_ptr<const PipelineResult> pipeline;
+    if (comparison) {
+      try {
+        pipeline = std::make_shared<const PipelineResult>(
+            run_pipeline(problem, *out->prepared, pipeline_request(backend, comparison), ctx));
+        diff->result = pipeline;
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::Cancelled) throw;
+        diff->error = e.what();  // the comparison alone failed: run the backend by itself
+      }
+    }
+    if (!pipeline)
+      pipeline = std::make_shared<const PipelineResult>(
+          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx));
+    out->pipeline = pipeline;
+    out->result = pipeline->run(backend);
     out->stats = channel_stats(*out->prepared, *out->result);
   } catch (const Error& e) {
-    out->result.reset();
+    out->result = nullptr;
     out->error = QString::fromStdString(e.what());
     out->cancelled = e.code() == ErrorCode::Cancelled;
   } catch (const std::exception& e) {
-    out->result.reset();
+    out->result = nullptr;
     out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+  }
+  if (diff && !diff->result && diff->error.empty()) {
+    // Validation or the backend failed: the comparison says the same.
+    diff->cancelled = out->cancelled;
+    diff->error = out->error.toStdString();
   }
   return out;
 }
@@ -110,6 +144,11 @@ void ProblemController::setBackend(const std::string& name) {
   if (backend_ == name) return;
   backend_ = name;
   changed();
+}
+
+void ProblemController::setComparison(std::optional<DiffRequest> comparison, bool rerunNow) {
+  comparison_ = std::move(comparison);
+  if (rerunNow) rerun();
 }
 
 void ProblemController::setInput(const std::string& name, Tensor t) {
@@ -220,10 +259,10 @@ void ProblemController::rerun() {
           Qt::QueuedConnection);
     };
     emit runStarted();
-    return [problem = problem_, backend = backend_, revision = revision_,
-            ctx](const std::atomic<bool>& cancel) mutable {
+    return [problem = problem_, backend = backend_, revision = revision_, ctx,
+            comparison = comparison_](const std::atomic<bool>& cancel) mutable {
       ctx.cancel = &cancel;
-      return compute_outcome(problem, backend, ctx, revision);
+      return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr);
     };
   });
 }

@@ -11,6 +11,7 @@
 #include "analysis/channel_stats.h"
 #include "backends/backend.h"
 #include "background_job.h"
+#include "diff/diff_compute.h"
 #include "ops/prepared.h"
 
 namespace bnscope {
@@ -21,17 +22,27 @@ struct RunOutcome {
   std::uint64_t revision = 0;  // ProblemController::revision() of the problem run
   std::string backend;
   std::optional<Prepared> prepared;  // empty when validation failed
-  std::optional<Result> result;      // empty when validation or the run failed
+  // The one pipeline run of this change: the app's backend and, when the Diff tab asked, its
+  // reference and candidates, compared and explained. Null when validation or the run failed.
+  std::shared_ptr<const PipelineResult> pipeline;
+  const Result* result = nullptr;  // the app's backend's run inside pipeline
+  // The Diff tab's request this run also answered; as a DiffOutcome when it was made.
+  std::optional<DiffRequest> comparison;
+  std::shared_ptr<const DiffOutcome> diff;
   ChannelStats stats;
   QString error;  // the engine's message when something failed
   bool cancelled = false;
-  bool ok() const { return result.has_value(); }
+  bool ok() const { return result != nullptr; }
 };
 
-// The run itself, without Qt: validation, engine, channel statistics. Never throws.
+// The run itself, without Qt: validation, the pipeline, channel statistics. With a comparison
+// the same run also answers it; a comparison that cannot be made (a missing file, a backend that
+// cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
+// throws.
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
-                                                  std::uint64_t revision = 0);
+                                                  std::uint64_t revision = 0,
+                                                  const DiffRequest* comparison = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -60,6 +71,10 @@ class ProblemController : public QObject {
   void setDtype(std::optional<DType> t);
   void setConvention(ReserveConvention c);
   void setBackend(const std::string& name);
+  // The comparison every run also makes (the Diff tab's, while it is shown); none: runs only the
+  // backend. Takes effect with the next run; rerun now when the current outcome lacks it.
+  void setComparison(std::optional<DiffRequest> comparison, bool rerunNow);
+  const std::optional<DiffRequest>& comparison() const { return comparison_; }
   void setInput(const std::string& name, Tensor t);
   // New random inputs for the current op and settings; reserve spaces from the forward op.
   void generateInputs(std::uint64_t seed);
@@ -94,6 +109,7 @@ class ProblemController : public QObject {
 
   Problem problem_;
   std::string backend_ = "cpu";
+  std::optional<DiffRequest> comparison_;
   bool modified_ = false;
   QString path_;
   std::uint64_t revision_ = 0;

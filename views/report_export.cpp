@@ -13,6 +13,7 @@
 #include "process_events.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
+#include "report/report.h"
 #include "report/writers.h"
 
 namespace bnscope {
@@ -22,16 +23,11 @@ Report analysis_report(const Problem& problem, const DiffOutcome* diff,
   Report r = new_report("bnscope report: " + problem.op);
   r.has_problem = true;
   r.problem = describe_problem(problem);
-  // The notes of the run, as the CLI's report takes them: validation, health and reserve notes.
-  if (diff && diff->error.empty() && !diff->candidates.empty())
-    r.notes = diff->candidates.front().notes;
+  // As the CLI's report: the pipeline's notes, comparisons and causes.
+  if (diff && diff->ok())
+    set_verdict(r, *diff->result);
   else
     r.notes = prepare(problem).notes;
-  if (diff && diff->error.empty() && !diff->report.comparisons.empty()) {
-    r.has_diff = true;
-    r.diff = diff->report;
-    r.causes = diff->causes;
-  }
   r.profiles = profiles;
   return r;
 }
@@ -73,24 +69,22 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
   const Problem problem = controller.problem();
   std::shared_ptr<const DiffOutcome> diff = tabs.diff ? tabs.diff->currentOutcome() : nullptr;
   DiffRequest request;
-  if (!diff || !diff->error.empty()) {
+  if (!diff || !diff->ok()) {
+    // Nobody compared this problem yet: the export compares the app's backend with
+    // cpu-reference itself.
     diff.reset();
-    request.problem = problem;
     request.candidates = {controller.backend()};
     if (tabs.diff) request.options = tabs.diff->options();
-    if (auto out = controller.outcome();
-        out && out->revision == controller.revision() && out->result)
-      request.runs.push_back(*out->result);
   }
   std::vector<Profile> profiles;
   if (tabs.profile && tabs.profile->profiledRevision() == controller.revision())
     profiles = tabs.profile->phaseModel()->profiles();
   QFuture<ExportResult> job =
       QtConcurrent::run([problem, diff, request = std::move(request), profiles, dir]() {
-        std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(request);
-        if (!d->error.empty()) {
+        std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(problem, request);
+        if (!d->ok()) {
           ExportResult failed;
-          failed.error = QString::fromStdString(d->error);
+          failed.error = d->cancelled ? QObject::tr("cancelled") : QString::fromStdString(d->error);
           return failed;
         }
         return write_report_folder(analysis_report(problem, d.get(), profiles), dir);

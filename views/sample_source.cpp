@@ -2,30 +2,26 @@
 
 #include <cmath>
 
+#include "ops/moments.h"
 #include "tensor/error.h"
 
 namespace bnscope {
 
 namespace {
 
-// Batch mean and biased variance of x per channel, as the CPU forward op saves them.
+// Batch mean and biased variance of x per channel, as the CPU forward op saves them, from
+// core's one moments function (two passes, as TensorFlow's kernel).
 void fill_reserve_locally(Problem& p, const SampleSpec& spec) {
   const Tensor& x = p.inputs.at("x");
   const ChannelView v = channel_view(x.shape(), is_channels_last(spec.format));
   const DType u = resolve_arg_type(*find_op(spec.op), ArgType::U, spec.dtype);
   Tensor mean(u, {v.channels}), var(u, {v.channels});
-  const double m = static_cast<double>(v.per_channel());
+  const ChannelMoments m = channel_moments_biased(x.to_doubles(), v);
+  const double eps = attr_float(p, "epsilon");
   for (std::int64_t c = 0; c < v.channels; ++c) {
-    double s = 0, s2 = 0;
-    for (std::int64_t o = 0; o < v.outer; ++o)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double e = x.get(v.index(o, c, i));
-        s += e;
-        s2 += e * e;
-      }
-    const double mu = s / m, var_b = std::max(0.0, s2 / m - mu * mu);
-    mean.set(c, mu);
-    const double eps = attr_float(p, "epsilon");
+    const auto k = static_cast<std::size_t>(c);
+    const double var_b = m.biased_variance[k];
+    mean.set(c, m.mean[k]);
     var.set(c, spec.convention == ReserveConvention::InvStd && spec.is_training
                    ? 1.0 / std::sqrt(var_b + eps)
                    : var_b);

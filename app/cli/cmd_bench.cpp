@@ -7,13 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "analysis/diff.h"
+#include "analysis/pipeline.h"
 #include "backends.h"
-#include "case_flags.h"
 #include "command.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
+#include "problem_setup.h"
 #include "profile/copy_bandwidth.h"
 #include "profile/profiler.h"
 #include "report/writers.h"
@@ -56,27 +56,29 @@ std::vector<Shape> read_shapes(const std::string& spec) {
   return shapes;
 }
 
-// Every timed case is first checked: a fast wrong answer is not a result. The reference output
-// is computed once per problem and shared by the backends.
+// Every timed case is first checked: a fast wrong answer is not a result. One pipeline run per
+// problem: cpu-reference once, every backend compared with it.
 class ReferenceCheck {
  public:
-  ReferenceCheck(const Problem& problem, bool enabled) : problem_(problem), enabled_(enabled) {}
+  ReferenceCheck(const Problem& problem, const std::vector<std::string>& backends, bool enabled) {
+    if (!enabled) return;
+    PipelineRequest request;
+    request.backends = backends;
+    request.reference = kReferenceBackend;
+    request.find_causes = false;
+    result_ = run_pipeline(problem, request);
+  }
 
-  std::string operator()(const std::string& backend) {
-    if (backend == "cpu-reference") return "reference";
-    if (!enabled_) return "skipped";
-    if (!reference_) reference_ = run_problem(problem_, "cpu-reference");
-    const Prepared p = prepare(problem_);
-    const Result got = run_problem(problem_, backend);
-    const Comparison c =
-        compare_results("cpu-reference", reference_->outputs, backend, got.outputs, {}, &p.view);
-    return c.passed ? "ok" : "MISMATCH";
+  std::string operator()(const std::string& backend) const {
+    if (backend == kReferenceBackend) return "reference";
+    if (!result_) return "skipped";
+    for (const Comparison& c : result_->diff.comparisons)
+      if (c.candidate == backend) return c.passed ? "ok" : "MISMATCH";
+    return "skipped";
   }
 
  private:
-  const Problem& problem_;
-  bool enabled_;
-  std::optional<Result> reference_;
+  std::optional<PipelineResult> result_;
 };
 
 int run(Args args) {
@@ -146,7 +148,7 @@ int run(Args args) {
             spec.format = global ? DataFormat::NHWC : *parse_data_format(fmt);
             spec.is_training = mode == "training";
             const Problem problem = random_problem(spec);
-            ReferenceCheck reference(problem, check);
+            const ReferenceCheck reference(problem, backends, check);
             for (const std::string& b : backends) {
               const std::string verdict = reference(b);
               mismatches += verdict == "MISMATCH";

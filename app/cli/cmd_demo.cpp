@@ -1,12 +1,11 @@
 // bnscope-cli demo: every op variant on a built-in sample problem, cpu against cpu-reference.
 
-#include <chrono>
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "analysis/pipeline.h"
 #include "command.h"
-#include "engine.h"
 #include "flag_reader.h"
 #include "ops/sample.h"
 #include "tensor/error.h"
@@ -15,30 +14,13 @@ namespace bnscope::cli {
 
 namespace {
 
-struct Timed {
-  Result result;
-  double ms;
-};
-
-Timed timed_run(const Problem& p, const char* backend) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Result r = run_problem(p, backend);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return {std::move(r), ms};
-}
-
-// Largest |a-b| over every defined output, relative to the largest |b|.
-double max_rel_error(const Result& a, const Result& b) {
+// Largest |a-b| over every compared output, relative to the largest |b|.
+double max_rel_error(const Comparison& c) {
   double err = 0, scale = 0;
-  for (std::size_t k = 0; k < b.outputs.size(); ++k) {
-    if (!b.outputs[k].defined) continue;
-    const Tensor& ta = a.outputs[k].tensor;
-    const Tensor& tb = b.outputs[k].tensor;
-    for (std::int64_t i = 0; i < tb.numel(); ++i) {
-      err = std::max(err, std::abs(ta.get(i) - tb.get(i)));
-      scale = std::max(scale, std::abs(tb.get(i)));
-    }
+  for (const OutputDiff& o : c.outputs) {
+    if (!o.compared) continue;
+    err = std::max(err, o.max_abs);
+    scale = std::max(scale, o.max_abs_reference);
   }
   return scale > 0 ? err / scale : err;
 }
@@ -79,12 +61,15 @@ int run(Args args) {
                       mode.c_str(), std::string(tf_dtype_name(dtype)).c_str());
           try {
             const Problem p = random_problem(spec);
-            const Timed cpu = timed_run(p, "cpu");
-            const Timed ref = timed_run(p, "cpu-reference");
+            PipelineRequest request;
+            request.backends = {kReferenceBackend, "cpu"};
+            request.find_causes = false;
+            const PipelineResult r = run_pipeline(p, request);
             int tf_rejects = 0;
-            for (const Note& n : cpu.result.notes) tf_rejects += n.kind == NoteKind::TfWouldReject;
-            std::printf("%9.3f %9.3f %11.2e  %s\n", cpu.ms, ref.ms,
-                        max_rel_error(cpu.result, ref.result),
+            for (const Note& n : r.notes) tf_rejects += n.kind == NoteKind::TfWouldReject;
+            std::printf("%9.3f %9.3f %11.2e  %s\n", r.run("cpu")->wall_seconds * 1e3,
+                        r.run(kReferenceBackend)->wall_seconds * 1e3,
+                        max_rel_error(r.diff.comparisons.front()),
                         tf_rejects ? "TensorFlow would reject" : "");
           } catch (const Error& e) {
             ++failures;

@@ -1,16 +1,15 @@
 // bnscope-cli diff: the same problem through several backends (or against saved outputs), a
 // per-output error table, the verdict, and the likely causes when they disagree.
 
+#include <algorithm>
 #include <cstdio>
 
-#include "analysis/cause_finder.h"
-#include "analysis/diff.h"
+#include "analysis/pipeline.h"
 #include "backends.h"
-#include "case_flags.h"
 #include "command.h"
-#include "engine.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
+#include "problem_setup.h"
 #include "report/writers.h"
 #include "tensor/error.h"
 
@@ -26,6 +25,13 @@ std::string num(double v) {
 
 std::string ulps(std::uint64_t u) {
   return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
+}
+
+std::size_t distinct(const std::vector<std::string>& names) {
+  std::vector<std::string> seen;
+  for (const std::string& n : names)
+    if (std::find(seen.begin(), seen.end(), n) == seen.end()) seen.push_back(n);
+  return seen.size();
 }
 
 std::string coords(const std::vector<std::int64_t>& c) {
@@ -90,77 +96,79 @@ void per_output_flag(FlagReader& flags, const std::string& prefix, const std::st
       });
 }
 
+// Which backend (or file) every candidate is compared with, said before any table.
+void print_reference(const PipelineResult& r) {
+  if (r.reference_is_backend)
+    std::printf("reference: %s (backend)\n", r.reference.c_str());
+  else
+    std::printf("reference: %s (saved outputs)\n", r.reference.c_str());
+}
+
+void print_causes(const PipelineResult& r) {
+  for (const Comparison& c : r.diff.comparisons) {
+    if (c.passed) continue;
+    bool any = false;
+    for (const Cause& cause : r.causes) {
+      if (cause.candidate != c.candidate) continue;
+      any = true;
+      std::printf("likely cause (%s): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
+                  c.candidate.c_str(), cause.title.c_str(), cause.explanation.c_str(),
+                  num(cause.before).c_str(), num(cause.after).c_str(),
+                  num(cause.max_abs_before).c_str(), num(cause.max_abs_after).c_str(),
+                  cause.resolves ? ", now within tolerance" : "");
+    }
+    if (!any)
+      std::printf("causes (%s): none of the known traps explains the difference\n",
+                  c.candidate.c_str());
+  }
+}
+
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
-  std::vector<std::string> backends;
-  std::string against, json;
-  DiffOptions options;
+  PipelineRequest request;
+  std::string json;
+  DiffOptions& options = request.diff;
   Shape shape;
   std::uint64_t seed = 1;
-  bool causes = true;
   FlagReader flags("diff");
-  flags.list("--backends", backends)
-      .text("--against", against)
+  flags.list("--backends", request.backends)
+      .text("--against", request.against)
+      .set("--allow-missing", request.allow_missing, true)
       .number("--atol", options.atol)
       .number("--rtol", options.rtol)
       .integer("--worst", options.worst_k, 0, 1000)
       .text("--json", json)
       .shape("--shape", shape)
       .seed("--seed", seed, 1 << 30)
-      .set("--no-causes", causes, false);
+      .set("--no-causes", request.find_causes, false);
   per_output_flag(flags, "--atol-", pa.problem.op, options.output_atol);
   per_output_flag(flags, "--rtol-", pa.problem.op, options.output_rtol);
   flags.read(pa.rest);
-  if (backends.empty())
-    backends = against.empty() ? std::vector<std::string>{"cpu-reference", "cpu"}
-                               : std::vector<std::string>{"cpu"};
-  if (against.empty() && backends.size() < 2)
+  if (request.backends.empty())
+    request.backends = request.against.empty() ? std::vector<std::string>{kReferenceBackend, "cpu"}
+                                               : std::vector<std::string>{"cpu"};
+  if (request.against.empty() && distinct(request.backends) < 2)
     fail("--backends needs at least two backends (or give --against FILE)");
 
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
-  const Prepared prepared = prepare(problem);
-  std::vector<Result> results;
-  for (const std::string& b : backends) results.push_back(run_problem(problem, b));
-
-  const Reference reference = reference_outputs(against, prepared, results);
-  const std::vector<OutputTensor>& expected = reference.outputs;
+  const PipelineResult result = run_pipeline(problem, request);
 
   Report report = new_report("bnscope diff: " + describe_case(problem));
   report.has_problem = true;
   report.problem = describe_problem(problem);
-  report.notes = results[0].notes;
-  report.has_diff = true;
+  set_verdict(report, result);
   std::printf("%s (%s)\n", describe_case(problem).c_str(),
               pa.inputs_given ? "inputs from the command line" : "generated sample inputs");
-  for (const Note& n : results[0].notes)
+  for (const Note& n : result.notes)
     std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
-  for (std::size_t i = reference.first_candidate; i < results.size(); ++i) {
-    report.diff.comparisons.push_back(compare_results(reference.name, expected, results[i].backend,
-                                                      results[i].outputs, options, &prepared.view));
-    print_comparison(report.diff.comparisons.back());
-  }
+  print_reference(result);
+  for (const Comparison& c : result.diff.comparisons) print_comparison(c);
 
-  const bool passed = report.diff.passed();
+  const bool passed = result.passed();
   std::printf("\nverdict: %s\n",
               passed ? "all outputs agree within tolerance" : "some outputs disagree");
-  if (!passed && causes) {
-    for (const Comparison& c : report.diff.comparisons) {
-      if (c.passed) continue;
-      std::vector<Cause> found = find_causes(problem, c.candidate, expected, options);
-      if (found.empty())
-        std::printf("causes (%s): none of the known traps explains the difference\n",
-                    c.candidate.c_str());
-      for (const Cause& cause : found) {
-        std::printf("likely cause (%s): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
-                    c.candidate.c_str(), cause.title.c_str(), cause.explanation.c_str(),
-                    num(cause.before).c_str(), num(cause.after).c_str(),
-                    num(cause.max_abs_before).c_str(), num(cause.max_abs_after).c_str(),
-                    cause.resolves ? ", now within tolerance" : "");
-        report.causes.push_back(cause);
-      }
-    }
-  }
+  if (!passed && request.find_causes) print_causes(result);
   if (!json.empty())
     write_file_atomic_stream(json, [&](std::ostream& os) { write_report_json(report, os); });
   return passed ? kExitOk : kExitMismatch;
@@ -169,12 +177,16 @@ int run(Args args) {
 const CommandRegistration reg{
     {"diff", "compare backends (or saved outputs) element by element; names likely causes",
      "usage: bnscope-cli diff [problem flags] [--backends A,B,...] [--against DIR|FILE.npz]\n"
-     "                        [--atol A] [--rtol R] [--atol-OUTPUT A] [--rtol-OUTPUT R]\n"
+     "                        [--allow-missing] [--atol A] [--rtol R] [--atol-OUTPUT A] "
+     "[--rtol-OUTPUT R]\n"
      "                        [--worst K] [--json FILE] [--shape N,H,W,C] [--seed S] "
      "[--no-causes]\n\n"
-     "Runs the problem on every backend and compares each with the first (default\n"
-     "cpu-reference,cpu), or each backend with expected outputs from --against: a directory of\n"
-     "OUTPUT.npy files or an .npz with members OUTPUT or out_OUTPUT. An element passes when\n"
+     "Runs the problem on every backend (default cpu-reference,cpu) and compares each with the\n"
+     "reference: cpu-reference whenever it is listed, else the first backend; or each backend\n"
+     "with expected outputs from --against: a directory of OUTPUT.npy files or an .npz with\n"
+     "members OUTPUT or out_OUTPUT, holding every output the op writes (--allow-missing\n"
+     "compares the ones present), or one OUTPUT.npy. The reference is printed before the\n"
+     "tables. An element passes when\n"
      "|a-b| <= atol + rtol*|b|, b the reference; defaults follow TensorFlow's tests per dtype\n"
      "(float 1e-3, half 2e-3, bfloat16 1e-2, double 1e-7). Outputs TensorFlow leaves undefined\n"
      "are skipped. On a mismatch the known traps (reserve-space convention, NCHW/NHWC mix-up,\n"

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "backends.h"
-#include "case_flags.h"
 #include "command.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
+#include "problem_setup.h"
 #include "profile/profiler.h"
 #include "report/writers.h"
 #include "tensor/error.h"

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "backends.h"
-#include "case_flags.h"
 #include "command.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
 #include "io/npy.h"
 #include "problem_args.h"
+#include "problem_setup.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <string>
 
-#include "case_flags.h"
 #include "command.h"
 #include "flag_reader.h"
 #include "io/problem_io.h"
 #include "ops/sample.h"
 #include "problem_args.h"
+#include "problem_setup.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {

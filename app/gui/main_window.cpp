@@ -302,15 +302,17 @@ void MainWindow::outcomeChanged() {
   cancel_->hide();
   const auto out = controller_->outcome();
   if (!out) return;
+  // The pipeline's notes: the prepared problem's (TF-compat, input health, reserve spaces) and
+  // what the runs added, as the CLI and the report show them.
   std::vector<Note> notes;
-  if (out->result)
-    notes = out->result->notes;
+  if (out->pipeline)
+    notes = out->pipeline->notes;
   else if (out->prepared)
     notes = out->prepared->notes;
   notes_->setNotes(std::move(notes), out->error);
   if (out->ok()) {
     status_->setStyleSheet(QString());
-    const auto count = static_cast<int>(out->result->notes.size());
+    const auto count = static_cast<int>(notes_->rowCount());
     status_->setText(tr("%1 on %2: %3")
                          .arg(QString::fromStdString(out->problem.op),
                               QString::fromStdString(out->backend),

@@ -5,7 +5,7 @@
 #include <functional>
 #include <optional>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -46,14 +46,19 @@ double max_abs_value(const Tensor& t) {
   return m;
 }
 
-Comparison compare_run(const Problem& problem, std::string_view backend,
-                       const std::vector<OutputTensor>& expected, const DiffOptions& options,
-                       const std::function<void(std::vector<OutputTensor>&)>& adjust) {
-  Result r = run_problem(problem, backend);
-  if (adjust) adjust(r.outputs);
+DiffOptions without_worst(const DiffOptions& options) {
   DiffOptions quick = options;
   quick.worst_k = 0;
-  return compare_results("expected", expected, r.backend, r.outputs, quick);
+  return quick;
+}
+
+Comparison compare_run(const Problem& problem, std::string_view backend,
+                       const std::vector<OutputTensor>& expected, const DiffOptions& options,
+                       const std::function<void(std::vector<OutputTensor>&)>& adjust,
+                       const RunContext& ctx) {
+  Result r = run_problem(problem, backend, ctx);
+  if (adjust) adjust(r.outputs);
+  return compare_results("expected", expected, r.backend, r.outputs, without_worst(options));
 }
 
 double max_abs_of(const Comparison& c) {
@@ -153,16 +158,14 @@ Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last) {
   return to_channels_first(t.reshaped(other));
 }
 
-std::vector<Cause> find_causes(const Problem& problem, std::string_view candidate_backend,
+std::vector<Cause> find_causes(const Problem& problem, const Result& base,
                                const std::vector<OutputTensor>& expected,
-                               const DiffOptions& options) {
+                               const DiffOptions& options, const RunContext& ctx) {
   const OpSpec* op = find_op(problem.op);
   if (!op) fail("unknown op '" + problem.op + "'");
-  Result base = run_problem(problem, candidate_backend);
-  DiffOptions quick = options;
-  quick.worst_k = 0;
+  const std::string& candidate_backend = base.backend;
   const Comparison before =
-      compare_results("expected", expected, base.backend, base.outputs, quick);
+      compare_results("expected", expected, base.backend, base.outputs, without_worst(options));
   const double before_ratio = before.worst_tolerance_ratio();
 
   std::vector<Trial> trials;
@@ -174,16 +177,17 @@ std::vector<Cause> find_causes(const Problem& problem, std::string_view candidat
   for (const Trial& t : trials) {
     Comparison after;
     try {
-      after = compare_run(t.problem, candidate_backend, expected, options, t.adjust);
-    } catch (const Error&) {
+      after = compare_run(t.problem, candidate_backend, expected, options, t.adjust, ctx);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Cancelled) throw;
       continue;  // the variant does not validate or run here: no evidence either way
     }
     const double after_ratio = after.worst_tolerance_ratio();
     const bool resolves = after.passed;
     const bool tenfold = after_ratio < before_ratio && after_ratio * 10 <= before_ratio;
     if (!(resolves && !before.passed) && !tenfold) continue;
-    causes.push_back({t.code, t.title, t.explanation, before_ratio, after_ratio, max_abs_of(before),
-                      max_abs_of(after), resolves});
+    causes.push_back({candidate_backend, t.code, t.title, t.explanation, before_ratio, after_ratio,
+                      max_abs_of(before), max_abs_of(after), resolves});
   }
   std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
     if (a.resolves != b.resolves) return a.resolves;

@@ -1,18 +1,20 @@
 #pragma once
 // When outputs disagree, tests the known traps one by one: re-runs the problem with the suspected
 // mistake undone and measures whether the disagreement goes away. A cause is only reported with
-// the evidence (error before and after).
+// the evidence (error before, from the candidate's run already made, and after the re-run).
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/diff.h"
+#include "backends/backend.h"
 #include "ops/problem.h"
 
 namespace bnscope {
 
 struct Cause {
+  std::string candidate;  // the backend whose disagreement it explains
   std::string code;   // "reserve-convention", "layout-swapped", "epsilon-clamped", "half-overflow"
   std::string title;  // one line for the user
   std::string explanation;  // what was changed for the re-run
@@ -27,11 +29,12 @@ struct Cause {
 // (same bytes, dimensions taken from the declared shape) and converted to the declared one.
 Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last);
 
-// Re-runs problem on candidate_backend once per applicable trap and compares with expected.
-// Returns the traps that reduce the worst tolerance ratio at least tenfold (or make it pass),
-// best first. Traps whose re-run cannot run are skipped.
-std::vector<Cause> find_causes(const Problem& problem, std::string_view candidate_backend,
+// Compares candidate (the run already made of problem on candidate.backend) with expected, then
+// re-runs the problem on that backend once per applicable trap; the candidate itself is not run
+// again. Returns the traps that reduce the worst tolerance ratio at least tenfold (or make it
+// pass), best first. Traps whose re-run cannot run are skipped.
+std::vector<Cause> find_causes(const Problem& problem, const Result& candidate,
                                const std::vector<OutputTensor>& expected,
-                               const DiffOptions& options);
+                               const DiffOptions& options, const RunContext& ctx = {});
 
 }  // namespace bnscope

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope {

@@ -212,6 +212,7 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
         d.max_abs_index = i;
       }
       d.max_rel = std::max(d.max_rel, rel_err);
+      d.max_abs_reference = std::max(d.max_abs_reference, std::fabs(b));
       d.max_ulp = std::max(d.max_ulp, ulp_distance(a, b, d.dtype));
       if (std::isfinite(abs_err)) {
         sum_abs += abs_err;

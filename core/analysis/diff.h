@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/catalog.h"
 #include "tensor/layout.h"
 
@@ -78,6 +78,7 @@ struct OutputDiff {
   std::int64_t max_abs_index = -1;
   double mean_abs = 0;
   double max_rel = 0;
+  double max_abs_reference = 0;  // largest |b| where neither side is NaN: the output's scale
   std::uint64_t max_ulp = 0;
   // Smallest atol that would pass at this rtol (infinite with NaN mismatches).
   double required_atol = 0;

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope {

@@ -1,7 +1,7 @@
 #include "backends/cpu_reference.h"
 
 #include "backends/reference/reference_ops.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 
 namespace bnscope {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "tensor/error.h"
 
 namespace bnscope {

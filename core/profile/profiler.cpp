@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "profile/copy_bandwidth.h"
 #include "tensor/error.h"
 

@@ -1,6 +1,6 @@
 #include "profile/traffic.h"
 
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 
 namespace bnscope {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope {

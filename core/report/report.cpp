@@ -107,4 +107,11 @@ Report new_report(std::string title) {
   return r;
 }
 
+void set_verdict(Report& report, const PipelineResult& result) {
+  report.notes = result.notes;
+  report.has_diff = result.has_diff;
+  report.diff = result.diff;
+  report.causes = result.causes;
+}
+
 }  // namespace bnscope

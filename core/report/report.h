@@ -10,6 +10,7 @@
 
 #include "analysis/cause_finder.h"
 #include "analysis/diff.h"
+#include "analysis/pipeline.h"
 #include "ops/note.h"
 #include "ops/problem.h"
 #include "profile/profiler.h"
@@ -64,5 +65,8 @@ std::string utc_now_iso8601();
 
 // A report with the machine, the creation time and the version filled in.
 Report new_report(std::string title);
+
+// The notes, the comparisons and the causes of one pipeline run.
+void set_verdict(Report& report, const PipelineResult& result);
 
 }  // namespace bnscope

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "ops/sample.h"
 
 namespace bnscope {
@@ -19,7 +19,8 @@ TEST(CauseFinder, NamesTheFlippedReserveConvention) {
   const Result got = run_problem(user, "cpu");
   ASSERT_FALSE(compare_results("expected", expected.outputs, "cpu", got.outputs, {}).passed);
 
-  const std::vector<Cause> causes = find_causes(user, "cpu", expected.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(user, run_problem(user, "cpu"), expected.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "reserve-convention");
   EXPECT_TRUE(causes[0].resolves);
@@ -38,7 +39,8 @@ TEST(CauseFinder, NamesNchwDataReadAsNhwc) {
   user.attrs["data_format"] = std::string("NHWC");
   for (const char* name : {"x", "y_backprop"})
     user.inputs[name] = truth.inputs.at(name).reshaped({2, 3, 4, 5});  // same bytes
-  const std::vector<Cause> causes = find_causes(user, "cpu", expected.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(user, run_problem(user, "cpu"), expected.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "layout-swapped");
   EXPECT_TRUE(causes[0].resolves);
@@ -54,7 +56,8 @@ TEST(CauseFinder, NamesNhwcDataReadAsNchw) {
   user.attrs["data_format"] = std::string("NCHW");
   for (const char* name : {"x", "y_backprop"})
     user.inputs[name] = truth.inputs.at(name).reshaped({2, 5, 3, 4});
-  const std::vector<Cause> causes = find_causes(user, "cpu", expected.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(user, run_problem(user, "cpu"), expected.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "layout-swapped");
   EXPECT_TRUE(causes[0].resolves);
@@ -84,7 +87,8 @@ TEST(CauseFinder, NamesEpsilonBelowCudnnMinimum) {
   const Result expected = run_problem(truth, "cpu-reference");
   Problem user = truth;
   user.attrs["epsilon"] = 1e-8;
-  const std::vector<Cause> causes = find_causes(user, "cpu", expected.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(user, run_problem(user, "cpu"), expected.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "epsilon-clamped");
   EXPECT_TRUE(causes[0].resolves);
@@ -101,7 +105,8 @@ TEST(CauseFinder, NamesHalfOverflow) {
   const Result expected = run_problem(truth, "cpu-reference");
   Problem user = truth;
   user.dtype = DType::F16;  // float32 data run as half: the large gradients overflow
-  const std::vector<Cause> causes = find_causes(user, "cpu-reference", expected.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(user, run_problem(user, "cpu-reference"), expected.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "half-overflow");
   EXPECT_LT(causes[0].after, causes[0].before);
@@ -112,7 +117,7 @@ TEST(CauseFinder, AgreeingRunsHaveNoCause) {
   spec.shape = {2, 2, 2, 3};
   const Problem p = random_problem(spec);
   const Result expected = run_problem(p, "cpu-reference");
-  EXPECT_TRUE(find_causes(p, "cpu", expected.outputs, {}).empty());
+  EXPECT_TRUE(find_causes(p, run_problem(p, "cpu"), expected.outputs, {}).empty());
 }
 
 }  // namespace

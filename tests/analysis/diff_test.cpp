@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "ops/sample.h"

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "problem_maker.h"
 
 namespace bnscope::testing {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "problem_maker.h"
 #include "tensor/error.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "backends/result.h"
+#include "engine/result.h"
 #include "ops/problem.h"
 
 namespace bnscope::testing {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/simd.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "problem_maker.h"
 
 namespace bnscope::testing {

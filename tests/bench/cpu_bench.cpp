@@ -23,8 +23,8 @@
 #include "backends/backend.h"
 #include "bench_cases.h"
 #include "bench_util.h"
-#include "engine.h"
-#include "ops/outputs.h"
+#include "engine/engine.h"
+#include "engine/outputs.h"
 #include "ops/prepared.h"
 
 namespace bnscope {

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/problem_io.h"
 #include "ops/catalog.h"
 

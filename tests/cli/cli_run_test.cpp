@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "ops/sample.h"

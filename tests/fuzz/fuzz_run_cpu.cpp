@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "fuzz_input.h"
 #include "tensor/error.h"
 

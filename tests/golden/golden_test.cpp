@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "golden_case.h"
 #include "ops/catalog.h"
 #include "tensor/error.h"

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "analysis/reserve_check.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 #include "ops/sample.h"
 #include "profile/copy_bandwidth.h"
 #include "profile/event_store.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "analysis/cause_finder.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/json_value.h"
 #include "ops/sample.h"
 #include "report/writers.h"

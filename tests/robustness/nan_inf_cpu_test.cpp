@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "problem_maker.h"
 #include "tensor/layout.h"
 

@@ -118,10 +118,10 @@ void ModelsTest::notesModelListsErrorThenNotes() {
                           {NoteKind::TfWouldReject, "tf-reject-format", "NCHW", "", -1}};
   m.setNotes(notes, QStringLiteral("boom"));
   QCOMPARE(m.rowCount(), 3);
-  QVERIFY(m.index(0).data().toString().contains(QStringLiteral("boom")));
-  QCOMPARE(m.index(1).data(NotesModel::SubjectRole).toString(), QStringLiteral("x"));
-  QCOMPARE(m.index(1).data(NotesModel::ChannelRole).toLongLong(), 2);
-  QVERIFY(m.index(2).data().toString().startsWith(QStringLiteral("TensorFlow would reject")));
+  QVERIFY(m.index(0, 0).data().toString().contains(QStringLiteral("boom")));
+  QCOMPARE(m.index(1, 0).data(NotesModel::SubjectRole).toString(), QStringLiteral("x"));
+  QCOMPARE(m.index(1, 0).data(NotesModel::ChannelRole).toLongLong(), 2);
+  QVERIFY(m.index(2, 0).data().toString().startsWith(QStringLiteral("TensorFlow would reject")));
   m.setNotes({});
   QCOMPARE(m.rowCount(), 0);
 }

@@ -9,7 +9,7 @@
 
 #include "analysis_tabs.h"
 #include "diff/diff_view.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npz.h"
 #include "problem_controller.h"
 #include "profile/profile_view.h"

@@ -17,7 +17,7 @@
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "io/npz.h"
 #include "ops/prepared.h"
 #include "problem_controller.h"
@@ -131,7 +131,7 @@ void DiffViewTest::injectedErrorIsFoundAndMarked() {
   QVERIFY(view.waitForIdle());
   auto out = view.outcome();
   QVERIFY2(out->error.empty(), out->error.c_str());
-  QVERIFY(!out->report.passed());
+  QVERIFY(!out->report().passed());
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("FAIL")));
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("x_backprop")));
   QCOMPARE(view.verdictModel()->index(0, VerdictModel::Verdict).data().toString(),
@@ -175,11 +175,11 @@ void DiffViewTest::editedToleranceChangesTheVerdict() {
   view.setFindCauses(false);
   view.run();
   QVERIFY(view.waitForIdle());
-  QVERIFY(!view.outcome()->report.passed());
+  QVERIFY(!view.outcome()->report().passed());
   VerdictModel* vm = view.verdictModel();
   QVERIFY(vm->setData(vm->index(0, VerdictModel::Atol), QStringLiteral("1")));
   QVERIFY(view.waitForIdle());
-  QVERIFY(view.outcome()->report.passed());
+  QVERIFY(view.outcome()->report().passed());
   QCOMPARE(vm->index(0, VerdictModel::Atol).data(VerdictModel::SortRole).toDouble(), 1.0);
   QCOMPARE(vm->index(0, VerdictModel::Verdict).data().toString(), QStringLiteral("pass"));
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));

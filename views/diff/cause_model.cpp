@@ -18,12 +18,8 @@ CauseModel::CauseModel(QObject* parent) : TableModel(parent) {
               {tr("resolves")}});
 }
 
-void CauseModel::setCauses(std::vector<Cause> causes, std::vector<std::string> candidates) {
-  beginResetModel();
-  causes_ = std::move(causes);
-  candidates_ = std::move(candidates);
-  candidates_.resize(causes_.size());
-  endResetModel();
+void CauseModel::setCauses(std::vector<Cause> causes) {
+  resetWith([&] { causes_ = std::move(causes); });
 }
 
 QVariant CauseModel::cell(int r, int column, int role) const {
@@ -51,7 +47,7 @@ QVariant CauseModel::cell(int r, int column, int role) const {
   if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (column) {
     case Candidate:
-      return QString::fromStdString(candidates_[row]);
+      return QString::fromStdString(c.candidate);
     case Title:
       return QString::fromStdString(c.title);
     case Before:

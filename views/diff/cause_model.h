@@ -12,8 +12,7 @@ class CauseModel : public TableModel {
   enum Column { Candidate, Title, Before, After, MaxAbsBefore, MaxAbsAfter, Resolves, ColumnCount };
 
   explicit CauseModel(QObject* parent = nullptr);
-  // candidates[i]: the backend causes[i] was found for.
-  void setCauses(std::vector<Cause> causes, std::vector<std::string> candidates);
+  void setCauses(std::vector<Cause> causes);
   const std::vector<Cause>& causes() const { return causes_; }
 
  private:
@@ -21,7 +20,6 @@ class CauseModel : public TableModel {
   QVariant cell(int row, int column, int role) const override;
 
   std::vector<Cause> causes_;
-  std::vector<std::string> candidates_;
 };
 
 }  // namespace bnscope

@@ -3,26 +3,33 @@
 namespace bnscope {
 
 DiffRunner::DiffRunner(QObject* parent)
-    : QObject(parent), job_(this, [this](std::shared_ptr<const DiffOutcome> out, bool more) {
-        done(std::move(out), more);
-      }) {}
+    : QObject(parent), job_(this, [this](Done d, bool more) { done(std::move(d), more); }) {}
 
 DiffRunner::~DiffRunner() = default;
 
-void DiffRunner::start(DiffRequest request) {
-  request_ = std::move(request);
+void DiffRunner::adopt(std::shared_ptr<const DiffOutcome> outcome) {
+  ++generation_;
   options_.reset();
-  job_.request([this] { return next(); }, true);
+  job_.cancelAll();
+  outcome_ = std::move(outcome);
+  emit finished();
 }
 
 void DiffRunner::recompare(DiffOptions options) {
-  if (!outcome_ && !job_.isBusy()) return;
-  // A recompare queued behind a full run applies to the request that run carries.
-  if (request_)
-    request_->options = std::move(options);
-  else
-    options_ = std::move(options);
-  job_.request([this] { return next(); }, false);
+  if (!outcome_) return;
+  options_ = std::move(options);
+  // A recompare queued behind another replaces it; the running one finishes first, as the
+  // queued one starts from its outcome.
+  job_.request(
+      [this]() -> BackgroundJob<Done>::Work {
+        if (!options_ || !outcome_) return {};
+        emit started();
+        return [previous = outcome_, options = std::exchange(options_, std::nullopt).value(),
+                generation = generation_](const std::atomic<bool>& cancel) {
+          return Done{bnscope::recompare(*previous, options, &cancel), generation};
+        };
+      },
+      false);
 }
 
 void DiffRunner::cancel() {
@@ -30,29 +37,16 @@ void DiffRunner::cancel() {
 }
 
 void DiffRunner::clear() {
-  request_.reset();
+  ++generation_;
   options_.reset();
   job_.cancelAll();
   outcome_.reset();
 }
 
-DiffRunner::Job::Work DiffRunner::next() {
-  if (request_) {
-    emit started();
-    return [request = std::exchange(request_, std::nullopt).value()](
-               const std::atomic<bool>& cancel) { return compute_diff(request, &cancel); };
-  }
-  if (!options_ || !outcome_) return {};
-  emit started();
-  return [previous = outcome_, options = std::exchange(options_, std::nullopt).value()](
-             const std::atomic<bool>& cancel) {
-    return bnscope::recompare(*previous, options, &cancel);
-  };
-}
-
-void DiffRunner::done(std::shared_ptr<const DiffOutcome> out, bool more) {
-  // A cancelled run is replaced by whatever cancelled it; keep showing the last complete one.
-  if (out && !out->cancelled) outcome_ = std::move(out);
+void DiffRunner::done(Done d, bool more) {
+  // Stale or cancelled work is replaced by whatever superseded it; keep the last complete one.
+  if (d.generation == generation_ && d.outcome && !d.outcome->cancelled)
+    outcome_ = std::move(d.outcome);
   if (!more) emit finished();
 }
 

@@ -28,6 +28,7 @@
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
 #include "problem_controller.h"
+#include "process_events.h"
 
 namespace bnscope {
 
@@ -43,12 +44,6 @@ QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
   t->horizontalHeader()->setStretchLastSection(true);
   t->setAlternatingRowColors(true);
   return t;
-}
-
-const OutputTensor* find_output(const std::vector<OutputTensor>& outs, const std::string& name) {
-  for (const OutputTensor& o : outs)
-    if (o.name == name) return &o;
-  return nullptr;
 }
 
 }  // namespace
@@ -155,10 +150,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 
   connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
   connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
-  connect(runner_, &DiffRunner::started, this, [this] {
-    status_->setText(tr("Comparing..."));
-    compare_->setText(tr("Restart"));
-  });
+  connect(runner_, &DiffRunner::started, this, [this] { status_->setText(tr("Comparing...")); });
   connect(runner_, &DiffRunner::finished, this, &DiffView::finished);
   connect(verdict_, &VerdictModel::toleranceEdited, this, &DiffView::setTolerance);
   connect(verdict_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -177,7 +169,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
             if (!i.isValid()) return;
             const ElementError& e = worst_->elements().at(static_cast<std::size_t>(i.row()));
             const ElementPlace p = element_place(error_.shape(), e.coords,
-                                                 outcome() ? outcome()->channels_last : true);
+                                                 outcome() ? outcome()->channels_last() : true);
             if (slice_mode_ == SliceMode::SpatialAtBatchChannel)
               showSlice(slice_mode_, p.n, p.c);
             else
@@ -266,30 +258,35 @@ void DiffView::setFindCauses(bool on) {
   find_causes_->setChecked(on);
 }
 
-void DiffView::run() {
+DiffRequest DiffView::request() const {
   DiffRequest r;
-  r.problem = controller_->problem();
-  r.revision = controller_->revision();
   if (reference_->current() == QStringLiteral("file"))
     r.reference_file = reference_file_->text().trimmed().toStdString();
   else
     r.reference = reference_->current().toStdString();
-  // The controller has run this very problem on its backend already: that run is reused.
-  if (auto out = controller_->outcome(); out && out->revision == r.revision && out->result)
-    r.runs.push_back(*out->result);
   for (const QString& c : candidates()) r.candidates.push_back(c.toStdString());
   r.options = options_;
   r.find_causes = find_causes_->isChecked();
+  return r;
+}
+
+void DiffView::run() {
+  // The controller's next run answers the comparison too, so each backend runs once per change
+  // for the Channels view and this tab together.
+  waiting_ = true;
   stale_ = false;
-  runner_->start(std::move(r));
+  status_->setText(tr("Comparing..."));
+  compare_->setText(tr("Restart"));
+  controller_->setComparison(request(), true);
 }
 
 bool DiffView::waitForIdle(int timeoutMs) {
-  return runner_->waitForIdle(timeoutMs);
+  return process_events_while([this] { return isRunning() || controller_->isRunning(); },
+                              timeoutMs);
 }
 
 bool DiffView::isRunning() const {
-  return runner_->isRunning();
+  return waiting_ || runner_->isRunning();
 }
 
 std::shared_ptr<const DiffOutcome> DiffView::outcome() const {
@@ -299,17 +296,27 @@ std::shared_ptr<const DiffOutcome> DiffView::outcome() const {
 void DiffView::setTolerance(const QString& output, double atol, double rtol) {
   options_.output_atol[output.toStdString()] = atol;
   options_.output_rtol[output.toStdString()] = rtol;
+  if (auto c = controller_->comparison()) {  // later runs compare with the new tolerances too
+    c->options = options_;
+    controller_->setComparison(std::move(c), false);
+  }
   runner_->recompare(options_);
 }
 
 std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
   auto out = outcome();
-  return out && out->request.revision == controller_->revision() ? out : nullptr;
+  return out && out->revision == controller_->revision() ? out : nullptr;
 }
 
 void DiffView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  maybeAutoRun();
+  if (auto_run_ && stale_ && !controller_->problem().inputs.empty()) run();
+}
+
+void DiffView::hideEvent(QHideEvent* e) {
+  QWidget::hideEvent(e);
+  // Hidden, the tab asks for nothing: edits run the app's backend alone.
+  if (auto_run_) controller_->setComparison(std::nullopt, false);
 }
 
 void DiffView::problemChanged() {
@@ -318,65 +325,73 @@ void DiffView::problemChanged() {
   if (!runner_->outcome() && !runner_->isRunning()) return;
   runner_->clear();
   finished();
-  verdict_label_->setText(auto_run_ && isVisible()
-                              ? tr("The problem changed: comparing again once it has run...")
+  verdict_label_->setText(controller_->comparison()
+                              ? tr("The problem changed: comparing again...")
                               : tr("The problem changed: press Compare to compare it."));
 }
 
 void DiffView::controllerFinished() {
-  maybeAutoRun();
-}
-
-void DiffView::maybeAutoRun() {
-  // Waits for the controller's run of the current problem, so that run is made once.
-  if (!auto_run_ || !stale_ || !isVisible() || controller_->problem().inputs.empty()) return;
   const auto out = controller_->outcome();
-  if (controller_->isRunning() || !out || out->revision != controller_->revision()) return;
-  run();
+  if (!out || out->revision != controller_->revision()) return;
+  if (out->diff) {
+    waiting_ = false;
+    stale_ = false;
+    runner_->adopt(out->diff);  // shows it through finished()
+    return;
+  }
+  if (waiting_) {  // cancelled, or the comparison was dropped before the run
+    waiting_ = false;
+    finished();
+  }
 }
 
 void DiffView::finished() {
   compare_->setText(tr("Compare"));
   auto out = outcome();
   const int keep = selected_row_;
-  verdict_->setReport(out ? out->report : DiffReport{});
+  verdict_->setReport(out ? out->report() : DiffReport{});
   verdict_table_->resizeColumnsToContents();
-  causes_->setCauses(out ? out->causes : std::vector<Cause>{},
-                     out ? out->cause_for : std::vector<std::string>{});
+  causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
   if (!out) {
     status_->clear();
+    verdict_label_->setText(tr("Not compared yet."));
     return;
   }
-  if (!out->error.empty()) {
+  if (out->cancelled) {
+    status_->setText(tr("cancelled"));
+  } else if (!out->error.empty()) {
     status_->setText(tr("failed"));
     verdict_label_->setText(tr("<b style='color:#b00'>Cannot compare:</b> %1")
                                 .arg(QString::fromStdString(out->error).toHtmlEscaped()));
   } else {
     int compared = 0, failed = 0;
     QStringList bad;
-    for (const Comparison& c : out->report.comparisons)
+    for (const Comparison& c : out->report().comparisons)
       for (const OutputDiff& o : c.outputs) {
         compared += o.compared;
         if (!o.passed) {
           ++failed;
-          bad << QString::fromStdString(o.name + " (" + c.candidate + ")");
+          // Why, when the diff knows (a shape that differs, a missing output): not only in a
+          // tooltip.
+          bad << QString::fromStdString(o.name + " (" + c.candidate +
+                                        (o.note.empty() ? "" : ": " + o.note) + ")");
         }
       }
     status_->setText(tr("%1 output(s) compared").arg(compared));
     verdict_label_->setText(
         failed == 0
             ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
-                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped())
+                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped())
             : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
                   .arg(failed)
                   .arg(compared)
-                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped(),
+                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
                        bad.join(QStringLiteral(", ")).toHtmlEscaped(),
-                       out->causes.empty()
+                       out->causes().empty()
                            ? QString()
                            : tr(" Likely cause: %1.")
-                                 .arg(QString::fromStdString(out->causes.front().title)
+                                 .arg(QString::fromStdString(out->causes().front().title)
                                           .toHtmlEscaped())));
   }
   // Keep the row after a tolerance edit; otherwise show the first failing output.
@@ -415,14 +430,11 @@ void DiffView::showDetails() {
   auto out = outcome();
   const Comparison& c = verdict_->comparison(selected_row_);
   if (out) {
-    const auto it = std::find_if(out->candidates.begin(), out->candidates.end(),
-                                 [&](const Result& r) { return r.backend == c.candidate; });
-    const OutputTensor* ref = find_output(out->reference, o.name);
-    const OutputTensor* cand =
-        it == out->candidates.end() ? nullptr : find_output(it->outputs, o.name);
+    const OutputTensor* ref = out->expected(o.name);
+    const OutputTensor* cand = out->candidate(c.candidate, o.name);
     if (ref && cand && o.compared) error_ = error_tensor(*ref, *cand);
   }
-  const bool channels_last = out ? out->channels_last : true;
+  const bool channels_last = out ? out->channels_last() : true;
   const TensorDims d = tensor_dims(error_, channels_last);
   // Start on the slice through the worst element.
   ElementPlace p;
@@ -435,7 +447,7 @@ void DiffView::showDetails() {
 
 void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
   slice_mode_ = mode;
-  const bool channels_last = outcome() ? outcome()->channels_last : true;
+  const bool channels_last = outcome() ? outcome()->channels_last() : true;
   const TensorDims d = tensor_dims(error_, channels_last);
   const bool spatial = mode == SliceMode::SpatialAtBatchChannel;
   const std::int64_t max_a = (spatial ? d.n : d.h) - 1, max_b = (spatial ? d.c : d.w) - 1;

@@ -79,9 +79,11 @@ class DiffView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void hideEvent(QHideEvent* e) override;
 
  private:
   void buildControls(QWidget* bar);
+  DiffRequest request() const;
   void finished();
   void showDetails();
   void updateChart();
@@ -89,13 +91,13 @@ class DiffView : public QWidget {
   void referenceChanged();
   void problemChanged();
   void controllerFinished();
-  void maybeAutoRun();
 
   ProblemController* controller_;
   DiffRunner* runner_;
   DiffOptions options_;
   bool auto_run_ = true;
   bool stale_ = true;
+  bool waiting_ = false;  // for the controller's run that answers run()
   int selected_row_ = -1;
   SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
   Tensor error_;  // of the selected output

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "backends/cpu/ops.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 
 namespace bnscope {
 

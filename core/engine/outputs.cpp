@@ -1,4 +1,4 @@
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 
 #include <cmath>
 #include <limits>
@@ -34,6 +34,15 @@ Shape output_shape(const Prepared& p, std::size_t index) {
   return channels;
 }
 
+// CPU inference and empty training inputs allocate the forward's saved statistics but never
+// write them.
+bool defined_output(const Prepared& p, std::string_view name) {
+  const OpSpec& op = *p.op;
+  const bool forward_fused = op.family == OpFamily::Fused && !op.is_grad;
+  const bool saved = name == "reserve_space_1" || name == "reserve_space_2";
+  return !(forward_fused && saved && (!p.is_training || p.empty()));
+}
+
 void fill(Tensor& t, double v) {
   for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
 }
@@ -48,18 +57,19 @@ void allocate_outputs(const Prepared& p, Result& result) {
     OutputTensor& o = result.outputs[i];
     o.name = op.outputs[i].name;
     o.tensor.reset(resolve_arg_type(op, op.outputs[i].type, p.t), output_shape(p, i));
-    o.defined = true;
+    o.defined = defined_output(p, o.name);
     o.non_finite = 0;
+    if (!o.defined) fill(o.tensor, std::numeric_limits<double>::quiet_NaN());
   }
-  const bool forward_fused = op.family == OpFamily::Fused && !op.is_grad;
-  if (forward_fused && (!p.is_training || p.empty())) {
-    // CPU inference and empty training inputs allocate the saved statistics but never write them.
-    for (const char* n : {"reserve_space_1", "reserve_space_2"}) {
-      OutputTensor& o = result.output(n);
-      o.defined = false;
-      fill(o.tensor, std::numeric_limits<double>::quiet_NaN());
-    }
+}
+
+std::vector<std::string> written_outputs(const Prepared& p) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < p.op->outputs.size(); ++i) {
+    const std::string name(p.op->outputs[i].name);
+    if (defined_output(p, name) && num_elements(output_shape(p, i)) > 0) names.push_back(name);
   }
+  return names;
 }
 
 void fill_empty_result(const Prepared& p, Result& result) {

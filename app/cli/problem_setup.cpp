@@ -1,7 +1,5 @@
-#include "case_flags.h"
+#include "problem_setup.h"
 
-#include "analysis/diff.h"
-#include "ops/prepared.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
@@ -28,20 +26,6 @@ Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape
   for (const auto& [k, v] : given.attrs) p.attrs[k] = v;
   p.strict = given.strict;
   return p;
-}
-
-Reference reference_outputs(const std::string& against, const Prepared& prepared,
-                            const std::vector<Result>& results) {
-  Reference r;
-  if (!against.empty()) {
-    r.outputs = load_expected_outputs(against, *prepared.op);
-    r.name = against;
-    r.first_candidate = 0;
-  } else if (results.size() > 1) {
-    r.outputs = results.front().outputs;
-    r.name = results.front().backend;
-  }
-  return r;
 }
 
 std::string describe_case(const Problem& p) {

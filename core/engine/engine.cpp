@@ -1,8 +1,10 @@
-#include "engine.h"
+#include "engine/engine.h"
+
+#include <chrono>
 
 #include "analysis/health.h"
 #include "analysis/reserve_check.h"
-#include "ops/outputs.h"
+#include "engine/outputs.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -35,8 +37,11 @@ void run_backend_into(const Prepared& p, Backend& backend, Result& result, const
 }
 
 void run_prepared_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
   run_backend_into(p, backend, result, ctx);
   note_output_health(result);
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 Result run_prepared(const Prepared& p, Backend& backend, const RunContext& ctx) {

@@ -2,13 +2,20 @@
 // Output names, dtypes, shapes and definedness exactly as TensorFlow allocates them. Every
 // backend calls this first and then fills the data, so the conventions live in one place.
 
-#include "backends/result.h"
+#include <string>
+#include <vector>
+
+#include "engine/result.h"
 #include "ops/prepared.h"
 
 namespace bnscope {
 
 // Reuses the allocations already in result when shapes and dtypes match.
 void allocate_outputs(const Prepared& p, Result& result);
+
+// The outputs TensorFlow writes for p: defined and holding at least one element. What a set of
+// saved outputs must hold to stand in for a reference.
+std::vector<std::string> written_outputs(const Prepared& p);
 
 // TensorFlow's result for an input with zero elements (spec 3.2 step 8, 2.1 "Empty x").
 void fill_empty_result(const Prepared& p, Result& result);

@@ -31,6 +31,7 @@ struct Result {
   std::vector<OutputTensor> outputs;
   std::vector<Note> notes;
   std::vector<PhaseTiming> timings;
+  double wall_seconds = 0;  // the whole run as the engine saw it, checks and output scan included
 
   const OutputTensor& output(std::string_view name) const;
   OutputTensor& output(std::string_view name);

@@ -1,0 +1,22 @@
+#pragma once
+// The problem a command works on: the one given on the command line, or a seeded sample when none
+// was, and its one-line description. The flag value parsers are in flag_reader.h.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/sample.h"
+#include "problem_args.h"
+
+namespace bnscope::cli {
+
+// The problem from the command line; when no input was given, a seeded random one of the op,
+// dtype, convention, data_format and is_training given (logical shape N,H,W,C).
+Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape,
+                          std::uint64_t seed);
+
+// A one-line description: op, shape, dtype, format, mode.
+std::string describe_case(const Problem& p);
+
+}  // namespace bnscope::cli

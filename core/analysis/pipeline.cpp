@@ -1,0 +1,158 @@
+#include "analysis/pipeline.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/engine.h"
+#include "engine/outputs.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace {
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The backends in the order they run: the reference first when it is a backend, then the
+// others as requested, each once.
+std::vector<std::string> run_order(const PipelineRequest& request, const std::string& reference,
+                                   bool reference_is_backend) {
+  std::vector<std::string> order;
+  if (reference_is_backend) order.push_back(reference);
+  for (const std::string& b : request.backends)
+    if (!listed(order, b)) order.push_back(b);
+  return order;
+}
+
+// Progress of run k of n as a share of the whole request.
+RunContext share_of(const RunContext& ctx, std::size_t k, std::size_t n) {
+  RunContext sub = ctx;
+  if (ctx.progress)
+    sub.progress = [&ctx, k, n](double f) {
+      ctx.progress((static_cast<double>(k) + f) / static_cast<double>(n));
+    };
+  return sub;
+}
+
+bool same_note(const Note& a, const Note& b) {
+  return a.kind == b.kind && a.code == b.code && a.message == b.message && a.subject == b.subject &&
+         a.channel == b.channel;
+}
+
+// The prepared problem's notes, then what each run added after them, each once.
+std::vector<Note> gather_notes(const Prepared& prepared, const std::vector<Result>& runs) {
+  std::vector<Note> notes = prepared.notes;
+  for (const Result& r : runs)
+    for (std::size_t i = std::min(prepared.notes.size(), r.notes.size()); i < r.notes.size(); ++i)
+      if (std::none_of(notes.begin(), notes.end(),
+                       [&](const Note& n) { return same_note(n, r.notes[i]); }))
+        notes.push_back(r.notes[i]);
+  return notes;
+}
+
+// A directory or archive of saved outputs must hold every output TensorFlow writes; one .npy
+// names its single output on purpose.
+void check_missing(const PipelineRequest& request, const Prepared& prepared,
+                   const std::vector<OutputTensor>& expected) {
+  if (request.allow_missing) return;
+  if (std::filesystem::path(request.against).extension() == ".npy") return;
+  std::string missing;
+  int count = 0;
+  for (const std::string& name : written_outputs(prepared)) {
+    const bool found = std::any_of(expected.begin(), expected.end(),
+                                   [&](const OutputTensor& e) { return e.name == name; });
+    if (!found) missing += (count++ ? ", " : "") + name;
+  }
+  if (count)
+    fail("--against " + request.against + " lacks " + (count == 1 ? "output " : "outputs ") +
+         missing + " (give --allow-missing to compare only the outputs it holds)");
+}
+
+// Comparisons and causes for runs already made.
+void compare_and_explain(const Problem& problem, PipelineResult& out, const DiffOptions& options,
+                         bool find, const RunContext& ctx) {
+  out.diff = {};
+  out.causes.clear();
+  out.no_cause_found.clear();
+  out.has_diff = !out.reference_is_backend || out.runs.size() > 1;
+  if (!out.has_diff) return;
+  for (const Result* r : out.candidates())
+    out.diff.comparisons.push_back(
+        compare_results(out.reference, out.expected, r->backend, r->outputs, options, &out.view));
+  if (!find) return;
+  for (const Comparison& c : out.diff.comparisons) {
+    if (c.passed) continue;
+    ctx.check_cancel();
+    std::vector<Cause> found = find_causes(problem, *out.run(c.candidate), out.expected, options,
+                                           RunContext{ctx.cancel, {}, ctx.threads});
+    if (found.empty()) out.no_cause_found.push_back(c.candidate);
+    for (Cause& cause : found) out.causes.push_back(std::move(cause));
+  }
+}
+
+}  // namespace
+
+const Result* PipelineResult::run(std::string_view backend) const {
+  for (const Result& r : runs)
+    if (r.backend == backend) return &r;
+  return nullptr;
+}
+
+std::vector<const Result*> PipelineResult::candidates() const {
+  std::vector<const Result*> c;
+  for (const Result& r : runs)
+    if (!reference_is_backend || r.backend != reference) c.push_back(&r);
+  return c;
+}
+
+std::string resolve_reference(const PipelineRequest& request) {
+  if (!request.against.empty()) return request.against;
+  if (!request.reference.empty()) return request.reference;
+  if (request.backends.empty()) fail("no backend to run: name at least one");
+  if (listed(request.backends, kReferenceBackend)) return kReferenceBackend;
+  return request.backends.front();
+}
+
+PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
+                            const PipelineRequest& request, const RunContext& ctx) {
+  PipelineResult out;
+  out.reference = resolve_reference(request);
+  out.reference_is_backend = request.against.empty();
+  out.view = prepared.view;
+  out.channels_last = prepared.channels_last;
+  if (request.backends.empty()) fail("no backend to run: name at least one");
+
+  const std::vector<std::string> order =
+      run_order(request, out.reference, out.reference_is_backend);
+  std::vector<Backend*> backends;
+  for (const std::string& b : order) backends.push_back(&backend_or_throw(b));
+  if (!out.reference_is_backend) {
+    out.expected = load_expected_outputs(request.against, *prepared.op);
+    check_missing(request, prepared, out.expected);
+  }
+
+  for (std::size_t k = 0; k < backends.size(); ++k) {
+    ctx.check_cancel();
+    out.runs.push_back(run_prepared(prepared, *backends[k], share_of(ctx, k, backends.size())));
+  }
+  if (out.reference_is_backend) out.expected = out.runs.front().outputs;
+  out.notes = gather_notes(prepared, out.runs);
+  compare_and_explain(problem, out, request.diff, request.find_causes, ctx);
+  return out;
+}
+
+PipelineResult run_pipeline(const Problem& problem, const PipelineRequest& request,
+                            const RunContext& ctx) {
+  return run_pipeline(problem, prepare(problem), request, ctx);
+}
+
+PipelineResult recompare(const Problem& problem, const PipelineResult& previous,
+                         const DiffOptions& options, bool find_causes, const RunContext& ctx) {
+  PipelineResult out = previous;
+  compare_and_explain(problem, out, options, find_causes, ctx);
+  return out;
+}
+
+}  // namespace bnscope

@@ -1,0 +1,27 @@
+#include "ops/moments.h"
+
+namespace bnscope {
+
+ChannelMoments channel_moments_biased(const std::vector<double>& x, const ChannelView& v,
+                                      const std::function<void(int)>& after_pass) {
+  const auto uc = [](std::int64_t c) { return static_cast<std::size_t>(c); };
+  const double m = static_cast<double>(v.per_channel());
+  ChannelMoments s{std::vector<double>(uc(v.channels), 0.0),
+                   std::vector<double>(uc(v.channels), 0.0)};
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) s.mean[uc(c)] += x[uc(v.index(o, c, i))];
+  for (double& q : s.mean) q /= m;
+  if (after_pass) after_pass(1);
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < v.channels; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const double d = x[uc(v.index(o, c, i))] - s.mean[uc(c)];
+        s.biased_variance[uc(c)] += d * d;
+      }
+  for (double& q : s.biased_variance) q /= m;
+  if (after_pass) after_pass(2);
+  return s;
+}
+
+}  // namespace bnscope

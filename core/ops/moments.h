@@ -1,0 +1,26 @@
+#pragma once
+// The one per-channel moments function: mean and variance of every channel in float64, in two
+// passes (the mean, then squared deviations from it) as TensorFlow's CPU kernel does. The
+// variance is the biased one (divided by the count M, what batch norm normalizes with); the
+// unbiased variance TensorFlow reports as batch_variance is biased * bessel_factor(M)
+// (ops/bn_math.h).
+
+#include <functional>
+#include <vector>
+
+#include "tensor/layout.h"
+
+namespace bnscope {
+
+struct ChannelMoments {
+  std::vector<double> mean;
+  std::vector<double> biased_variance;
+};
+
+// x holds the tensor's values in memory order; view says where each channel's elements are.
+// after_pass(k), when given, is called after pass k = 1 (mean) and 2 (variance), so long runs
+// can report progress and honour cancellation between the passes.
+ChannelMoments channel_moments_biased(const std::vector<double>& x, const ChannelView& view,
+                                      const std::function<void(int)>& after_pass = {});
+
+}  // namespace bnscope

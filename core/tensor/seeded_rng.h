@@ -1,0 +1,33 @@
+#pragma once
+// The one seeded generator: splitmix64, tiny and identical on every platform (the standard
+// library's distributions are not), so a seed names the same sample everywhere: the CLI, the
+// app, the GPU self-test and the tests.
+
+#include <cmath>
+#include <cstdint>
+
+namespace bnscope {
+
+class SeededRng {
+ public:
+  explicit SeededRng(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  // Standard normal by Box-Muller (one draw of two uniforms per value).
+  double normal() {
+    const double u1 = 1.0 - uniform(), u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+ private:
+  std::uint64_t s_;
+};
+
+}  // namespace bnscope
