@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "backend_picker.h"
+#include "number_spin_box.h"
 #include "problem_controller.h"
 #include "tensor/layout.h"
 
@@ -138,11 +139,10 @@ void ProblemForm::rebuildAttrs() {
       });
       editor = box;
     } else {
-      auto* spin = new QDoubleSpinBox(attrs_box_);
-      spin->setDecimals(10);
+      auto* spin = new NumberSpinBox(attrs_box_);
       spin->setRange(0.0, 10.0);
       spin->setSingleStep(key.find("epsilon") != std::string::npos ? 1e-5 : 0.1);
-      connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
+      connect(spin, &NumberSpinBox::committed, this, [this, key](double v) {
         if (!syncing_) controller_->setAttr(key, v);
       });
       editor = spin;
@@ -194,10 +194,10 @@ void ProblemForm::syncFromProblem() {
         box->setChecked(attr_bool(p, a.name));
       } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
         combo->setCurrentText(QString::fromStdString(attr_string(p, a.name)));
-      } else if (auto* spin = qobject_cast<QDoubleSpinBox*>(w)) {
-        spin->setValue(attr_float(p, a.name));
+      } else if (auto* spin = qobject_cast<NumberSpinBox*>(w)) {
+        spin->showValue(attr_float(p, a.name));
         if (eps_slider_ && a.name.find("epsilon") != std::string_view::npos)
-          eps_slider_->setValue(slider_pos(spin->value()));
+          eps_slider_->setValue(slider_pos(attr_float(p, a.name)));
       }
     }
   }
