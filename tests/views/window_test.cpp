@@ -3,9 +3,12 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListView>
+#include <QMenu>
 #include <QMessageBox>
 #include <QSlider>
 #include <QTabWidget>
@@ -22,8 +25,12 @@
 #include "io/problem_io.h"
 #include "main_window.h"
 #include "notes_model.h"
+#include "number_spin_box.h"
 #include "problem_controller.h"
+#include "diff/diff_view.h"
+#include "diff/verdict_model.h"
 #include "problem_form.h"
+#include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
 #include "tensor_browser.h"
 #include "theme.h"
@@ -39,6 +46,9 @@ class WindowTest : public QObject {
   void exportsTheReportOfTheCurrentProblem();
   void formControlsRerunAndMatchTheEngine();
   void epsilonSliderIsLogarithmic();
+  void typingEpsilonKeepsEveryKeystroke();
+  void openingAnotherProblemLeavesNothingStale();
+  void problemPanelKeepsItsWidth();
   void opensFilesAndFlags();
   void badFileKeepsThePreviousProblem();
   void runErrorsAreShownNotThrown();
@@ -192,6 +202,140 @@ void WindowTest::epsilonSliderIsLogarithmic() {
   QVERIFY(std::fabs(attr_float(w.controller()->problem(), "epsilon") - 1e-3) < 1e-12);
   w.controller()->setAttr("epsilon", 1e-5);
   QCOMPARE(s->value(), -50);
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+void WindowTest::typingEpsilonKeepsEveryKeystroke() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QApplication::setActiveWindow(&w);
+  auto* eps = qobject_cast<NumberSpinBox*>(w.form()->attrEditor(QStringLiteral("epsilon")));
+  QVERIFY(eps);
+  eps->setPauseMs(30);
+  const std::vector<std::pair<QString, double>> cases{
+      {QStringLiteral("0.0001"), 1e-4}, {QStringLiteral(".25"), 0.25},
+      {QStringLiteral("0.5"), 0.5},     {QStringLiteral("1e-5"), 1e-5},
+      {QStringLiteral("0.001"), 1e-3}};
+  for (const auto& [typed, want] : cases) {
+    eps->setFocus();
+    QTRY_VERIFY(eps->hasFocus());
+    eps->selectAll();
+    // Slowly: every pause commits what is typed so far, and the runs it starts finish.
+    for (const QChar ch : typed) {
+      QTest::keyClick(eps, ch.toLatin1());
+      QTest::qWait(60);
+      QVERIFY(w.controller()->waitForIdle());
+    }
+    // The field still holds exactly what was typed, and the problem has that value.
+    QCOMPARE(eps->cleanText(), typed);
+    QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), want);
+    QTest::keyClick(eps, Qt::Key_Return);
+    QVERIFY(w.controller()->waitForIdle());
+    QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), want);
+    QCOMPARE(eps->valueFromText(eps->cleanText()), want);
+    QCOMPARE(attr_float(w.controller()->outcome()->problem, "epsilon"), want);
+  }
+  // Typed fast, with no pause: Enter commits the whole value.
+  eps->selectAll();
+  QTest::keyClicks(eps, QStringLiteral("0.0002"));
+  QTest::keyClick(eps, Qt::Key_Return);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 2e-4);
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+void WindowTest::openingAnotherProblemLeavesNothingStale() {
+  const QString first = dir_.filePath(QStringLiteral("first.npz"));
+  const QString second = dir_.filePath(QStringLiteral("second.npz"));
+  save_problem(first.toStdString(), test::small_sample(11));
+  Problem other = test::small_sample(12);
+  other.attrs["epsilon"] = 0.25;
+  save_problem(second.toStdString(), other);
+  MainWindow w;
+  w.resize(1400, 900);
+  QVERIFY(w.openPath(first));
+  QVERIFY(w.windowTitle().contains(QStringLiteral("first.npz")));
+  w.show();
+  auto* diff = w.findChild<DiffView*>();
+  auto* profile = w.findChild<ProfileView*>();
+  QVERIFY(diff && profile);
+  w.viewTabs()->setCurrentWidget(diff);
+  QVERIFY(diff->waitForIdle());
+  QVERIFY(diff->currentOutcome());
+  QVERIFY(diff->verdictModel()->rowCount() > 0);
+  profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  profile->setReps(2);
+  profile->setBackends({QStringLiteral("cpu")});
+  profile->run();
+  QVERIFY(profile->waitForIdle());
+  QVERIFY(profile->phaseModel()->rowCount() > 0);
+
+  // Unsaved edits: Open asks first, and Cancel keeps them.
+  int asked = 0;
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Cancel);
+  });
+  w.controller()->setAttr("epsilon", 0.125);
+  QVERIFY(!w.openPath(second));
+  QCOMPARE(asked, 1);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.125);
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Discard);
+  });
+  QVERIFY(w.openPath(second));
+  QCOMPARE(asked, 2);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.25);
+  // Every view belongs to the new problem or is empty.
+  QVERIFY(w.windowTitle().contains(QStringLiteral("second.npz")));
+  QVERIFY(!w.windowTitle().contains(QStringLiteral("first.npz")));
+  QCOMPARE(profile->phaseModel()->rowCount(), 0);
+  QVERIFY(!profile->profiledRevision());
+  QVERIFY(diff->waitForIdle());
+  const auto out = diff->currentOutcome();
+  QVERIFY(out);  // the Diff tab is shown: it compared the new problem
+  QCOMPARE(attr_float(out->problem, "epsilon"), 0.25);
+  expectTableIsEngine(w);
+  QVERIFY(w.recentFiles().value(0).endsWith(QStringLiteral("second.npz")));
+
+  // Open sample names the window after it, not after the file before.
+  QVERIFY(w.controller()->path().endsWith(QStringLiteral("second.npz")));
+  w.controller()->setProblem(test::small_sample(13));
+  QVERIFY(!w.windowTitle().contains(QStringLiteral("second.npz")));
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+void WindowTest::problemPanelKeepsItsWidth() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  w.resize(1250, 850);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  auto* diff = w.findChild<DiffView*>();
+  w.viewTabs()->setCurrentWidget(diff);
+  diff->setReferenceFile(dir_.filePath(QStringLiteral("some/expected_outputs_with_a_long_name.npz")));
+  QTest::qWait(50);
+  // The form's controls fit: the dock is at least as wide as they need, and usable.
+  QVERIFY2(w.problemDock()->width() >= w.form()->minimumSizeHint().width(),
+           qPrintable(QStringLiteral("%1 < %2")
+                          .arg(w.problemDock()->width())
+                          .arg(w.form()->minimumSizeHint().width())));
+  QVERIFY(w.problemDock()->width() >= 250);
+  QVERIFY(w.form()->opBox()->width() >= 100);
+  QVERIFY(diff->referenceFileEdit()->isVisible());
+  // The panels can be toggled from the View menu.
+  QStringList toggles;
+  for (QAction* a : w.viewMenu()->actions())
+    if (a->isCheckable()) toggles << a->text();
+  QVERIFY2(toggles.size() >= 2, qPrintable(toggles.join(',')));
+  QAction* problem_toggle = w.problemDock()->toggleViewAction();
+  QVERIFY(w.viewMenu()->actions().contains(problem_toggle));
+  problem_toggle->trigger();
+  QVERIFY(!w.problemDock()->isVisible());
+  problem_toggle->trigger();
+  QVERIFY(w.problemDock()->isVisible());
   QVERIFY(w.controller()->waitForIdle());
 }
 
