@@ -9,6 +9,7 @@
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
+#include "op_switch.h"
 #include "sample_source.h"
 #include "tensor/error.h"
 
@@ -96,13 +97,30 @@ void ProblemController::changed() {
 }
 
 void ProblemController::setOp(const std::string& op) {
-  const OpSpec* spec = find_op(op);
-  if (!spec || op == problem_.op) return;
-  problem_.op = op;
-  // Keep what the new op understands; the input picker shows what is missing.
-  std::erase_if(problem_.attrs, [&](const auto& kv) { return !spec->has_attr(kv.first); });
-  std::erase_if(problem_.inputs, [&](const auto& kv) { return spec->input_index(kv.first) < 0; });
+  if (!find_op(op) || op == problem_.op) return;
+  OpSwitch s;
+  try {
+    s = switch_op(problem_, op, 1);
+  } catch (const Error& e) {
+    emit editFailed(QString::fromStdString(e.what()));
+    return;
+  }
+  problem_ = std::move(s.problem);
+  QStringList parts;
+  const auto join = [](const std::vector<std::string>& v) {
+    QStringList l;
+    for (const std::string& e : v) l << QString::fromStdString(e);
+    return l.join(QStringLiteral(", "));
+  };
+  if (!s.carried.empty()) parts << tr("carried over %1").arg(join(s.carried));
+  if (!s.generated.empty()) parts << tr("generated %1").arg(join(s.generated));
+  if (!s.defaulted.empty()) parts << tr("set %1").arg(join(s.defaulted));
+  switch_note_ = parts.isEmpty()
+                     ? QString()
+                     : tr("Switched to %1: %2.")
+                           .arg(QString::fromStdString(op), parts.join(QStringLiteral("; ")));
   edited();
+  if (!switch_note_.isEmpty()) emit notice(switch_note_);
 }
 
 void ProblemController::setAttr(const std::string& name, AttrValue value) {

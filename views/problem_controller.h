@@ -63,7 +63,10 @@ class ProblemController : public QObject {
 
   // Replaces the whole problem (a loaded file, path its file): not an unsaved edit.
   void setProblem(Problem p, bool modified = false, const QString& path = {});
+  // Switches the op, carrying over what maps to the new op and generating the rest (see
+  // op_switch.h); what happened is in switchNote() and the notice signal.
   void setOp(const std::string& op);
+  const QString& switchNote() const { return switch_note_; }
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,
   // otherwise they are reinterpreted as already being in it.
@@ -101,6 +104,8 @@ class ProblemController : public QObject {
   void outcomeChanged();
   // An edit that could not be applied (bad generation request, ...); the problem is unchanged.
   void editFailed(const QString& message);
+  // Something the person should know about an edit that succeeded.
+  void notice(const QString& message);
 
  private:
   void edited();
@@ -112,6 +117,7 @@ class ProblemController : public QObject {
   std::optional<DiffRequest> comparison_;
   bool modified_ = false;
   QString path_;
+  QString switch_note_;
   std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;
   BackgroundJob<std::shared_ptr<const RunOutcome>> job_;

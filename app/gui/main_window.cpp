@@ -93,6 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(controller_, &ProblemController::outcomeChanged, this, &MainWindow::outcomeChanged);
   connect(controller_, &ProblemController::problemChanged, this, &MainWindow::updateTitle);
+  connect(controller_, &ProblemController::notice, this,
+          [this](const QString& m) { statusBar()->showMessage(m, 20000); });
   connect(controller_, &ProblemController::editFailed, this,
           [this](const QString& m) { showError(tr("Cannot change the problem"), m); });
   connect(inputs_, &InputPanel::loadFailed, this,

@@ -111,10 +111,10 @@ void CliParityTest::savedOutputsWithACause() {
   const QString expected = dir_.filePath(QStringLiteral("expected.npz"));
   write_npz(expected.toStdString(), members);
   std::shared_ptr<const DiffOutcome> app;
-  compare(problem, expected,
-          {QStringLiteral("--against"), expected, QStringLiteral("--backends"),
-           QStringLiteral("cpu")},
-          &app);
+  compare(
+      problem, expected,
+      {QStringLiteral("--against"), expected, QStringLiteral("--backends"), QStringLiteral("cpu")},
+      &app);
   QVERIFY(app && !app->result->passed());
   QVERIFY(!app->result->causes.empty());
   QCOMPARE(app->result->causes.front().code, std::string("reserve-convention"));
