@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QTableView>
 
+#include "app_wording.h"
 #include "input_table_model.h"
 #include "problem_controller.h"
 
@@ -88,11 +89,13 @@ void InputPanel::refresh() {
   QString error;
   const bool current = out && !controller_->isRunning();
   if (current && !out->prepared) error = out->error;
-  model_->setProblem(controller_->problem(), error);
-  validation_->setText(
-      error.isEmpty()
-          ? QString()
-          : QStringLiteral("<span style='color:#dc322f'>%1</span>").arg(error.toHtmlEscaped()));
+  std::vector<Note> notes;
+  if (current && out->revision == controller_->revision())
+    notes = out->pipeline ? out->pipeline->notes : out->prepared ? out->prepared->notes : notes;
+  model_->setProblem(controller_->problem(), error, notes);
+  validation_->setText(error.isEmpty() ? QString()
+                                       : QStringLiteral("<span style='color:#dc322f'>%1</span>")
+                                             .arg(in_app_terms(error).toHtmlEscaped()));
   if (!keep.isEmpty()) selectInput(keep);
 }
 

@@ -3,10 +3,12 @@
 #include <QBrush>
 #include <QColor>
 #include <QRegularExpression>
+#include <QStringList>
 #include <cmath>
 #include <limits>
 
 #include "analysis/health.h"
+#include "app_wording.h"
 #include "number_text.h"
 #include "tensor/layout.h"
 
@@ -43,7 +45,8 @@ InputTableModel::InputTableModel(QObject* parent) : TableModel(parent) {
               {tr("matches the op?")}});
 }
 
-void InputTableModel::setProblem(const Problem& p, const QString& error) {
+void InputTableModel::setProblem(const Problem& p, const QString& error,
+                                 const std::vector<Note>& notes) {
   beginResetModel();
   rows_.clear();
   const OpSpec* op = find_op(p.op);
@@ -81,14 +84,25 @@ void InputTableModel::setProblem(const Problem& p, const QString& error) {
       r.max = finite ? hi : nan;
       r.mean = finite ? sum / static_cast<double>(finite) : nan;
     }
+    QStringList warnings;
+    bool rejected = false;
+    for (const Note& note : notes)
+      if (QString::fromStdString(note.subject) == n && note.kind != NoteKind::Info) {
+        warnings << in_app_terms(note_text(note));
+        rejected |= note.kind == NoteKind::TfWouldReject;
+      }
     if (n == blamed) {
       r.bad = true;
-      r.status = error;
+      r.status = in_app_terms(error);
     } else if (!op || op->input_index(n.toStdString()) < 0) {
       r.bad = true;
       r.status = tr("not an input of %1").arg(QString::fromStdString(p.op));
     } else if (!r.present) {
       r.status = tr("missing (the op's default is used if it has one)");
+    } else if (!warnings.isEmpty()) {
+      r.warned = true;
+      r.status = (rejected ? tr("accepted here, but: %1") : tr("runs, but: %1"))
+                     .arg(warnings.join(QStringLiteral("; ")));
     } else if (r.non_finite > 0) {
       r.status = tr("ok, holds %1 non-finite values").arg(r.non_finite);
     } else {
@@ -103,6 +117,8 @@ QVariant InputTableModel::cell(int row, int column, int role) const {
   const Row& r = rows_[static_cast<std::size_t>(row)];
   if (role == ProblemRole) return r.bad;
   if (role == Qt::ForegroundRole && r.bad && column == Status) return QBrush(QColor(220, 50, 47));
+  if (role == Qt::ForegroundRole && r.warned && column == Status)
+    return QBrush(QColor(203, 75, 22));
   if (role == Qt::ToolTipRole) return column == Status ? r.status : r.doc;
   if (role != Qt::DisplayRole) return {};
   const bool stats = r.present;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "ops/note.h"
 #include "ops/problem.h"
 #include "table_model.h"
 
@@ -16,8 +17,9 @@ class InputTableModel : public TableModel {
   static constexpr int ProblemRole = FirstCustomRole;  // true when the row has a problem
 
   explicit InputTableModel(QObject* parent = nullptr);
-  // error: the message validation failed with, if it did.
-  void setProblem(const Problem& p, const QString& error);
+  // error: the message validation failed with, if it did; notes: the run's notes, whose
+  // warnings about an input show in its row (an input TensorFlow would reject is not "ok").
+  void setProblem(const Problem& p, const QString& error, const std::vector<Note>& notes = {});
   QString inputName(int row) const;
   int rowOf(const QString& name) const;
 
@@ -29,7 +31,7 @@ class InputTableModel : public TableModel {
     QString name, shape, dtype, status, doc;
     double min = 0, max = 0, mean = 0;
     qint64 non_finite = 0;
-    bool present = false, bad = false;
+    bool present = false, bad = false, warned = false;
   };
   std::vector<Row> rows_;
 };

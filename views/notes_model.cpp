@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QStyle>
 
+#include "app_wording.h"
+
 namespace bnscope {
 
 NotesModel::NotesModel(QObject* parent) : TableModel(parent) {
@@ -23,7 +25,7 @@ QVariant NotesModel::cell(int row, int, int role) const {
   if (is_error) {
     switch (role) {
       case Qt::DisplayRole:
-        return tr("Error: %1").arg(error_);
+        return tr("Error: %1").arg(in_app_terms(error_));
       case Qt::ForegroundRole:
         return QBrush(QColor(220, 50, 47));
       case KindRole:
@@ -39,7 +41,7 @@ QVariant NotesModel::cell(int row, int, int role) const {
   const Note& n = notes_[static_cast<std::size_t>(row - (error_.isEmpty() ? 0 : 1))];
   switch (role) {
     case Qt::DisplayRole: {
-      QString text = QString::fromStdString(note_text(n));
+      QString text = in_app_terms(note_text(n));
       if (n.channel >= 0) text += tr(" [channel %1]").arg(n.channel);
       return text;
     }

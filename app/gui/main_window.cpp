@@ -20,6 +20,7 @@
 #include <QStyleFactory>
 #include <QTabWidget>
 
+#include "app_wording.h"
 #include "channel_panel.h"
 #include "input_panel.h"
 #include "io/npz.h"
@@ -321,7 +322,7 @@ void MainWindow::outcomeChanged() {
                               count == 1 ? tr("1 note") : tr("%1 notes").arg(count)));
   } else {
     status_->setStyleSheet(QStringLiteral("color: #dc322f"));
-    status_->setText(out->cancelled ? tr("Cancelled") : out->error);
+    status_->setText(out->cancelled ? tr("Cancelled") : in_app_terms(out->error));
   }
 }
 
@@ -335,6 +336,11 @@ void MainWindow::noteActivated(const QModelIndex& index) {
   }
   if (subject.isEmpty()) {
     tabs_->setCurrentWidget(inputs_);  // errors are about the inputs or attrs
+    return;
+  }
+  if (QWidget* editor = form_->attrEditor(subject)) {  // about an attr: its editor
+    form_dock_->show();
+    editor->setFocus(Qt::OtherFocusReason);
     return;
   }
   const auto& inputs = controller_->problem().inputs;

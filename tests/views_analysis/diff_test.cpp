@@ -5,12 +5,14 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "analysis_tabs.h"
 #include "analysis_test_util.h"
+#include "backend_picker.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_view.h"
@@ -34,6 +36,8 @@ class DiffViewTest : public QObject {
   void injectedErrorIsFoundAndMarked();
   void editedToleranceChangesTheVerdict();
   void badReferenceFileIsReportedNotThrown();
+  void wrongShapeSaysWhyAndEnterCompares();
+  void problemChangeClearsTheVerdict();
   void tabsAreAddedAndTheReportIsExported();
 
  private:
@@ -203,6 +207,56 @@ void DiffViewTest::badReferenceFileIsReportedNotThrown() {
   view.run();
   QVERIFY(view.waitForIdle());
   QVERIFY(QString::fromStdString(view.outcome()->error).contains(QStringLiteral("at least one")));
+}
+
+void DiffViewTest::wrongShapeSaysWhyAndEnterCompares() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(controller.problem(), "cpu-reference").outputs)
+    if (o.defined)
+      members.emplace_back(o.name, o.name == "x_backprop" ? Tensor(DType::F32, {2, 2}) : o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("wrong_shape.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.referencePicker()->setCurrent(QStringLiteral("file"));
+  QVERIFY(!view.isRunning());
+  view.referenceFileEdit()->setText(path);
+  QTest::keyClick(view.referenceFileEdit(), Qt::Key_Return);  // Enter compares
+  QVERIFY(view.isRunning());
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outcome() && view.outcome()->ok());
+  // The reason is in the verdict line, not only in a tooltip.
+  const QString label = view.verdictLabel()->text();
+  QVERIFY2(label.contains(QStringLiteral("FAIL")), qPrintable(label));
+  QVERIFY2(label.contains(QStringLiteral("shapes differ")) ||
+               label.contains(QStringLiteral("element counts differ")),
+           qPrintable(label));
+}
+
+void DiffViewTest::problemChangeClearsTheVerdict() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.verdictModel()->rowCount() > 0);
+  QVERIFY(view.currentOutcome());
+  // The controller's run answered the comparison: one run of cpu served both.
+  QCOMPARE(controller.outcome()->diff, view.outcome());
+  QVERIFY(controller.outcome()->result == controller.outcome()->pipeline->run("cpu"));
+  view.setCandidates({});
+  controller.setComparison(std::nullopt, false);
+  controller.generateInputs(5);
+  // Rows of the problem before are gone at once, and nothing passes for the new problem.
+  QCOMPARE(view.verdictModel()->rowCount(), 0);
+  QVERIFY(!view.currentOutcome());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("changed")));
+  QVERIFY(controller.waitForIdle());
 }
 
 void DiffViewTest::tabsAreAddedAndTheReportIsExported() {

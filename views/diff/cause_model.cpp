@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include "app_wording.h"
 #include "number_text.h"
 
 namespace bnscope {
@@ -25,7 +26,9 @@ void CauseModel::setCauses(std::vector<Cause> causes) {
 QVariant CauseModel::cell(int r, int column, int role) const {
   const auto row = static_cast<std::size_t>(r);
   const Cause& c = causes_[row];
-  if (role == Qt::ToolTipRole) return QString::fromStdString(c.explanation + " (" + c.code + ")");
+  if (role == Qt::ToolTipRole)
+    return in_app_terms(c.explanation) +
+           QStringLiteral(" (%1)").arg(QString::fromStdString(c.code));
   if (role == Qt::BackgroundRole && column == Resolves && c.resolves)
     return QBrush(QColor(210, 240, 210));
   if (role == SortRole) {

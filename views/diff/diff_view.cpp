@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app_wording.h"
 #include "backend_picker.h"
+#include "channel_axis.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
@@ -363,7 +365,7 @@ void DiffView::finished() {
   } else if (!out->error.empty()) {
     status_->setText(tr("failed"));
     verdict_label_->setText(tr("<b style='color:#b00'>Cannot compare:</b> %1")
-                                .arg(QString::fromStdString(out->error).toHtmlEscaped()));
+                                .arg(in_app_terms(out->error).toHtmlEscaped()));
   } else {
     int compared = 0, failed = 0;
     QStringList bad;
@@ -494,13 +496,7 @@ void DiffView::updateChart() {
     lo = std::min(lo, v);
   }
   series_->replace(points);
-  const int n = channels_->rowCount();
-  axis_x_->setRange(0, std::max(1, n - 1));
-  // Whole channel numbers on the axis: one tick each while they fit, round steps beyond.
-  if (n >= 2 && n <= 12)
-    axis_x_->setTickCount(n);
-  else
-    axis_x_->applyNiceNumbers();
+  set_channel_axis(axis_x_, channels_->rowCount());
   axis_y_->setRange(lo, hi > lo ? hi * 1.05 : lo + 1);
   axis_y_->applyNiceNumbers();
   axis_y_->setTitleText(chart_column_->currentText());
