@@ -123,6 +123,11 @@ void ProblemController::setOp(const std::string& op) {
   if (!switch_note_.isEmpty()) emit notice(switch_note_);
 }
 
+void ProblemController::editProblem(Problem p) {
+  problem_ = std::move(p);
+  edited();
+}
+
 void ProblemController::setAttr(const std::string& name, AttrValue value) {
   auto it = problem_.attrs.find(name);
   if (it != problem_.attrs.end() && it->second == value) return;

@@ -66,6 +66,8 @@ class ProblemController : public QObject {
   // Switches the op, carrying over what maps to the new op and generating the rest (see
   // op_switch.h); what happened is in switchNote() and the notice signal.
   void setOp(const std::string& op);
+  // Replaces the problem as an edit (unsaved, same file): a fix applied to it.
+  void editProblem(Problem p);
   const QString& switchNote() const { return switch_note_; }
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,

@@ -6,9 +6,11 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sstream>
 
 #include "analysis_tabs.h"
 #include "analysis_test_util.h"
@@ -24,6 +26,7 @@
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/profile_view.h"
+#include "report/writers.h"
 #include "report_export.h"
 
 using namespace bnscope;
@@ -37,6 +40,8 @@ class DiffViewTest : public QObject {
   void editedToleranceChangesTheVerdict();
   void badReferenceFileIsReportedNotThrown();
   void wrongShapeSaysWhyAndEnterCompares();
+  void applyingTheFixMakesTheErrorDrop();
+  void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
   void tabsAreAddedAndTheReportIsExported();
 
@@ -234,6 +239,78 @@ void DiffViewTest::wrongShapeSaysWhyAndEnterCompares() {
   QVERIFY2(label.contains(QStringLiteral("shapes differ")) ||
                label.contains(QStringLiteral("element counts differ")),
            qPrintable(label));
+}
+
+void DiffViewTest::applyingTheFixMakesTheErrorDrop() {
+  ProblemController controller;
+  const Problem problem = test::analysis_sample(3);
+  controller.setProblem(problem);
+  // Outputs as a cuDNN-style run gives them: reserve_space_2 read as inv_std.
+  Problem gpu_like = problem;
+  gpu_like.convention = ReserveConvention::InvStd;
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(gpu_like, "cpu-reference").outputs)
+    if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("from_gpu.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(true);
+  QVERIFY(!view.applyFixButton()->isEnabled());
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.outcome()->report().passed());
+  QVERIFY(view.causeModel()->rowCount() > 0);
+  QCOMPARE(view.causeModel()->causes().front().code, std::string("reserve-convention"));
+  QVERIFY(view.applyFixButton()->isEnabled());
+  view.applyFixButton()->click();
+  QVERIFY(view.waitForIdle());
+  // The problem now says what the data holds, and the comparison passes.
+  QCOMPARE(controller.problem().convention, ReserveConvention::InvStd);
+  QVERIFY(controller.isModified());
+  QVERIFY(view.currentOutcome());
+  QVERIFY(view.outcome()->report().passed());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+  QVERIFY(view.fixStatus()->text().contains(QStringLiteral("Applied")));
+}
+
+void DiffViewTest::baselineComparesLaterRuns() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  QVERIFY(controller.waitForIdle());
+  const double eps = attr_float(controller.problem(), "epsilon");
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  QVERIFY(view.pinBaseline(QStringLiteral("before")));
+  QCOMPARE(view.baselines(), QStringList{QStringLiteral("before")});
+  // A later run with another epsilon, compared with the pinned one.
+  controller.setAttr("epsilon", eps * 100);
+  QVERIFY(controller.waitForIdle());
+  view.setReferenceBaseline(QStringLiteral("before"));
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(false);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY2(view.outcome()->ok(), view.outcome()->error.c_str());
+  QVERIFY(!view.outcome()->report().passed());
+  QVERIFY(
+      QString::fromStdString(view.outcome()->result->reference).contains(QStringLiteral("before")));
+  QVERIFY(view.verdictModel()
+              ->index(0, VerdictModel::Candidate)
+              .data()
+              .toString()
+              .contains(QStringLiteral("before")));
+  // The report says which baseline it compared with.
+  std::ostringstream os;
+  write_report_json(analysis_report(controller.problem(), view.outcome().get(), {}), os);
+  QVERIFY(QString::fromStdString(os.str()).contains(QStringLiteral("before.npz")));
+  // Back to the pinned settings: the same outputs.
+  controller.setAttr("epsilon", eps);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outcome()->report().passed());
 }
 
 void DiffViewTest::problemChangeClearsTheVerdict() {

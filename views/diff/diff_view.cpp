@@ -5,13 +5,16 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -23,12 +26,15 @@
 #include "app_wording.h"
 #include "backend_picker.h"
 #include "channel_axis.h"
+#include "diff/cause_fix.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
+#include "io/npz.h"
+#include "number_text.h"
 #include "problem_controller.h"
 #include "process_events.h"
 
@@ -138,14 +144,34 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   details_->addTab(el_page, tr("Elements"));
 
   causes_ = new CauseModel(this);
-  QTableView* cause_table = make_table(causes_, details_);
+  auto* cause_page = new QWidget(details_);
+  auto* cause_layout = new QVBoxLayout(cause_page);
+  cause_layout->setContentsMargins(0, 0, 0, 0);
+  QTableView* cause_table = cause_table_ = make_table(causes_, cause_page);
+  cause_layout->addWidget(cause_table, 1);
+  auto* fix_row = new QHBoxLayout();
+  apply_fix_ = new QPushButton(tr("Apply fix and compare again"), cause_page);
+  apply_fix_->setObjectName(QStringLiteral("diffApplyFix"));
+  apply_fix_->setEnabled(false);
+  apply_fix_->setToolTip(
+      tr("Makes the change the selected cause names to the problem (an edit "
+         "you can save or undo by hand) and compares again"));
+  fix_row->addWidget(apply_fix_);
+  fix_status_ = new QLabel(cause_page);
+  fix_status_->setWordWrap(true);
+  fix_row->addWidget(fix_status_, 1);
+  cause_layout->addLayout(fix_row);
+  connect(apply_fix_, &QPushButton::clicked, this, [this] {
+    const QModelIndex i = cause_table_->currentIndex();
+    applyFix(i.isValid() ? i.row() : 0);
+  });
   cause_table->setWordWrap(true);
   cause_table->horizontalHeader()->setStretchLastSection(false);
   connect(causes_, &QAbstractItemModel::modelReset, cause_table, [cause_table] {
     cause_table->resizeColumnsToContents();
     cause_table->horizontalHeader()->setSectionResizeMode(CauseModel::Title, QHeaderView::Stretch);
   });
-  details_->addTab(cause_table, tr("Causes"));
+  details_->addTab(cause_page, tr("Causes"));
   split->addWidget(details_);
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
   layout->addWidget(split, 1);
@@ -199,6 +225,12 @@ void DiffView::buildControls(QWidget* bar) {
   find_causes_->setChecked(true);
   find_causes_->setToolTip(tr("When outputs disagree, re-run with each known trap undone"));
   row->addWidget(find_causes_);
+  pin_ = new QPushButton(tr("Pin baseline..."), bar);
+  pin_->setObjectName(QStringLiteral("diffPinBaseline"));
+  pin_->setToolTip(
+      tr("Keep the outputs of the current run under a name, to compare later runs "
+         "(another backend, dtype, epsilon, build) with them"));
+  row->addWidget(pin_);
   compare_ = new QPushButton(tr("Compare"), bar);
   compare_->setObjectName(QStringLiteral("diffCompare"));
   row->addWidget(compare_);
@@ -223,6 +255,15 @@ void DiffView::buildControls(QWidget* bar) {
   setCandidates({QStringLiteral("cpu")});
   connect(reference_, &BackendPicker::changed, this, &DiffView::referenceChanged);
   connect(compare_, &QPushButton::clicked, this, &DiffView::run);
+  connect(pin_, &QPushButton::clicked, this, [this] {
+    bool ok = false;
+    const QString name =
+        QInputDialog::getText(this, tr("Pin baseline"), tr("Name of the baseline"),
+                              QLineEdit::Normal, tr("baseline %1").arg(baselines_.size() + 1), &ok);
+    QString error;
+    if (ok && !name.trimmed().isEmpty() && !pinBaseline(name.trimmed(), &error))
+      status_->setText(error);
+  });
   connect(browse_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Expected outputs"), QString(),
                                                       tr("Outputs (*.npz *.npy)"));
@@ -260,9 +301,54 @@ void DiffView::setFindCauses(bool on) {
   find_causes_->setChecked(on);
 }
 
+bool DiffView::pinBaseline(const QString& name, QString* error) {
+  const auto out = controller_->outcome();
+  if (!out || !out->ok() || out->revision != controller_->revision()) {
+    if (error) *error = tr("nothing to pin: the current problem has not run");
+    return false;
+  }
+  if (!baseline_dir_) baseline_dir_ = std::make_unique<QTemporaryDir>();
+  // Named after the baseline, so comparisons and reports say which one they used.
+  QString file = name;
+  file.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.+-]+")), QStringLiteral("_"));
+  const QString path = baseline_dir_->filePath(file + QStringLiteral(".npz"));
+  try {
+    std::vector<std::pair<std::string, Tensor>> members;
+    for (const OutputTensor& o : out->result->outputs)
+      if (o.defined) members.emplace_back(o.name, o.tensor);
+    write_npz(path.toStdString(), members);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!baselines_.contains(name)) {
+    baselines_ << name;
+    reference_->addExtra(tr("Baseline: %1").arg(name), QStringLiteral("baseline:") + path);
+  }
+  status_->setText(tr("pinned %1 (%2 on %3)")
+                       .arg(name, QString::fromStdString(out->backend),
+                            QString::fromStdString(out->problem.op)));
+  return true;
+}
+
+void DiffView::setReferenceBaseline(const QString& name) {
+  if (!baseline_dir_ || !baselines_.contains(name)) return;
+  for (int i = 0; i < reference_->comboBox()->count(); ++i)
+    if (reference_->comboBox()->itemText(i) == tr("Baseline: %1").arg(name))
+      reference_->comboBox()->setCurrentIndex(i);
+  referenceChanged();
+}
+
+QStringList DiffView::baselines() const {
+  return baselines_;
+}
+
 DiffRequest DiffView::request() const {
   DiffRequest r;
-  if (reference_->current() == QStringLiteral("file"))
+  const QString current = reference_->current();
+  if (current.startsWith(QStringLiteral("baseline:")))
+    r.reference_file = current.mid(9).toStdString();
+  else if (current == QStringLiteral("file"))
     r.reference_file = reference_file_->text().trimmed().toStdString();
   else
     r.reference = reference_->current().toStdString();
@@ -321,6 +407,26 @@ void DiffView::hideEvent(QHideEvent* e) {
   if (auto_run_) controller_->setComparison(std::nullopt, false);
 }
 
+bool DiffView::applyFix(int row) {
+  if (row < 0 || row >= causes_->rowCount()) return false;
+  const Cause& cause = causes_->causes().at(static_cast<std::size_t>(row));
+  std::string why;
+  const auto fixed = problem_with_fix(controller_->problem(), cause, &why);
+  if (!fixed) {
+    fix_status_->setText(tr("Cannot apply: %1").arg(QString::fromStdString(why)));
+    return false;
+  }
+  const double before = cause.before;
+  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
+                           .arg(QString::fromStdString(cause.title), number_text(before)));
+  // The edit's run answers the comparison: set it first, so the problem runs once.
+  controller_->setComparison(request(), false);
+  waiting_ = true;
+  status_->setText(tr("Comparing..."));
+  controller_->editProblem(*fixed);
+  return true;
+}
+
 void DiffView::problemChanged() {
   // What is shown belongs to the problem before: clear it rather than let it pass for this one.
   stale_ = true;
@@ -355,6 +461,7 @@ void DiffView::finished() {
   verdict_table_->resizeColumnsToContents();
   causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
+  apply_fix_->setEnabled(causes_->rowCount() > 0);
   if (!out) {
     status_->clear();
     verdict_label_->setText(tr("Not compared yet."));

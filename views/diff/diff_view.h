@@ -19,6 +19,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTabWidget;
+class QTemporaryDir;
 class QTimer;
 class QLineSeries;
 class QValueAxis;
@@ -42,6 +43,12 @@ class DiffView : public QWidget {
 
   void setReferenceBackend(const QString& name);
   void setReferenceFile(const QString& path);  // .npy, .npz or a directory of .npy
+  // Pins the outputs of the controller's latest run of the current problem as a named baseline,
+  // offered as a reference from then on; false (and *error) when there is no such run.
+  bool pinBaseline(const QString& name, QString* error = nullptr);
+  // Compares with a pinned baseline.
+  void setReferenceBaseline(const QString& name);
+  QStringList baselines() const;
   void setCandidates(const QStringList& backends);
   QStringList candidates() const;
   void setFindCauses(bool on);
@@ -60,6 +67,11 @@ class DiffView : public QWidget {
 
   // The verdict row whose details (channels, elements, heatmap) are shown.
   void selectRow(int row);
+  // Applies the change cause `row` names to the problem and compares again; false when it
+  // names none that applies.
+  bool applyFix(int row);
+  QPushButton* applyFixButton() const { return apply_fix_; }
+  QLabel* fixStatus() const { return fix_status_; }
   int selectedRow() const { return selected_row_; }
   void showSlice(SliceMode mode, std::int64_t a, std::int64_t b);
 
@@ -105,6 +117,9 @@ class DiffView : public QWidget {
   BackendPicker* reference_;
   QLineEdit* reference_file_;
   QPushButton* browse_;
+  QPushButton* pin_;
+  std::unique_ptr<QTemporaryDir> baseline_dir_;
+  QStringList baselines_;
   QWidget* file_row_;
   BackendPicker* candidate_box_;
   QCheckBox* find_causes_;
@@ -126,6 +141,9 @@ class DiffView : public QWidget {
   QSpinBox* slice_a_;
   QSpinBox* slice_b_;
   CauseModel* causes_;
+  QTableView* cause_table_;
+  QPushButton* apply_fix_;
+  QLabel* fix_status_;
 };
 
 }  // namespace bnscope
