@@ -5,9 +5,11 @@
 #include <cstdio>
 
 #include "engine/engine.h"
+#include "ops/moments.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 #include "tensor/layout.h"
+#include "tensor/seeded_rng.h"
 
 namespace bnscope::gpu {
 
@@ -20,17 +22,7 @@ const Shape kFused5d = {1, 2, 6, 1, 3};
 const std::vector<Shape> kGlobalShapes = {{1, 1, 6, 2}, {3, 5, 4, 2}, {7, 5, 4, 6}};
 constexpr double kEpsilon = 0.001;
 
-class Lcg {
- public:
-  explicit Lcg(std::uint64_t seed) : s_(seed * 6364136223846793005ull + 1442695040888963407ull) {}
-  double uniform() {  // [0, 1)
-    s_ = s_ * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s_ >> 11) / 9007199254740992.0;
-  }
-
- private:
-  std::uint64_t s_;
-};
+using Lcg = SeededRng;
 
 Tensor random_tensor(DType t, const Shape& shape, Lcg& rng, double lo, double hi) {
   std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
@@ -47,25 +39,9 @@ DType arg_dtype(const OpSpec& op, std::string_view name, DType t) {
 // Biased batch mean and variance of x per channel, from the values as stored in dtype t.
 void batch_stats(const Tensor& x, bool channels_last, std::vector<double>& mean,
                  std::vector<double>& var) {
-  const ChannelView v = channel_view(x.shape(), channels_last);
-  const auto c = static_cast<std::size_t>(v.channels);
-  mean.assign(c, 0.0);
-  var.assign(c, 0.0);
-  const std::vector<double> xs = x.to_doubles();
-  const double m = static_cast<double>(v.per_channel());
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t ch = 0; ch < v.channels; ++ch)
-      for (std::int64_t i = 0; i < v.inner; ++i)
-        mean[static_cast<std::size_t>(ch)] += xs[static_cast<std::size_t>(v.index(o, ch, i))];
-  for (double& mu : mean) mu /= m;
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t ch = 0; ch < v.channels; ++ch)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double d =
-            xs[static_cast<std::size_t>(v.index(o, ch, i))] - mean[static_cast<std::size_t>(ch)];
-        var[static_cast<std::size_t>(ch)] += d * d;
-      }
-  for (double& s : var) s /= m;
+  ChannelMoments m = channel_moments_biased(x.to_doubles(), channel_view(x.shape(), channels_last));
+  mean = std::move(m.mean);
+  var = std::move(m.biased_variance);
 }
 
 std::int64_t channels_of(const Shape& s, bool channels_last) {

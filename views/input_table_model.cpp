@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/health.h"
 #include "app_wording.h"
 #include "number_text.h"
 #include "tensor/layout.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope {
 

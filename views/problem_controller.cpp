@@ -3,15 +3,15 @@
 #include <QFileInfo>
 #include <QPointer>
 
-#include "analysis/health.h"
-#include "analysis/reserve_check.h"
 #include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
 #include "op_switch.h"
+#include "ops/reserve_check.h"
 #include "sample_source.h"
 #include "tensor/error.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope {
 

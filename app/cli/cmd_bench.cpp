@@ -84,7 +84,7 @@ class ReferenceCheck {
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
   std::vector<std::string> backends{"cpu"}, ops{"FusedBatchNormGradV3"}, formats{"NHWC", "NCHW"},
-      modes{"training", "frozen"}, dtypes{"float32"};
+      modes{std::string(kTrainingMode), std::string(kInferenceMode)}, dtypes{"float32"};
   std::string shapes_spec = "resnet50:4", json;
   ProfileOptions options;
   options.reps = 5;
@@ -112,8 +112,7 @@ int run(Args args) {
     if (!parse_data_format(f))
       fail("--formats: unknown format '" + f + "' (NHWC, NCHW, NDHWC, NCDHW)");
   for (const std::string& m : modes)
-    if (m != "training" && m != "frozen")
-      fail("--modes expects training and/or frozen, got '" + m + "'");
+    if (!parse_mode(m)) fail("--modes expects training and/or inference, got '" + m + "'");
   std::vector<DType> types;
   for (const std::string& t : dtypes) {
     auto d = parse_dtype(t);
@@ -127,7 +126,7 @@ int run(Args args) {
   const double copy_gbps = measure_copy_bandwidth(options.threads, std::size_t{256} << 20) / 1e9;
   std::printf("copy bandwidth (same run, %s threads, 256 MiB): %.2f GB/s\n",
               options.threads ? std::to_string(options.threads).c_str() : "all", copy_gbps);
-  std::printf("%-22s %-13s %-18s %-8s %-5s %-8s %-10s %10s %10s %10s %8s %7s\n", "op", "backend",
+  std::printf("%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10s %10s %10s %8s %7s\n", "op", "backend",
               "shape", "dtype", "fmt", "mode", "check", "median ms", "min ms", "max ms", "GB/s",
               "%copy");
   Report report = new_report("bnscope bench");
@@ -138,15 +137,15 @@ int run(Args args) {
       for (DType t : types)
         for (const std::string& fmt : formats)
           for (const std::string& mode : modes) {
-            const bool global = op.family == OpFamily::GlobalNorm;
-            if (global && (fmt != formats.front() || mode != modes.front()))
+            const bool one_layout = !op.has_attr("data_format"), modes_apply = op.has_modes();
+            if ((one_layout && fmt != formats.front()) || (!modes_apply && mode != modes.front()))
               continue;  // one layout, no mode: run once
             SampleSpec spec;
             spec.op = op_name;
             spec.shape = shape;
             spec.dtype = t;
-            spec.format = global ? DataFormat::NHWC : *parse_data_format(fmt);
-            spec.is_training = mode == "training";
+            spec.format = one_layout ? DataFormat::NHWC : *parse_data_format(fmt);
+            spec.is_training = *parse_mode(mode);
             const Problem problem = random_problem(spec);
             const ReferenceCheck reference(problem, backends, check);
             for (const std::string& b : backends) {
@@ -159,11 +158,12 @@ int run(Args args) {
                 p.roofline_fraction = p.achieved_gbps / copy_gbps;
               }
               std::printf(
-                  "%-22s %-13s %-18s %-8s %-5s %-8s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
+                  "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
                   op_name.c_str(), p.backend.c_str(), shape_str(p.shape).c_str(),
-                  std::string(dtype_name(t)).c_str(), global ? "NHWC" : fmt.c_str(),
-                  global ? "-" : mode.c_str(), verdict.substr(0, 10).c_str(), p.wall.median * 1e3,
-                  p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps, 100 * p.roofline_fraction);
+                  std::string(dtype_name(t)).c_str(), one_layout ? "NHWC" : fmt.c_str(),
+                  modes_apply ? mode.c_str() : "-", verdict.substr(0, 10).c_str(),
+                  p.wall.median * 1e3, p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps,
+                  100 * p.roofline_fraction);
               std::fflush(stdout);
               report.profiles.push_back(std::move(p));
             }
@@ -180,7 +180,7 @@ int run(Args args) {
 const CommandRegistration reg{
     {"bench", "sweep ops x formats x modes x dtypes x shapes: time, GB/s, fraction of copy BW",
      "usage: bnscope-cli bench [--backends cpu,...] [--shapes resnet50[:N]|FILE|N,H,W,C;...]\n"
-     "                         [--ops OP,...] [--formats NHWC,NCHW] [--modes training,frozen]\n"
+     "                         [--ops OP,...] [--formats NHWC,NCHW] [--modes training,inference]\n"
      "                         [--dtypes float32,...] [--reps N] [--warmup N] [--threads N]\n"
      "                         [--peak-gbps X] [--json FILE] [--no-check]\n\n"
      "Defaults: FusedBatchNormGradV3, float32, both formats, both modes, the six ResNet-50\n"

@@ -45,7 +45,7 @@ int run(Args args) {
   int failures = 0;
   for (const OpSpec& op : op_catalog()) {
     if (!only_op.empty() && op.name != only_op) continue;
-    const bool has_modes = op.has_attr("is_training");
+    const bool has_modes = op.has_modes();
     for (const std::string& fmt : formats_of(op))
       for (bool training : {true, false}) {
         if (!has_modes && !training) continue;
@@ -56,7 +56,7 @@ int run(Args args) {
           spec.is_training = training;
           spec.dtype = dtype;
           spec.shape = fmt.size() == 5 ? Shape{2, 4, 6, 6, 16} : Shape{4, 8, 8, 16};
-          std::string mode = has_modes ? (training ? "training" : "inference") : "-";
+          const std::string mode = has_modes ? std::string(mode_name(training)) : "-";
           std::printf("%-38s %-6s %-9s %-9s ", std::string(op.name).c_str(), fmt.c_str(),
                       mode.c_str(), std::string(tf_dtype_name(dtype)).c_str());
           try {
@@ -84,7 +84,8 @@ int run(Args args) {
 const CommandRegistration reg{
     {"demo", "run every op variant on a built-in sample problem and print a table",
      "usage: bnscope-cli demo [--op OP]\n\n"
-     "Generates a seeded sample problem for every op x data_format x is_training x dtype and runs "
+     "Generates a seeded sample problem for every op x data_format x mode (training, inference) x "
+     "dtype and runs "
      "it on\n"
      "the cpu and cpu-reference backends, printing times and the largest error of cpu relative to "
      "the\n"

@@ -13,9 +13,10 @@ namespace bnscope::cli {
 
 namespace {
 
+// U is T where the catalog resolves it to T (V1, the global ops), float elsewhere.
 std::string type_name(const OpSpec& op, ArgType t) {
-  return t == ArgType::T ? "T"
-                         : (op.version == 1 || op.family == OpFamily::GlobalNorm ? "T" : "float");
+  const bool follows_t = resolve_arg_type(op, ArgType::U, DType::F16) == DType::F16;
+  return t == ArgType::T || follows_t ? "T" : "float";
 }
 
 std::string dtypes(const std::vector<DType>& ts) {

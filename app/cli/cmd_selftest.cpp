@@ -106,7 +106,7 @@ int run(Args args) {
 const CommandRegistration reg{
     {"selftest", "compare the GPU backends with cpu-reference over every op, format and dtype",
      "usage: bnscope-cli selftest [--backend cuda|cudnn|all] [--filter TEXT] [--verbose]\n\n"
-     "Runs every op of the catalog x data format x training/freeze x dtype on the shapes of\n"
+     "Runs every op of the catalog x data format x training/inference x dtype on the shapes of\n"
      "TensorFlow's own tests, on the GPU backend(s) and on cpu-reference, and prints one\n"
      "pass/fail line per case with the worst error relative to the dtype's tolerance.\n"
      "  --backend B   cuda, cudnn or all (default all)\n"

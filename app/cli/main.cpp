@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "problem_args.h"
+#include "report/report.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
@@ -19,10 +20,27 @@ std::vector<Command>& table() {
 void print_usage() {
   std::printf(
       "bnscope-cli: run, diff and profile TensorFlow's batch-norm gradient ops\n\n"
-      "usage: bnscope-cli COMMAND [options]    (bnscope-cli COMMAND --help for details)\n\n"
+      "usage: bnscope-cli COMMAND [options]    (bnscope-cli help COMMAND for details)\n"
+      "       bnscope-cli --version\n\n"
       "commands:\n");
   for (const Command& c : commands())
     std::printf("  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
+}
+void print_help(const Command& c) {
+  std::printf("%s\n", std::string(c.help).c_str());
+  if (c.problem_flags) std::printf("\n%s", bnscope::app::problem_args_help());
+}
+
+const Command* find_command(std::string_view name) {
+  for (const Command& c : commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+int unknown_command(const std::string& name) {
+  std::fprintf(stderr, "bnscope-cli: unknown command '%s' (see bnscope-cli --help)\n",
+               name.c_str());
+  return kExitBadInput;
 }
 }  // namespace
 
@@ -60,21 +78,26 @@ int guarded(std::string_view command, int (*f)(Args), Args args) {
 int main(int argc, char** argv) {
   using namespace bnscope::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--version") {
+    std::printf("bnscope-cli %s\n", std::string(bnscope::bnscope_version()).c_str());
+    return kExitOk;
+  }
+  if (args.size() == 2 && args[0] == "help") {
+    const Command* c = find_command(args[1]);
+    if (!c) return unknown_command(args[1]);
+    print_help(*c);
+    return kExitOk;
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage();
     return args.empty() ? kExitBadInput : kExitOk;
   }
-  for (const Command& c : commands()) {
-    if (c.name != args[0]) continue;
-    for (std::size_t i = 1; i < args.size(); ++i)
-      if (args[i] == "--help" || args[i] == "-h") {
-        std::printf("%s\n", std::string(c.help).c_str());
-        if (c.problem_flags) std::printf("\n%s", bnscope::app::problem_args_help());
-        return kExitOk;
-      }
-    return guarded(c.name, c.run, Args(args).subspan(1));
-  }
-  std::fprintf(stderr, "bnscope-cli: unknown command '%s' (see bnscope-cli --help)\n",
-               args[0].c_str());
-  return kExitBadInput;
+  const Command* c = find_command(args[0]);
+  if (!c) return unknown_command(args[0]);
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--help" || args[i] == "-h") {
+      print_help(*c);
+      return kExitOk;
+    }
+  return guarded(c->name, c->run, Args(args).subspan(1));
 }

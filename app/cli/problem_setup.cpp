@@ -21,7 +21,7 @@ Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape
         logical_shape.empty())
       spec.shape = {2, 4, 8, 8, 16};
   }
-  if (op && op->has_attr("is_training")) spec.is_training = attr_bool(given, "is_training");
+  if (op && op->has_modes()) spec.is_training = attr_bool(given, "is_training");
   Problem p = random_problem(spec);
   for (const auto& [k, v] : given.attrs) p.attrs[k] = v;
   p.strict = given.strict;
@@ -31,12 +31,12 @@ Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape
 std::string describe_case(const Problem& p) {
   std::string s = p.op;
   const OpSpec* op = find_op(p.op);
-  const std::string x = op && op->family == OpFamily::GlobalNorm ? "t" : "x";
+  const std::string x = op ? std::string(op->data_input()) : "x";
   if (auto it = p.inputs.find(x); it != p.inputs.end())
     s += " " + shape_str(it->second.shape()) + " " +
          std::string(dtype_name(p.dtype.value_or(it->second.dtype())));
   if (op && op->has_attr("data_format")) s += " " + attr_string(p, "data_format");
-  if (op && op->has_attr("is_training")) s += attr_bool(p, "is_training") ? " training" : " frozen";
+  if (op && op->has_modes()) s += " " + std::string(mode_name(attr_bool(p, "is_training")));
   return s;
 }
 

@@ -25,18 +25,10 @@ struct Trial {
   std::function<void(std::vector<OutputTensor>&)> adjust;
 };
 
-std::string x_name(const OpSpec& op) {
-  return op.family == OpFamily::GlobalNorm ? "t" : "x";
-}
-
 bool declared_channels_last(const Problem& p, const OpSpec& op) {
   if (!op.has_attr("data_format")) return true;
   auto f = parse_data_format(attr_string(p, "data_format"));
   return !f || is_channels_last(*f);
-}
-
-std::string epsilon_attr(const OpSpec& op) {
-  return op.has_attr("epsilon") ? "epsilon" : "variance_epsilon";
 }
 
 double max_abs_value(const Tensor& t) {
@@ -81,7 +73,7 @@ std::optional<Trial> convention_trial(const Problem& p, const OpSpec& op) {
 }
 
 std::optional<Trial> layout_trial(const Problem& p, const OpSpec& op) {
-  auto xi = p.inputs.find(x_name(op));
+  auto xi = p.inputs.find(std::string(op.data_input()));
   if (xi == p.inputs.end() || xi->second.rank() < 3) return {};
   const Shape declared = xi->second.shape();
   const bool last = declared_channels_last(p, op);
@@ -101,7 +93,7 @@ std::optional<Trial> layout_trial(const Problem& p, const OpSpec& op) {
 }
 
 std::optional<Trial> epsilon_trial(const Problem& p, const OpSpec& op) {
-  const std::string name = epsilon_attr(op);
+  const std::string name(op.epsilon_attr());
   if (!op.has_attr(name)) return {};
   double eps = 0;
   try {
@@ -121,9 +113,8 @@ std::optional<Trial> epsilon_trial(const Problem& p, const OpSpec& op) {
 
 std::optional<Trial> half_trial(const Problem& p, const OpSpec& op,
                                 const std::vector<OutputTensor>& expected, const Result& base) {
-  const DType t_type = p.dtype                      ? *p.dtype
-                       : p.inputs.count(x_name(op)) ? p.inputs.at(x_name(op)).dtype()
-                                                    : DType::F32;
+  const std::string x(op.data_input());
+  const DType t_type = p.dtype ? *p.dtype : p.inputs.count(x) ? p.inputs.at(x).dtype() : DType::F32;
   if (t_type != DType::F16) return {};
   double beyond = 0;
   for (const auto& [name, tensor] : p.inputs) beyond = std::max(beyond, max_abs_value(tensor));
@@ -186,8 +177,8 @@ std::vector<Cause> find_causes(const Problem& problem, const Result& base,
     const bool resolves = after.passed;
     const bool tenfold = after_ratio < before_ratio && after_ratio * 10 <= before_ratio;
     if (!(resolves && !before.passed) && !tenfold) continue;
-    causes.push_back({candidate_backend, t.code, t.title, t.explanation, before_ratio, after_ratio,
-                      max_abs_of(before), max_abs_of(after), resolves});
+    causes.push_back({t.code, t.title, t.explanation, before_ratio, after_ratio, max_abs_of(before),
+                      max_abs_of(after), resolves, candidate_backend});
   }
   std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
     if (a.resolves != b.resolves) return a.resolves;

@@ -14,7 +14,6 @@
 namespace bnscope {
 
 struct Cause {
-  std::string candidate;  // the backend whose disagreement it explains
   std::string code;   // "reserve-convention", "layout-swapped", "epsilon-clamped", "half-overflow"
   std::string title;  // one line for the user
   std::string explanation;  // what was changed for the re-run
@@ -23,6 +22,7 @@ struct Cause {
   double max_abs_before = 0;
   double max_abs_after = 0;
   bool resolves = false;  // the re-run passes every tolerance
+  std::string candidate;  // the backend whose disagreement it explains
 };
 
 // The fix for a layout trap: the buffers of the data inputs reinterpreted as the other layout

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/bn_math.h"
+
 namespace bnscope {
 
 const ChannelColumn* ChannelStats::column(std::string_view name) const {
@@ -15,7 +17,7 @@ const ChannelColumn* ChannelStats::column(std::string_view name) const {
 namespace {
 
 std::string_view main_input(const Prepared& p) {
-  return p.op->family == OpFamily::GlobalNorm ? "t" : "x";
+  return p.op->data_input();
 }
 
 bool is_per_channel(const Tensor& t, std::int64_t channels) {
@@ -31,12 +33,12 @@ std::vector<double> as_column(const Tensor& t) {
 void add_used_statistics(const Prepared& p, ChannelStats& s) {
   const bool global = p.op->family == OpFamily::GlobalNorm;
   if (!p.op->is_grad && !global) return;
-  const Tensor& mean = p.in(global ? "m" : "reserve_space_1");
-  const Tensor& var = p.in(global ? "v" : "reserve_space_2");
+  const Tensor& mean = p.in(p.op->mean_input);
+  const Tensor& var = p.in(p.op->variance_input);
   if (!is_per_channel(mean, s.channels) || !is_per_channel(var, s.channels)) return;
   std::vector<double> v = as_column(var);
   if (p.reserve_is_inv_std())
-    for (double& x : v) x = 1.0 / (x * x) - p.epsilon;
+    for (double& x : v) x = variance_from_inv_std(x, p.epsilon);
   s.columns.push_back({"mean used", as_column(mean), false});
   s.columns.push_back({"variance used", std::move(v), false});
 }

@@ -2,8 +2,7 @@
 
 #include <chrono>
 
-#include "analysis/health.h"
-#include "analysis/reserve_check.h"
+#include "engine/output_health.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
 
@@ -52,10 +51,7 @@ Result run_prepared(const Prepared& p, Backend& backend, const RunContext& ctx) 
 
 Result run_problem(const Problem& problem, std::string_view backend, const RunContext& ctx) {
   Backend& b = backend_or_throw(backend);
-  Prepared p = prepare(problem);
-  note_input_health(p);
-  for (Note& n : check_reserve_spaces(p)) p.notes.push_back(std::move(n));
-  return run_prepared(p, b, ctx);
+  return run_prepared(prepare(problem), b, ctx);
 }
 
 }  // namespace bnscope

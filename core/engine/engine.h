@@ -1,6 +1,9 @@
 #pragma once
-// The one path a run takes: validate, check the inputs' health, run the backend, count what
-// came out. The CLI, the GUI, the profiler and the tests all run problems through here.
+// The engine room: the run. Layer above ops/ (prepare, catalog) and below analysis/, profile/ and
+// report/; backends/ implement the Backend interface against this room's Result and the engine
+// runs them. One path a run takes: prepare (validation and the input notes, ops/prepare.cpp),
+// run the backend, count what came out. The CLI, the GUI, the profiler and the tests all run
+// problems through here; comparing runs is analysis/pipeline.h's job.
 
 #include <string_view>
 
@@ -16,7 +19,7 @@ void run_prepared_into(const Prepared& p, Backend& backend, Result& result,
                        const RunContext& ctx = {});
 // run_prepared_into without the scan of the outputs for NaN/Inf that ends it: the part the
 // profiler times (the scan reads every output once more, which no peer kernel does), followed
-// there by note_output_health (analysis/health.h).
+// there by note_output_health (engine/output_health.h).
 void run_backend_into(const Prepared& p, Backend& backend, Result& result,
                       const RunContext& ctx = {});
 

@@ -48,11 +48,12 @@ OpSpec fused_forward(int v) {
       v == 1   ? "FusedBatchNormGrad"
       : v == 2 ? "FusedBatchNormGradV2"
                : "FusedBatchNormGradV3",
-      {{"x", ArgType::T, "input, 4-D (or 5-D for the 3-D formats)"},
-       {"scale", s, "gamma, [C]"},
-       {"offset", s, "beta, [C]"},
-       {"mean", s, "population mean, [C]; may be empty in training with exponential_avg_factor=1"},
-       {"variance", s, "population variance, [C]; may be empty like mean"}},
+      {{"x", ArgType::T, "input, 4-D (or 5-D for the 3-D formats)", InputRole::Data},
+       {"scale", s, "gamma, [C]", InputRole::PerChannel},
+       {"offset", s, "beta, [C]", InputRole::PerChannel},
+       {"mean", s, "population mean, [C]; may be empty in training with exponential_avg_factor=1",
+        InputRole::PerChannel},
+       {"variance", s, "population variance, [C]; may be empty like mean", InputRole::PerChannel}},
       {{"y", ArgType::T, "normalized output, shape of x"},
        {"batch_mean", s, "batch mean (or running blend), [C]"},
        {"batch_variance", s, "Bessel-corrected batch variance (or running blend), [C]"},
@@ -64,6 +65,9 @@ OpSpec fused_forward(int v) {
       false,
       "fused batch normalization, forward"};
   if (v == 3) op.outputs.push_back({"reserve_space_3", ArgType::U, "backend-private, [] on CPU"});
+  op.scale_input = "scale";
+  op.mean_input = "mean";
+  op.variance_input = "variance";
   return op;
 }
 
@@ -79,12 +83,15 @@ OpSpec fused_grad(int v) {
       v == 1   ? "FusedBatchNorm"
       : v == 2 ? "FusedBatchNormV2"
                : "FusedBatchNormV3",
-      {{"y_backprop", ArgType::T, "gradient of y, shape of x"},
-       {"x", ArgType::T, "forward input, 4-D (or 5-D)"},
-       {"scale", v == 1 ? ArgType::T : ArgType::U, "gamma, [C] (float for V2/V3)"},
-       {"reserve_space_1", s, "training: batch mean; inference: population mean, [C]"},
+      {{"y_backprop", ArgType::T, "gradient of y, shape of x", InputRole::UpstreamGradient},
+       {"x", ArgType::T, "forward input, 4-D (or 5-D)", InputRole::Data},
+       {"scale", v == 1 ? ArgType::T : ArgType::U, "gamma, [C] (float for V2/V3)",
+        InputRole::PerChannel},
+       {"reserve_space_1", s, "training: batch mean; inference: population mean, [C]",
+        InputRole::Reserve},
        {"reserve_space_2", s,
-        "training: batch variance (CPU) or inverse std (cuDNN); inference: population variance"}},
+        "training: batch variance (CPU) or inverse std (cuDNN); inference: population variance",
+        InputRole::Reserve}},
       {{"x_backprop", ArgType::T, "gradient of x"},
        {"scale_backprop", s, "gradient of scale, [C]"},
        {"offset_backprop", s, "gradient of offset, [C]"},
@@ -96,8 +103,11 @@ OpSpec fused_grad(int v) {
       false,
       "gradient of fused batch normalization"};
   if (v == 3)
-    op.inputs.push_back(
-        {"reserve_space_3", ArgType::U, "forward's reserve_space_3; never validated"});
+    op.inputs.push_back({"reserve_space_3", ArgType::U,
+                         "forward's reserve_space_3; never validated", InputRole::Reserve});
+  op.scale_input = "scale";
+  op.mean_input = "reserve_space_1";
+  op.variance_input = "reserve_space_2";
   return op;
 }
 
@@ -119,11 +129,12 @@ std::vector<OpSpec> build() {
        true,
        0,
        "BatchNormWithGlobalNormalization",
-       {{"t", ArgType::T, "input, 4-D, channels last"},
-        {"m", ArgType::T, "mean, [C]"},
-        {"v", ArgType::T, "variance, [C]"},
-        {"gamma", ArgType::T, "scale, [C]"},
-        {"backprop", ArgType::T, "gradient of the result, shape of t"}},
+       {{"t", ArgType::T, "input, 4-D, channels last", InputRole::Data},
+        {"m", ArgType::T, "mean, [C]", InputRole::PerChannel},
+        {"v", ArgType::T, "variance, [C]", InputRole::PerChannel},
+        {"gamma", ArgType::T, "scale, [C]", InputRole::PerChannel},
+        {"backprop", ArgType::T, "gradient of the result, shape of t",
+         InputRole::UpstreamGradient}},
        {{"dx", ArgType::T, "gradient of t"},
         {"dm", ArgType::T, "gradient of m"},
         {"dv", ArgType::T, "gradient of v"},
@@ -133,24 +144,30 @@ std::vector<OpSpec> build() {
        {F16, F32, F64},
        {F16, F32},
        true,
-       "gradient of the deprecated global batch normalization"});
+       "gradient of the deprecated global batch normalization",
+       "gamma",
+       "m",
+       "v"});
   for (int v = 1; v <= 3; ++v) ops.push_back(fused_forward(v));
   ops.push_back({"BatchNormWithGlobalNormalization",
                  OpFamily::GlobalNorm,
                  false,
                  0,
                  "BatchNormWithGlobalNormalizationGrad",
-                 {{"t", ArgType::T, "input, 4-D, channels last"},
-                  {"m", ArgType::T, "mean, [C]"},
-                  {"v", ArgType::T, "variance, [C]"},
-                  {"beta", ArgType::T, "offset, [C]"},
-                  {"gamma", ArgType::T, "scale, [C]"}},
+                 {{"t", ArgType::T, "input, 4-D, channels last", InputRole::Data},
+                  {"m", ArgType::T, "mean, [C]", InputRole::PerChannel},
+                  {"v", ArgType::T, "variance, [C]", InputRole::PerChannel},
+                  {"beta", ArgType::T, "offset, [C]", InputRole::PerChannel},
+                  {"gamma", ArgType::T, "scale, [C]", InputRole::PerChannel}},
                  {{"result", ArgType::T, "normalized output, shape of t"}},
                  global_attrs(),
                  {F16, F32, F64},
                  {F16, F32},
                  true,
-                 "deprecated global batch normalization, forward"});
+                 "deprecated global batch normalization, forward",
+                 "gamma",
+                 "m",
+                 "v"});
   return ops;
 }
 
@@ -172,6 +189,35 @@ int OpSpec::input_index(std::string_view n) const {
 }
 int OpSpec::output_index(std::string_view n) const {
   return index_of(outputs, n);
+}
+
+std::string_view OpSpec::data_input() const {
+  for (const ArgSpec& a : inputs)
+    if (a.role == InputRole::Data) return a.name;
+  return {};
+}
+
+std::string_view OpSpec::gradient_input() const {
+  for (const ArgSpec& a : inputs)
+    if (a.role == InputRole::UpstreamGradient) return a.name;
+  return {};
+}
+
+std::vector<std::string_view> OpSpec::inputs_with_role(InputRole role) const {
+  std::vector<std::string_view> names;
+  for (const ArgSpec& a : inputs)
+    if (a.role == role) names.push_back(a.name);
+  return names;
+}
+
+std::string_view OpSpec::epsilon_attr() const {
+  return has_attr("epsilon") ? "epsilon" : "variance_epsilon";
+}
+
+std::optional<bool> parse_mode(std::string_view word) {
+  if (word == kTrainingMode) return true;
+  if (word == kInferenceMode) return false;
+  return std::nullopt;
 }
 
 std::span<const OpSpec> op_catalog() {

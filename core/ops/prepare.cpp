@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "ops/input_health.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
 #include "tensor/memory_limit.h"
@@ -45,7 +46,7 @@ Tensor default_for_missing(const OpSpec& op, std::string_view name) {
 
 DType infer_t(const Problem& pb, const OpSpec& op) {
   if (pb.dtype) return *pb.dtype;
-  const std::string& main = op.family == OpFamily::GlobalNorm ? "t" : "x";
+  const std::string main(op.data_input());
   if (auto it = pb.inputs.find(main); it != pb.inputs.end()) return it->second.dtype();
   return DType::F32;
 }
@@ -237,6 +238,7 @@ Prepared prepare(const Problem& pb) {
   if (pb.strict)
     for (const Note& n : p.notes)
       if (n.kind == NoteKind::TfWouldReject) fail(note_text(n) + " (--strict)");
+  attach_input_notes(p);  // once, here: every caller shares the prepared problem and its notes
   return p;
 }
 

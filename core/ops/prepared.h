@@ -1,6 +1,8 @@
 #pragma once
 // A validated problem: the catalog row, resolved attrs, inputs converted to the op's declared
-// types, and the notes validation produced. Backends take only this and never validate again.
+// types, and every note about the inputs (validation, TF-compat, NaN/Inf inputs, reserve spaces
+// that do not fit x), attached once by prepare(). Backends take only this and never validate
+// again.
 
 #include <string_view>
 #include <vector>
@@ -38,7 +40,8 @@ struct Prepared {
 };
 
 // Mirrors TensorFlow's checks and messages (spec sections 3.2, 3.7, 5) plus those TensorFlow
-// lacked (its advisories); throws Error(InvalidArgument) with a one-line message.
+// lacked (its advisories); throws Error(InvalidArgument) with a one-line message. Attaches the
+// input notes (ops/input_health.h) last, once.
 Prepared prepare(const Problem& problem);
 
 }  // namespace bnscope

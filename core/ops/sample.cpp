@@ -2,32 +2,16 @@
 
 #include <cmath>
 
-#include "engine/engine.h"
+#include "ops/bn_math.h"
+#include "ops/moments.h"
 #include "tensor/error.h"
+#include "tensor/seeded_rng.h"
 
 namespace bnscope {
 
 namespace {
 
-// splitmix64: tiny, seedable, and identical on every platform (std distributions are not).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double normal() {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-
- private:
-  std::uint64_t s_;
-};
+using Rng = SeededRng;
 
 Tensor channel_vector(std::int64_t c, DType dtype, Rng& rng, double lo, double hi) {
   Tensor t(dtype, {c});
@@ -84,73 +68,70 @@ Problem random_problem(const SampleSpec& requested) {
     p.attrs["is_training"] = spec.is_training;
     p.attrs["epsilon"] = 0.001;
   }
-  const std::string x_name = global ? "t" : "x";
-  p.inputs[x_name] = data_tensor(spec, spec.dtype, rng, 2.0, 1.0);
-  const std::string scale_name = global ? "gamma" : "scale";
-  p.inputs[scale_name] = channel_vector(c, u, rng, 0.5, 1.5);
+  p.inputs[std::string(op->data_input())] = data_tensor(spec, spec.dtype, rng, 2.0, 1.0);
+  p.inputs[std::string(op->scale_input)] = channel_vector(c, u, rng, 0.5, 1.5);
   Tensor offset = channel_vector(c, u, rng, -0.5, 0.5);
   if (!op->is_grad) {
     p.inputs[global ? "beta" : "offset"] = offset;
     Tensor mean = channel_vector(c, u, rng, -1.0, 1.0), var = channel_vector(c, u, rng, 0.5, 2.0);
-    p.inputs[global ? "m" : "mean"] = mean;
-    p.inputs[global ? "v" : "variance"] = var;
+    p.inputs[std::string(op->mean_input)] = mean;
+    p.inputs[std::string(op->variance_input)] = var;
     return p;
   }
-  p.inputs[global ? "backprop" : "y_backprop"] = data_tensor(spec, spec.dtype, rng, 0.1, 1.0);
-  fill_reserve_from_forward(p, &offset);
+  p.inputs[std::string(op->gradient_input())] = data_tensor(spec, spec.dtype, rng, 0.1, 1.0);
+  fill_reserve_from_forward(p);
   return p;
 }
 
-void fill_reserve_from_forward(Problem& p, const Tensor* offset) {
+void fill_reserve_from_forward(Problem& p) {
   const OpSpec* op = find_op(p.op);
   if (!op || !op->is_grad) fail("fill_reserve_from_forward needs a grad op, got '" + p.op + "'");
   const bool global = op->family == OpFamily::GlobalNorm;
-  const std::string x_name = global ? "t" : "x";
+  const std::string x_name(op->data_input());
   auto x = p.inputs.find(x_name);
   if (x == p.inputs.end()) fail("generating reserve spaces needs input '" + x_name + "'");
-  const std::string scale_name = global ? "gamma" : "scale";
+  const std::string scale_name(op->scale_input);
   auto scale = p.inputs.find(scale_name);
   if (scale == p.inputs.end()) fail("generating reserve spaces needs input '" + scale_name + "'");
 
-  // The global ops have no training mode: their m and v are statistics of t, computed by the
-  // fused forward op in training mode on the same data.
-  Problem fwd;
-  fwd.op = global ? "FusedBatchNormV3" : std::string(op->counterpart);
-  fwd.dtype = p.dtype;
-  fwd.convention = p.convention;
-  fwd.inputs["x"] = x->second;
-  fwd.inputs["scale"] = scale->second.to(DType::F32);
-  const std::int64_t c = scale->second.numel();
-  fwd.inputs["offset"] = offset ? offset->to(DType::F32) : Tensor(DType::F32, {c});
-  bool training = true;
-  if (global) {
-    fwd.attrs["epsilon"] = attr_float(p, "variance_epsilon");
-  } else {
-    for (const char* a : {"epsilon", "data_format"})
-      if (auto it = p.attrs.find(a); it != p.attrs.end()) fwd.attrs[a] = it->second;
-    training = attr_bool(p, "is_training");
+  // What the forward op saves, in training mode on the same data: the batch mean, the biased
+  // variance (or 1/sqrt(var + eps) under the cuDNN convention) as reserve spaces, the mean and
+  // the unbiased variance as batch_mean/batch_variance. The global ops have no training mode:
+  // their m and v are those batch statistics of t.
+  const std::string forward = global ? "FusedBatchNormV3" : std::string(op->counterpart);
+  const DType t_type = p.dtype.value_or(x->second.dtype());
+  const DType forward_u = resolve_arg_type(*find_op(forward), ArgType::U, t_type);
+  const bool channels_last =
+      global ||
+      is_channels_last(parse_data_format(attr_string(p, "data_format")).value_or(DataFormat::NHWC));
+  if (x->second.rank() < 2) fail("generating reserve spaces needs " + x_name + " of rank >= 2");
+  const ChannelView view = channel_view(x->second.shape(), channels_last);
+  const std::int64_t c = view.channels;
+  if (scale->second.numel() != c)
+    fail("generating reserve spaces needs " + scale_name + " with one value per channel (" +
+         std::to_string(c) + "), got " + shape_str(scale->second.shape()));
+  // prepare() converts x to T before the forward would read it.
+  const Tensor& x_given = x->second;
+  const ChannelMoments m = channel_moments_biased(
+      x_given.dtype() == t_type ? x_given.to_doubles() : x_given.to(t_type).to_doubles(), view);
+  const double eps = static_cast<float>(attr_float(p, op->epsilon_attr()));
+  const bool training = !op->has_modes() || attr_bool(p, "is_training");
+  std::vector<double> saved_2(m.biased_variance), unbiased(m.biased_variance);
+  for (std::size_t k = 0; k < saved_2.size(); ++k) {
+    if (p.convention == ReserveConvention::InvStd) saved_2[k] = inv_std(saved_2[k], eps);
+    unbiased[k] *= bessel_factor(view.per_channel());
   }
-  if (op->version == 1 && !global) {  // V1 takes T-typed statistics
-    fwd.inputs["scale"] = scale->second;
-    fwd.inputs["offset"] = offset ? *offset : Tensor(scale->second.dtype(), {c});
-  }
-  const Result r = run_problem(fwd, "cpu-reference");
+  // Rounded to the forward's output type first, as a real forward run would have saved them.
   const DType stat_type =
-      global ? x->second.dtype() : resolve_arg_type(*op, ArgType::U, x->second.dtype());
-  if (global) {
-    p.inputs["m"] = r.output("reserve_space_1").tensor.to(stat_type);
-    p.inputs["v"] = r.output("batch_variance").tensor.to(stat_type);
-    return;
-  }
-  if (training) {
-    p.inputs["reserve_space_1"] = r.output("reserve_space_1").tensor.to(stat_type);
-    p.inputs["reserve_space_2"] = r.output("reserve_space_2").tensor.to(stat_type);
-  } else {
-    p.inputs["reserve_space_1"] = r.output("batch_mean").tensor.to(stat_type);
-    p.inputs["reserve_space_2"] = r.output("batch_variance").tensor.to(stat_type);
-  }
-  if (op->input_index("reserve_space_3") >= 0)
-    p.inputs["reserve_space_3"] = r.output("reserve_space_3").tensor;
+      global ? x_given.dtype() : resolve_arg_type(*op, ArgType::U, x_given.dtype());
+  const auto stat = [&](const std::vector<double>& values) {
+    Tensor t(forward_u, {c});
+    t.set_doubles(values);
+    return t.to(stat_type);
+  };
+  p.inputs[std::string(op->mean_input)] = stat(m.mean);
+  p.inputs[std::string(op->variance_input)] = stat(training && !global ? saved_2 : unbiased);
+  if (op->input_index("reserve_space_3") >= 0) p.inputs["reserve_space_3"] = Tensor(forward_u, {});
 }
 
 }  // namespace bnscope

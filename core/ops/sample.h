@@ -1,6 +1,7 @@
 #pragma once
 // Generated problems: the built-in sample, random inputs for tests and the GUI's "Generate",
-// and reserve spaces made consistent with x by running the forward op.
+// and reserve spaces made consistent with x as the forward op would save them. Seeded by the one
+// generator (tensor/seeded_rng.h).
 
 #include <cstdint>
 
@@ -23,10 +24,11 @@ struct SampleSpec {
 // grad ops get reserve spaces from fill_reserve_from_forward.
 Problem random_problem(const SampleSpec& spec);
 
-// Sets the statistics inputs of a grad problem from its forward op run on x (t), scale (gamma) and
-// offset (zeros): training reserve spaces are the forward's saved statistics in the problem's
-// convention, freeze-mode ones the forward's batch_mean/batch_variance. Runs on cpu-reference.
-void fill_reserve_from_forward(Problem& problem, const Tensor* offset = nullptr);
+// Sets the statistics inputs of a grad problem to what its forward op would save for x (t), from
+// the per-channel moments (ops/moments.h) rounded to the forward's output type: training reserve
+// spaces are the saved statistics in the problem's convention, inference-mode ones the forward's
+// batch_mean/batch_variance (unbiased variance).
+void fill_reserve_from_forward(Problem& problem);
 
 // Logical N..C shape to the physical shape of a format.
 Shape physical_shape(const Shape& logical_nhwc, DataFormat format);

@@ -28,8 +28,7 @@ Profile profile_problem(const Problem& problem, std::string_view backend_name,
   prof.op = problem.op;
   prof.backend = std::string(backend.name());
   prof.dtype = p.t;
-  prof.shape =
-      p.inputs.empty() ? Shape{} : p.in(p.op->family == OpFamily::GlobalNorm ? "t" : "x").shape();
+  prof.shape = p.inputs.empty() ? Shape{} : p.in(p.op->data_input()).shape();
   prof.format = std::string(data_format_name(p.format));
   prof.is_training = p.is_training;
   prof.warmup = std::max(options.warmup, 0);

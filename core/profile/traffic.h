@@ -1,7 +1,7 @@
 #pragma once
 // The minimum-traffic model (performance spec 1.2, 4.1): the bytes an ideal implementation must
-// move, each input read once and each output written once. For the grad ops (training, freeze and
-// the global-normalization grad) that is x and dy read and dx written, 3 * E * sizeof(T), plus
+// move, each input read once and each output written once. For the grad ops (training, inference
+// and the global-normalization grad) that is x and dy read and dx written, 3 * E * sizeof(T), plus
 // the per-channel tensors (about 20 bytes per channel for float statistics: scale and the two
 // reserve spaces read, scale_backprop and offset_backprop written). Forward ops: x read, y written,
 // plus the statistics. Implementations making more passes are measured against the same count,

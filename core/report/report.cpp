@@ -89,20 +89,25 @@ ProblemInfo describe_problem(const Problem& problem) {
                     static_cast<unsigned long long>(fnv1a64(t.raw(), t.nbytes())));
       info.inputs.push_back({it->first, t.dtype(), t.shape(), hex});
     }
-    const std::string x = op->family == OpFamily::GlobalNorm ? "t" : "x";
+    const std::string x(op->data_input());
     const DType t = problem.dtype                 ? *problem.dtype
                     : problem.inputs.count(x) > 0 ? problem.inputs.at(x).dtype()
                                                   : DType::F32;
     info.dtype = std::string(tf_dtype_name(t));
+    if (op->has_modes()) info.mode = std::string(mode_name(attr_bool(problem, "is_training")));
   }
   return info;
+}
+
+std::string_view bnscope_version() {
+  return BNSCOPE_VERSION;
 }
 
 Report new_report(std::string title) {
   Report r;
   r.title = std::move(title);
   r.created = utc_now_iso8601();
-  r.version = "0.1.0";  // project(bnscope VERSION ...) in the top CMakeLists.txt
+  r.version = std::string(bnscope_version());
   r.machine = describe_machine();
   return r;
 }

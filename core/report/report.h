@@ -41,6 +41,7 @@ struct ProblemInfo {
   std::vector<std::pair<std::string, std::string>> attrs;  // every attr of the op, defaults filled
   std::string dtype;                                       // T as TensorFlow names it
   std::string convention;
+  std::string mode;  // mode_name() of is_training; empty for the ops without modes
   std::vector<InputInfo> inputs;
 };
 
@@ -62,6 +63,9 @@ MachineInfo describe_machine();
 ProblemInfo describe_problem(const Problem& problem);
 std::uint64_t fnv1a64(const void* data, std::size_t size);
 std::string utc_now_iso8601();
+
+// bnscope's version, from project(bnscope VERSION ...) in the top CMakeLists.txt.
+std::string_view bnscope_version();
 
 // A report with the machine, the creation time and the version filled in.
 Report new_report(std::string title);

@@ -16,7 +16,7 @@ std::string cell(const std::string& s) {
 }
 
 struct Row {
-  std::string kind, op, backend, reference, output, channel, phase, metric;
+  std::string kind, op, mode, backend, reference, output, channel, phase, metric;
   double value;
   std::string unit;
 };
@@ -25,28 +25,31 @@ void emit(std::ostream& os, const Row& r) {
   const std::string v = std::isfinite(r.value)
                             ? json_number(r.value)
                             : (std::isnan(r.value) ? "nan" : (r.value > 0 ? "inf" : "-inf"));
-  os << cell(r.kind) << ',' << cell(r.op) << ',' << cell(r.backend) << ',' << cell(r.reference)
-     << ',' << cell(r.output) << ',' << cell(r.channel) << ',' << cell(r.phase) << ','
-     << cell(r.metric) << ',' << v << ',' << cell(r.unit) << '\n';
+  os << cell(r.kind) << ',' << cell(r.op) << ',' << cell(r.mode) << ',' << cell(r.backend) << ','
+     << cell(r.reference) << ',' << cell(r.output) << ',' << cell(r.channel) << ',' << cell(r.phase)
+     << ',' << cell(r.metric) << ',' << v << ',' << cell(r.unit) << '\n';
 }
 
 }  // namespace
 
 void write_report_csv(const Report& r, std::ostream& os) {
-  os << "kind,op,backend,reference,output,channel,phase,metric,value,unit\n";
+  os << "kind,op,mode,backend,reference,output,channel,phase,metric,value,unit\n";
   const std::string op = r.has_problem ? r.problem.op : std::string();
   for (const Profile& p : r.profiles) {
+    const std::string m(mode_name(p.is_training));
     for (const PhaseStats& ps : p.phases) {
-      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "min", ps.stats.min, "s"});
-      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "median", ps.stats.median, "s"});
-      emit(os, {"time", p.op, p.backend, "", "", "", ps.phase, "max", ps.stats.max, "s"});
+      emit(os, {"time", p.op, m, p.backend, "", "", "", ps.phase, "min", ps.stats.min, "s"});
+      emit(os, {"time", p.op, m, p.backend, "", "", "", ps.phase, "median", ps.stats.median, "s"});
+      emit(os, {"time", p.op, m, p.backend, "", "", "", ps.phase, "max", ps.stats.max, "s"});
     }
-    emit(os, {"traffic", p.op, p.backend, "", "", "", "", "bytes",
+    emit(os, {"traffic", p.op, m, p.backend, "", "", "", "", "bytes",
               static_cast<double>(p.traffic.total()), "B"});
-    emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "achieved", p.achieved_gbps, "GB/s"});
+    emit(os,
+         {"bandwidth", p.op, m, p.backend, "", "", "", "", "achieved", p.achieved_gbps, "GB/s"});
     if (p.roofline_gbps > 0) {
-      emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "roofline", p.roofline_gbps, "GB/s"});
-      emit(os, {"bandwidth", p.op, p.backend, "", "", "", "", "roofline_fraction",
+      emit(os,
+           {"bandwidth", p.op, m, p.backend, "", "", "", "", "roofline", p.roofline_gbps, "GB/s"});
+      emit(os, {"bandwidth", p.op, m, p.backend, "", "", "", "", "roofline_fraction",
                 p.roofline_fraction, ""});
     }
   }
@@ -56,7 +59,8 @@ void write_report_csv(const Report& r, std::ostream& os) {
       if (!o.compared) continue;
       auto row = [&](const std::string& ch, const std::string& metric, double v,
                      const std::string& unit) {
-        emit(os, {"error", op, c.candidate, c.reference, o.name, ch, "", metric, v, unit});
+        emit(os, {"error", op, r.problem.mode, c.candidate, c.reference, o.name, ch, "", metric, v,
+                  unit});
       };
       row("", "max_abs", o.max_abs, "");
       row("", "mean_abs", o.mean_abs, "");

@@ -66,6 +66,7 @@ void problem(std::ostream& os, const Report& r) {
      << "</code></td></tr>\n";
   os << "<tr><th>T</th><td>" << e(p.dtype) << "</td></tr>\n";
   os << "<tr><th>reserve_space_2 convention</th><td>" << e(p.convention) << "</td></tr>\n";
+  if (!p.mode.empty()) os << "<tr><th>mode</th><td>" << e(p.mode) << "</td></tr>\n";
   for (const auto& [k, v] : p.attrs)
     os << "<tr><th>" << e(k) << "</th><td>" << e(v) << "</td></tr>\n";
   os << "</table>\n<table>\n<tr><th>Input</th><th>dtype</th><th>shape</th><th>FNV-1a "
@@ -162,26 +163,50 @@ void diff(std::ostream& os, const Report& r) {
   }
 }
 
+// The first screen of a report: the verdict per candidate and the reference it was compared
+// with, then what most likely went wrong and the notes, before any table of numbers or chart.
+void verdict(std::ostream& os, const Report& r) {
+  if (!r.has_diff) return;
+  os << "<table id=\"verdict\">\n<tr><th>candidate</th><th>reference</th><th>verdict</th>"
+        "<th>outputs outside tolerance</th></tr>\n";
+  for (const Comparison& c : r.diff.comparisons) {
+    std::string failing;
+    for (const OutputDiff& o : c.outputs)
+      if (!o.passed) failing += (failing.empty() ? "" : ", ") + o.name;
+    os << "<tr><td>" << e(c.candidate) << "</td><td>" << e(c.reference) << "</td><td>"
+       << badge(c.passed) << "</td><td>" << (failing.empty() ? "none" : e(failing))
+       << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
 void causes(std::ostream& os, const Report& r) {
-  if (r.causes.empty()) return;
+  if (r.causes.empty()) {
+    if (r.has_diff && !r.diff.passed())
+      os << "<h2 id=\"causes\">Likely causes</h2>\n<p class=\"sub\">None of the known traps "
+            "(reserve-space convention, NCHW/NHWC mix-up, epsilon below cuDNN's minimum, half "
+            "overflow) explains the difference.</p>\n";
+    return;
+  }
   os << "<h2 id=\"causes\">Likely causes</h2>\n<p class=\"sub\">Each was tested by re-running with "
-        "the "
-        "suspected mistake undone; the error ratio is max |a-b| / (atol + rtol*|b|).</p>\n";
-  os << "<table>\n<tr><th>#</th><th>cause</th><th>re-run</th><th>ratio before</th>"
-        "<th>ratio after</th><th>max |a-b| after</th><th>resolves</th></tr>\n";
+        "the suspected mistake undone; the error ratio is max |a-b| / (atol + rtol*|b|).</p>\n";
+  os << "<table>\n<tr><th>#</th><th>candidate</th><th>cause</th><th>re-run</th>"
+        "<th>ratio before</th><th>ratio after</th><th>max |a-b| after</th><th>resolves</th>"
+        "</tr>\n";
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const Cause& c = r.causes[i];
-    os << "<tr><td>" << i + 1 << "</td><td>" << e(c.title) << "<br><code>" << e(c.code)
-       << "</code></td><td>" << e(c.explanation) << "</td><td class=\"n\">" << n(c.before)
-       << "</td><td class=\"n\">" << n(c.after) << "</td><td class=\"n\">" << n(c.max_abs_after)
-       << "</td><td>" << badge(c.resolves) << "</td></tr>\n";
+    os << "<tr><td>" << i + 1 << "</td><td>" << e(c.candidate) << "</td><td>" << e(c.title)
+       << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation)
+       << "</td><td class=\"n\">" << n(c.before) << "</td><td class=\"n\">" << n(c.after)
+       << "</td><td class=\"n\">" << n(c.max_abs_after) << "</td><td>" << badge(c.resolves)
+       << "</td></tr>\n";
   }
   os << "</table>\n";
 }
 
 std::string case_label(const Profile& p) {
   return p.backend + " " + shape_str(p.shape) + " " + std::string(dtype_name(p.dtype)) + " " +
-         p.format + (p.is_training ? " train" : " frozen");
+         p.format + " " + std::string(mode_name(p.is_training));
 }
 
 void profiles(std::ostream& os, const Report& r) {
@@ -235,11 +260,12 @@ void write_report_html(const Report& r, std::ostream& os) {
   if (r.has_diff) os << " " << badge(r.diff.passed());
   os << "</h1>\n<p class=\"sub\">bnscope " << e(r.version) << " &middot; " << e(r.created)
      << "</p>\n";
+  verdict(os, r);
+  causes(os, r);
+  notes(os, r);
   problem(os, r);
   diff(os, r);
-  causes(os, r);
   profiles(os, r);
-  notes(os, r);
   machine(os, r);
   // The full report, machine-readable, for tools that scrape the page.
   std::ostringstream json;

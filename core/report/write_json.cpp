@@ -90,6 +90,7 @@ void profile(JsonWriter& w, const Profile& p) {
   w.field("dtype", dtype_name(p.dtype));
   list(w, "shape", p.shape);
   w.field("data_format", p.format).field("is_training", p.is_training);
+  w.field("mode", mode_name(p.is_training));
   w.field("warmup", p.warmup).field("reps", p.reps).field("threads", p.threads);
   stats(w, "wall", p.wall);
   list(w, "phases", p.phases, phase);
@@ -118,6 +119,7 @@ void input(JsonWriter& w, const InputInfo& in) {
 
 void problem(JsonWriter& w, const ProblemInfo& p) {
   w.begin_object().field("op", p.op).field("dtype", p.dtype).field("convention", p.convention);
+  if (!p.mode.empty()) w.field("mode", p.mode);
   w.key("attrs").begin_object();
   for (const auto& [k, v] : p.attrs) w.field(k, v);
   w.end_object();
@@ -135,7 +137,9 @@ void cause(JsonWriter& w, const Cause& c) {
   w.begin_object().field("code", c.code).field("title", c.title);
   w.field("explanation", c.explanation).field("before", c.before).field("after", c.after);
   w.field("max_abs_before", c.max_abs_before).field("max_abs_after", c.max_abs_after);
-  w.field("resolves", c.resolves).end_object();
+  w.field("resolves", c.resolves);
+  if (!c.candidate.empty()) w.field("candidate", c.candidate);
+  w.end_object();
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ void write_chrome_trace(const Report& r, std::ostream& os) {
   for (std::size_t k = 0; k < r.profiles.size(); ++k) {
     const Profile& p = r.profiles[k];
     const std::string label = p.backend + " " + shape_str(p.shape) + " " +
-                              std::string(dtype_name(p.dtype)) + " " + p.format +
-                              (p.is_training ? " training" : " frozen");
+                              std::string(dtype_name(p.dtype)) + " " + p.format + " " +
+                              std::string(mode_name(p.is_training));
     const bool device = std::any_of(p.events.events().begin(), p.events.events().end(),
                                     [](const TraceEvent& e) { return e.track > 0; });
     for (int track = 0; track < (device ? 2 : 1); ++track) {

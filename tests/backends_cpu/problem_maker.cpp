@@ -4,9 +4,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
+#include "ops/moments.h"
 #include "tensor/layout.h"
+#include "tensor/seeded_rng.h"
 
 namespace bnscope::testing {
 
@@ -16,32 +17,18 @@ bool channels_first(const std::string& format) {
   return format == "NCHW" || format == "NCDHW";
 }
 
-Tensor random_tensor(std::mt19937& rng, DType dtype, const Shape& shape, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
+Tensor random_tensor(SeededRng& rng, DType dtype, const Shape& shape, double lo, double hi) {
   std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
-  for (double& d : v) d = dist(rng);
+  for (double& d : v) d = rng.uniform(lo, hi);
   return Tensor::from_doubles(dtype, shape, v);
 }
 
 // Biased batch mean and variance of x (as stored, i.e. after rounding to its dtype).
 void batch_stats(const Tensor& x, bool channels_last, std::vector<double>& mean,
                  std::vector<double>& var) {
-  const ChannelView v = channel_view(x.shape(), channels_last);
-  const auto xs = x.to_doubles();
-  const double m = static_cast<double>(v.per_channel());
-  mean.assign(static_cast<std::size_t>(v.channels), 0.0);
-  var = mean;
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i)
-        mean[static_cast<std::size_t>(c)] += xs[static_cast<std::size_t>(v.index(o, c, i))] / m;
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double d =
-            xs[static_cast<std::size_t>(v.index(o, c, i))] - mean[static_cast<std::size_t>(c)];
-        var[static_cast<std::size_t>(c)] += d * d / m;
-      }
+  ChannelMoments m = channel_moments_biased(x.to_doubles(), channel_view(x.shape(), channels_last));
+  mean = std::move(m.mean);
+  var = std::move(m.biased_variance);
 }
 
 }  // namespace
@@ -53,8 +40,9 @@ Variant sweep_variant(const OpSpec* op, const std::string& format, bool training
 }
 
 std::string describe(const Variant& v) {
-  std::string s = std::string(v.op->name) + " " + v.format + (v.training ? " train " : " freeze ") +
-                  std::string(dtype_name(v.dtype)) + " " + shape_str(v.nhwc);
+  std::string s = std::string(v.op->name) + " " + v.format + " " +
+                  std::string(mode_name(v.training)) + " " + std::string(dtype_name(v.dtype)) +
+                  " " + shape_str(v.nhwc);
   if (v.inv_std) s += " inv_std";
   if (v.avg_factor != 1.0) s += " f=" + std::to_string(v.avg_factor);
   return s;
@@ -65,7 +53,7 @@ Problem make_problem(const Variant& v) {
   Problem pb;
   pb.op = std::string(op.name);
   pb.dtype = v.dtype;
-  std::mt19937 rng(v.seed);
+  SeededRng rng(v.seed);
   const bool global = op.family == OpFamily::GlobalNorm;
   const bool first = !global && channels_first(v.format);
   Shape shape = v.nhwc;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
 #include "cli_harness.h"
 #include "ops/catalog.h"
 
@@ -28,16 +32,47 @@ TEST(CliOps, UnknownOpIsBadInput) {
   EXPECT_NE(r.err.find("unknown op 'FusedBatchNormGradV9'"), std::string::npos) << r.err;
 }
 
-TEST(CliHelp, EveryCommandHasHelp) {
+// The commands as the binary lists them: every registered one, whatever this test knows of.
+std::vector<std::string> listed_commands() {
+  const CliRun top = run_cli({"--help"});
+  std::vector<std::string> names;
+  std::istringstream in(top.out.substr(top.out.find("commands:")));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (line.rfind("  ", 0) == 0) names.push_back(line.substr(2, line.find(' ', 2) - 2));
+  return names;
+}
+
+TEST(CliHelp, EveryRegisteredCommandHasHelp) {
   const CliRun top = run_cli({"--help"});
   ASSERT_EQ(top.status, 0);
-  for (const char* cmd : {"run", "ops", "demo", "sample"}) {
-    EXPECT_NE(top.out.find(cmd), std::string::npos) << cmd;
-    const CliRun r = run_cli({cmd, "--help"});
-    EXPECT_EQ(r.status, 0) << cmd;
-    EXPECT_NE(r.out.find("usage: bnscope-cli " + std::string(cmd)), std::string::npos) << r.out;
+  const std::vector<std::string> names = listed_commands();
+  for (const char* known : {"run", "ops", "demo", "sample", "diff", "report", "bench", "profile"})
+    EXPECT_NE(std::find(names.begin(), names.end(), known), names.end()) << known;
+  for (const std::string& cmd : names) {
+    const std::string usage = "usage: bnscope-cli " + cmd;
+    const CliRun flag = run_cli({cmd, "--help"});
+    EXPECT_EQ(flag.status, 0) << cmd;
+    EXPECT_NE(flag.out.find(usage), std::string::npos) << flag.out;
+    const CliRun help = run_cli({"help", cmd});
+    EXPECT_EQ(help.status, 0) << cmd << help.err;
+    EXPECT_EQ(help.out, flag.out) << cmd;  // one help text, two ways to ask
   }
   EXPECT_NE(run_cli({"run", "--help"}).out.find("--input NAME=PATH.npy"), std::string::npos);
+}
+
+TEST(CliHelp, HelpOfAnUnknownCommandIsBadInput) {
+  const CliRun r = run_cli({"help", "frobnicate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+}
+
+TEST(CliVersion, PrintsTheProjectVersion) {
+  const CliRun r = run_cli({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("bnscope-cli [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+      << r.out;
 }
 
 TEST(CliHelp, UnknownCommandIsBadInput) {

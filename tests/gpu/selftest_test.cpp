@@ -5,9 +5,9 @@
 #include <cmath>
 #include <set>
 
-#include "analysis/reserve_check.h"
 #include "engine/outputs.h"
 #include "ops/prepared.h"
+#include "ops/reserve_check.h"
 #include "tensor/error.h"
 
 namespace bnscope::gpu {

@@ -142,7 +142,7 @@ TEST(ReportCsv, EveryRowHasTheHeadersColumnCount) {
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "kind,op,backend,reference,output,channel,phase,metric,value,unit");
+  EXPECT_EQ(line, "kind,op,mode,backend,reference,output,channel,phase,metric,value,unit");
   int rows = 0;
   while (std::getline(in, line)) {
     int cols = 1;
@@ -151,7 +151,7 @@ TEST(ReportCsv, EveryRowHasTheHeadersColumnCount) {
       if (c == '"') quoted = !quoted;
       if (c == ',' && !quoted) ++cols;
     }
-    EXPECT_EQ(cols, 10) << line;
+    EXPECT_EQ(cols, 11) << line;
     ++rows;
   }
   EXPECT_GT(rows, 20);

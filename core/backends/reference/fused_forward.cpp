@@ -4,6 +4,7 @@
 
 #include "backends/reference/reference_ops.h"
 #include "ops/bn_math.h"
+#include "ops/moments.h"
 
 namespace bnscope::reference {
 
@@ -11,28 +12,6 @@ namespace {
 
 std::size_t uc(std::int64_t c) {
   return static_cast<std::size_t>(c);
-}
-
-// Two passes (mean, then squared deviations) as TensorFlow's CPU kernel does.
-void batch_moments(const Prepared& p, const std::vector<double>& x, std::vector<double>& mean,
-                   std::vector<double>& var, const RunContext& ctx) {
-  const ChannelView& v = p.view;
-  const double m = static_cast<double>(v.per_channel());
-  mean.assign(uc(v.channels), 0.0);
-  var.assign(uc(v.channels), 0.0);
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) mean[uc(c)] += x[uc(v.index(o, c, i))];
-  for (double& s : mean) s /= m;
-  end_pass(ctx, 1, 3);
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double d = x[uc(v.index(o, c, i))] - mean[uc(c)];
-        var[uc(c)] += d * d;
-      }
-  for (double& s : var) s /= m;
-  end_pass(ctx, 2, 3);
 }
 
 }  // namespace
@@ -49,7 +28,9 @@ void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
 
   std::vector<double> mean, var;
   if (p.is_training) {
-    batch_moments(p, x, mean, var, ctx);
+    ChannelMoments m = channel_moments_biased(x, p.view, [&](int pass) { end_pass(ctx, pass, 3); });
+    mean = std::move(m.mean);
+    var = std::move(m.biased_variance);
   } else {
     mean = mean_in;
     var = var_in;

@@ -1,5 +1,5 @@
 // FusedBatchNormGrad/V2/V3 (spec 3.3-3.5): the training formula with k taken from the reserve
-// space per the declared convention, and the freeze-mode formula with the population variance.
+// space per the declared convention, and the inference-mode formula with the population variance.
 
 #include "backends/reference/reference_ops.h"
 #include "ops/bn_math.h"

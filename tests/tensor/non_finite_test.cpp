@@ -1,7 +1,7 @@
 // count_non_finite reads exponent bits: it must agree with std::isfinite on every dtype,
 // including the largest finite values, subnormals, signed zeros and NaN payloads.
 
-#include "analysis/health.h"
+#include "tensor/non_finite.h"
 
 #include <gtest/gtest.h>
 

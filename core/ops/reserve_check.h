@@ -9,7 +9,8 @@
 namespace bnscope {
 
 // Notes (kind Warning, code "reserve-mismatch" or "reserve-convention") for grad ops in
-// training mode; empty otherwise. One pass over x in float64.
+// training mode; empty otherwise. Two passes over x in float64 (ops/moments.h). prepare() attaches
+// them (ops/input_health.h).
 std::vector<Note> check_reserve_spaces(const Prepared& p);
 
 }  // namespace bnscope

@@ -1,10 +1,11 @@
-#include "analysis/reserve_check.h"
+#include "ops/reserve_check.h"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "ops/bn_math.h"
+#include "ops/moments.h"
 
 namespace bnscope {
 
@@ -21,30 +22,14 @@ std::string num(double v) {
 }
 
 struct Moments {
-  std::vector<double> mean, var;
-  std::vector<bool> finite;  // channels whose x holds NaN/Inf are left to the health notes
+  std::vector<double> mean, var;  // var biased, as the forward saves it
+  std::vector<bool> finite;       // channels whose x holds NaN/Inf are left to the health notes
 };
 
 Moments moments_of_x(const Prepared& p) {
-  const ChannelView& v = p.view;
-  const auto x = p.in("x").to_doubles();
-  Moments s{std::vector<double>(uc(v.channels), 0.0), std::vector<double>(uc(v.channels), 0.0),
-            std::vector<bool>(uc(v.channels), true)};
-  const double m = static_cast<double>(v.per_channel());
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) s.mean[uc(c)] += x[uc(v.index(o, c, i))];
-  for (std::int64_t c = 0; c < v.channels; ++c) {
-    s.mean[uc(c)] /= m;
-    s.finite[uc(c)] = std::isfinite(s.mean[uc(c)]);
-  }
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double d = x[uc(v.index(o, c, i))] - s.mean[uc(c)];
-        s.var[uc(c)] += d * d;
-      }
-  for (double& q : s.var) q /= m;
+  ChannelMoments m = channel_moments_biased(p.in("x").to_doubles(), p.view);
+  Moments s{std::move(m.mean), std::move(m.biased_variance), {}};
+  for (double mean : s.mean) s.finite.push_back(std::isfinite(mean));
   return s;
 }
 

@@ -1,0 +1,31 @@
+#include "ops/input_health.h"
+
+#include "ops/reserve_check.h"
+#include "tensor/non_finite.h"
+
+namespace bnscope {
+
+void note_input_health(Prepared& p) {
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const std::int64_t n = count_non_finite(p.inputs[i]);
+    if (n)
+      p.notes.push_back({NoteKind::Warning, "non-finite-input",
+                         std::string(p.op->inputs[i].name) + " holds " + std::to_string(n) +
+                             " NaN/Inf value(s); every channel they touch is poisoned",
+                         std::string(p.op->inputs[i].name), -1});
+  }
+  // tf.nn.fused_batch_norm clamps epsilon to 1.001e-5 "as required by cuDNN"; raw ops do not.
+  if (p.op->family == OpFamily::Fused && p.epsilon < 1.001e-5)
+    p.notes.push_back({NoteKind::Warning, "epsilon-below-cudnn-min",
+                       "epsilon " + std::to_string(p.epsilon) +
+                           " is below 1.001e-5: tf.nn.fused_batch_norm would clamp it and older "
+                           "cuDNN rejects it, so CPU and GPU results may differ",
+                       "epsilon", -1});
+}
+
+void attach_input_notes(Prepared& p) {
+  note_input_health(p);
+  for (Note& n : check_reserve_spaces(p)) p.notes.push_back(std::move(n));
+}
+
+}  // namespace bnscope

@@ -1,0 +1,14 @@
+#pragma once
+// The notes prepare() attaches about the inputs themselves, needing no backend: non-finite values,
+// epsilon below what the TensorFlow Python API or cuDNN accept, and (ops/reserve_check.h) reserve
+// spaces that do not fit x.
+
+#include "ops/prepared.h"
+
+namespace bnscope {
+
+void note_input_health(Prepared& p);
+// note_input_health and check_reserve_spaces, once; prepare() calls it last.
+void attach_input_notes(Prepared& p);
+
+}  // namespace bnscope

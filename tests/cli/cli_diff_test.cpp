@@ -1,0 +1,137 @@
+// diff and report: the reference they name, saved outputs that lack some, and the one word for
+// each mode in every format.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_harness.h"
+#include "io/json_value.h"
+
+namespace bnscope::test {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(CliDiff, SaysWhichBackendIsTheReference) {
+  const CliRun r = run_cli({"diff", "--shape", "2,3,3,4"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("reference: cpu-reference (backend)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu vs cpu-reference: PASS"), std::string::npos) << r.out;
+}
+
+TEST(CliDiff, CpuReferenceIsTheReferenceWheneverListed) {
+  const CliRun r = run_cli({"diff", "--shape", "2,3,3,4", "--backends", "cpu,cpu-reference"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("reference: cpu-reference (backend)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu vs cpu-reference"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cpu-reference vs cpu"), std::string::npos) << r.out;
+}
+
+TEST(CliDiff, AgainstADirectoryLackingOutputsFailsNamingThem) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), saved = dir.path("saved");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  const CliRun ran = run_cli({"run", "--problem", problem, "--out", saved});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::filesystem::remove(saved + "/scale_backprop.npy");
+  std::filesystem::remove(saved + "/offset_backprop.npy");
+
+  const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("scale_backprop, offset_backprop"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--allow-missing"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+
+  const CliRun ok = run_cli({"diff", "--problem", problem, "--against", saved, "--allow-missing"});
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("reference: " + saved + " (saved outputs)"), std::string::npos) << ok.out;
+
+  const CliRun whole = run_cli({"diff", "--problem", problem, "--against", dir.path("none")});
+  EXPECT_NE(whole.status, 0);  // nothing at all there: the loader's own error
+  EXPECT_NE(whole.status, 1);
+}
+
+TEST(CliDiff, AgainstACompleteDirectoryPasses) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), saved = dir.path("saved");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", saved}).status, 0);
+  const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
+// The inference mode has one name in the CLI, JSON, CSV, HTML and the trace.
+TEST(CliReport, ModeWordIsTheSameInEveryFormat) {
+  TempDir dir;
+  const CliRun r = run_cli({"report", "--shape", "2,3,3,4", "--attr", "is_training=false", "--reps",
+                            "1", "--out", dir.path("r")});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" inference:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reference: cpu-reference (backend)"), std::string::npos) << r.out;
+
+  const JsonValue j = parse_json(slurp(dir.path("r/report.json")), "report.json");
+  EXPECT_EQ(j.at("problem").at("mode").string, "inference");
+  ASSERT_FALSE(j.at("profiles").items.empty());
+  for (const JsonValue& p : j.at("profiles").items) {
+    EXPECT_EQ(p.at("mode").string, "inference");
+    EXPECT_FALSE(p.at("is_training").boolean);  // TensorFlow's attr keeps its name
+  }
+
+  std::istringstream csv(slurp(dir.path("r/report.csv")));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("kind,op,mode,", 0), 0u) << line;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    EXPECT_NE(line.find(",inference,"), std::string::npos) << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 0);
+
+  for (const char* f : {"r/report.html", "r/trace.json", "r/report.json", "r/report.csv"}) {
+    const std::string text = slurp(dir.path(f));
+    EXPECT_NE(text.find("inference"), std::string::npos) << f;
+    for (const char* other : {"frozen", "freeze", "\"train\"", " train "})
+      EXPECT_EQ(text.find(other), std::string::npos) << f << ": " << other;
+  }
+}
+
+TEST(CliReport, AFailingReportShowsCausesAndNotesBeforeAnyChart) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), saved = dir.path("saved");
+  ASSERT_EQ(
+      run_cli({"sample", "--shape", "2,3,3,4", "--convention", "inv_std", "--out", problem}).status,
+      0);
+  ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", saved}).status, 0);
+  // The saved outputs are right; the report reads reserve_space_2 with the wrong convention.
+  const CliRun r = run_cli({"report", "--problem", problem, "--convention", "variance", "--against",
+                            saved, "--backends", "cpu", "--reps", "1", "--out", dir.path("r")});
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  const std::string html = slurp(dir.path("r/report.html"));
+  const auto chart = html.find("<svg");
+  const auto cause = html.find("reserve_space_2 holds 1/sqrt");
+  const auto notes = html.find("id=\"notes\"");
+  ASSERT_NE(chart, std::string::npos);
+  ASSERT_NE(cause, std::string::npos);
+  ASSERT_NE(notes, std::string::npos);
+  EXPECT_LT(cause, chart);
+  EXPECT_LT(notes, chart);
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"problem\""));
+  const JsonValue j = parse_json(slurp(dir.path("r/report.json")), "report.json");
+  ASSERT_FALSE(j.at("causes").items.empty());
+  EXPECT_EQ(j.at("causes").items[0].at("code").string, "reserve-convention");
+  EXPECT_EQ(j.at("causes").items[0].at("candidate").string, "cpu");
+}
+
+}  // namespace bnscope::test
