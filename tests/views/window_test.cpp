@@ -19,6 +19,8 @@
 
 #include "channel_panel.h"
 #include "channel_table_model.h"
+#include "diff/diff_view.h"
+#include "diff/verdict_model.h"
 #include "heatmap_widget.h"
 #include "input_panel.h"
 #include "input_table_model.h"
@@ -27,8 +29,6 @@
 #include "notes_model.h"
 #include "number_spin_box.h"
 #include "problem_controller.h"
-#include "diff/diff_view.h"
-#include "diff/verdict_model.h"
 #include "problem_form.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
@@ -214,10 +214,11 @@ void WindowTest::typingEpsilonKeepsEveryKeystroke() {
   auto* eps = qobject_cast<NumberSpinBox*>(w.form()->attrEditor(QStringLiteral("epsilon")));
   QVERIFY(eps);
   eps->setPauseMs(30);
-  const std::vector<std::pair<QString, double>> cases{
-      {QStringLiteral("0.0001"), 1e-4}, {QStringLiteral(".25"), 0.25},
-      {QStringLiteral("0.5"), 0.5},     {QStringLiteral("1e-5"), 1e-5},
-      {QStringLiteral("0.001"), 1e-3}};
+  const std::vector<std::pair<QString, double>> cases{{QStringLiteral("0.0001"), 1e-4},
+                                                      {QStringLiteral(".25"), 0.25},
+                                                      {QStringLiteral("0.5"), 0.5},
+                                                      {QStringLiteral("1e-5"), 1e-5},
+                                                      {QStringLiteral("0.001"), 1e-3}};
   for (const auto& [typed, want] : cases) {
     eps->setFocus();
     QTRY_VERIFY(eps->hasFocus());
@@ -315,7 +316,8 @@ void WindowTest::problemPanelKeepsItsWidth() {
   QVERIFY(QTest::qWaitForWindowExposed(&w));
   auto* diff = w.findChild<DiffView*>();
   w.viewTabs()->setCurrentWidget(diff);
-  diff->setReferenceFile(dir_.filePath(QStringLiteral("some/expected_outputs_with_a_long_name.npz")));
+  diff->setReferenceFile(
+      dir_.filePath(QStringLiteral("some/expected_outputs_with_a_long_name.npz")));
   QTest::qWait(50);
   // The form's controls fit: the dock is at least as wide as they need, and usable.
   QVERIFY2(w.problemDock()->width() >= w.form()->minimumSizeHint().width(),
@@ -323,8 +325,20 @@ void WindowTest::problemPanelKeepsItsWidth() {
                           .arg(w.problemDock()->width())
                           .arg(w.form()->minimumSizeHint().width())));
   QVERIFY(w.problemDock()->width() >= 250);
+  QVERIFY(w.problemDock()->isVisible());
   QVERIFY(w.form()->opBox()->width() >= 100);
   QVERIFY(diff->referenceFileEdit()->isVisible());
+  // No tab asks for more than the window has.
+  for (int i = 0; i < w.viewTabs()->count(); ++i) {
+    w.viewTabs()->setCurrentIndex(i);
+    QTest::qWait(20);
+    QVERIFY2(w.width() <= 1250 && w.minimumSizeHint().width() <= 1250,
+             qPrintable(QStringLiteral("tab %1: %2 px, at least %3 px")
+                            .arg(w.viewTabs()->tabText(i))
+                            .arg(w.width())
+                            .arg(w.minimumSizeHint().width())));
+  }
+  w.viewTabs()->setCurrentWidget(diff);
   // The panels can be toggled from the View menu.
   QStringList toggles;
   for (QAction* a : w.viewMenu()->actions())

@@ -221,6 +221,11 @@ void DiffView::buildControls(QWidget* bar) {
   row->addWidget(new QLabel(tr("Compare"), bar));
   candidate_box_ = new BackendPicker(BackendPicker::Mode::Several, bar);
   row->addWidget(candidate_box_);
+  row->addStretch(1);
+  // The actions get a row of their own: one row for everything would set the tab's minimum
+  // width past what a 1250 px window leaves beside the Problem panel.
+  row = new QHBoxLayout();
+  rows->addLayout(row);
   find_causes_ = new QCheckBox(tr("find causes"), bar);
   find_causes_->setChecked(true);
   find_causes_->setToolTip(tr("When outputs disagree, re-run with each known trap undone"));

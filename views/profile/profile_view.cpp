@@ -37,7 +37,10 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   backends_ = new BackendPicker(BackendPicker::Mode::Several, this);
   backends_->setSelected(BackendPicker::available());
   bar->addWidget(backends_);
-  bar->addSpacing(12);
+  bar->addStretch(1);
+  layout->addLayout(bar);
+  // Settings and actions below the backends, so the bar never widens the window.
+  bar = new QHBoxLayout();
   reps_ = new QSpinBox(this);
   reps_->setRange(1, 10000);
   reps_->setValue(10);
