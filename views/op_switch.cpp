@@ -12,24 +12,24 @@ namespace bnscope {
 
 namespace {
 
-// Names of one role across the op families; the first that the new op has wins.
-const std::vector<std::vector<std::string_view>>& roles() {
-  static const std::vector<std::vector<std::string_view>> r{
-      {"x", "t"},
-      {"y_backprop", "backprop"},
-      {"scale", "gamma"},
-      {"offset", "beta"},
-      {"reserve_space_1", "mean", "m"},
-      {"reserve_space_2", "variance", "v"},
-      {"epsilon", "variance_epsilon"},
-  };
-  return r;
+// The other per-channel input (offset or beta): per-channel, and none of scale, mean, variance.
+std::string_view offset_input(const OpSpec& op) {
+  for (std::string_view n : op.inputs_with_role(InputRole::PerChannel))
+    if (n != op.scale_input && n != op.mean_input && n != op.variance_input) return n;
+  return {};
 }
 
-const std::vector<std::string_view>* role_of(std::string_view name) {
-  for (const auto& names : roles())
-    if (std::find(names.begin(), names.end(), name) != names.end()) return &names;
-  return nullptr;
+// The input of `to` that means what `name` means to `from` (the data, the upstream gradient,
+// scale, mean, variance, offset), as the catalog names them; empty when none.
+std::string counterpart(const OpSpec& from, std::string_view name, const OpSpec& to) {
+  const std::pair<std::string_view, std::string_view> meanings[] = {
+      {from.data_input(), to.data_input()},     {from.gradient_input(), to.gradient_input()},
+      {from.scale_input, to.scale_input},       {from.mean_input, to.mean_input},
+      {from.variance_input, to.variance_input}, {offset_input(from), offset_input(to)},
+  };
+  for (const auto& [a, b] : meanings)
+    if (!a.empty() && a == name) return std::string(b);
+  return {};
 }
 
 bool channels_last_of(const Problem& p, const OpSpec& op) {
@@ -64,13 +64,11 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
       p.attrs[name] = it->second;
       continue;
     }
-    if (const auto* names = role_of(a.name))
-      for (std::string_view other : *names)
-        if (auto it = from.attrs.find(std::string(other)); it != from.attrs.end()) {
-          p.attrs[name] = it->second;
-          s.carried.push_back(std::string(other) + " -> " + name);
-          break;
-        }
+    if (was && a.name == to->epsilon_attr())
+      if (auto it = from.attrs.find(std::string(was->epsilon_attr())); it != from.attrs.end()) {
+        p.attrs[name] = it->second;
+        s.carried.push_back(it->first + " -> " + name);
+      }
   }
   const bool from_last = was ? channels_last_of(from, *was) : true;
   const bool to_last = channels_last_of(p, *to);
@@ -93,10 +91,10 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
     std::string source;
     if (from.inputs.count(name)) {
       source = name;
-    } else if (const auto* names = role_of(a.name)) {
-      for (std::string_view other : *names)
-        if (from.inputs.count(std::string(other))) {
-          source = std::string(other);
+    } else if (was) {
+      for (const auto& [other, tensor] : from.inputs)
+        if (counterpart(*was, other, *to) == name) {
+          source = other;
           break;
         }
     }
@@ -105,8 +103,9 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
     if (t.rank() >= 2 && from_last != to_last)
       t = to_last ? to_channels_last(t) : to_channels_first(t);
     if (a.type == ArgType::T && t.rank() >= 2) data_dtype = from.dtype.value_or(t.dtype());
-    if (source != name && (source == "reserve_space_2") && inv_std_stats && name == "v") {
-      const double eps = from.attrs.count("epsilon") ? attr_float(from, "epsilon") : 1e-3;
+    if (source != name && was && source == was->variance_input && inv_std_stats &&
+        to->family == OpFamily::GlobalNorm) {
+      const double eps = attr_float(from, was->epsilon_attr());
       std::vector<double> v = t.to_doubles();
       for (double& e : v) e = e > 0 ? std::max(0.0, 1.0 / (e * e) - eps) : 0.0;
       t = Tensor::from_doubles(t.dtype(), t.shape(), v);
@@ -135,13 +134,9 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
 
   // Statistics that could not be carried: the moments of the carried data, so the problem stays
   // consistent (variance stored as the convention says).
-  const std::string data = to->input_index("t") >= 0 ? "t" : "x";
+  const std::string data(to->data_input());
   if (p.inputs.count(data) && p.inputs.at(data).rank() >= 2) {
-    std::string mean_name, var_name;
-    for (std::string_view n : roles()[4])
-      if (to->input_index(n) >= 0) mean_name = std::string(n);
-    for (std::string_view n : roles()[5])
-      if (to->input_index(n) >= 0) var_name = std::string(n);
+    const std::string mean_name(to->mean_input), var_name(to->variance_input);
     if (!mean_name.empty() && !var_name.empty() && !p.inputs.count(mean_name) &&
         !p.inputs.count(var_name)) {
       const Tensor& x = p.inputs.at(data);
@@ -151,7 +146,7 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
       const bool inv_std = to->family == OpFamily::Fused && to->is_grad &&
                            attr_bool(p, "is_training") && p.convention == ReserveConvention::InvStd;
       if (inv_std)
-        for (double& e : var) e = 1.0 / std::sqrt(e + attr_float(p, "epsilon"));
+        for (double& e : var) e = 1.0 / std::sqrt(e + attr_float(p, to->epsilon_attr()));
       const Shape c{view.channels};
       const DType u = resolve_arg_type(
           *to, to->inputs[static_cast<std::size_t>(to->input_index(mean_name))].type, data_dtype);

@@ -1,9 +1,10 @@
 #pragma once
 // Switching a problem to another op of the catalog keeps what the new op can use: inputs that
-// play the same role under another name (x and t, y_backprop and backprop, scale and gamma,
-// offset and beta, the saved or population statistics and m, v), converted to the new op's
-// layout and types, and epsilon under its other name. What cannot be carried is generated to
-// match (same shape, dtype and seed rules as "Generate inputs") and listed, so the app can say so.
+// mean the same under another name, as the catalog names their meanings (x and t, y_backprop and
+// backprop, scale and gamma, offset and beta, the saved or population statistics and m, v),
+// converted to the new op's layout and types, and epsilon under its other name. Statistics that
+// cannot be carried are the data's moments; other inputs are generated to match (the seed rules
+// of "Generate inputs"); everything is listed, so the app can say so.
 
 #include <string>
 #include <vector>

@@ -23,7 +23,7 @@ std::optional<Problem> problem_with_fix(const Problem& p, const Cause& cause, st
     return fixed;
   }
   if (cause.code == "epsilon-clamped") {
-    fixed.attrs[op->has_attr("epsilon") ? "epsilon" : "variance_epsilon"] = kCudnnMinEpsilon;
+    fixed.attrs[std::string(op->epsilon_attr())] = kCudnnMinEpsilon;
     return fixed;
   }
   if (cause.code == "half-overflow") {
@@ -33,8 +33,7 @@ std::optional<Problem> problem_with_fix(const Problem& p, const Cause& cause, st
     return fixed;
   }
   if (cause.code == "layout-swapped") {
-    const std::string x = op->family == OpFamily::GlobalNorm ? "t" : "x";
-    auto xi = p.inputs.find(x);
+    auto xi = p.inputs.find(std::string(op->data_input()));
     if (xi == p.inputs.end() || xi->second.rank() < 3) {
       if (why) *why = "the problem has no data input to reinterpret";
       return std::nullopt;
