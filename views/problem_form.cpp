@@ -122,8 +122,10 @@ void ProblemForm::rebuildAttrs() {
     QWidget* editor = nullptr;
     if (a.type == AttrType::Bool) {
       auto* box = new QCheckBox(attrs_box_);
-      connect(box, &QCheckBox::toggled, this, [this, key](bool on) {
-        if (!syncing_) controller_->setAttr(key, on);
+      // stateChanged, not toggled: leaving "not set" (partly checked) for checked is no toggle.
+      connect(box, &QCheckBox::stateChanged, this, [this, key](int state) {
+        if (!syncing_ && state != Qt::PartiallyChecked)
+          controller_->setAttr(key, state == Qt::Checked);
       });
       editor = box;
     } else if (a.type == AttrType::String) {
@@ -189,12 +191,25 @@ void ProblemForm::syncFromProblem() {
     for (const AttrSpec& a : op->attrs) {
       QWidget* w = attrEditor(qs(a.name));
       const bool set = p.attrs.count(std::string(a.name)) > 0;
-      if (!set && a.required()) continue;  // nothing to show until the user picks a value
+      if (!set && a.required()) {
+        // Required and not set: say so rather than show a value the problem does not have.
+        if (auto* box = qobject_cast<QCheckBox*>(w)) {
+          box->setTristate(true);
+          box->setCheckState(Qt::PartiallyChecked);
+        } else if (auto* spin = qobject_cast<NumberSpinBox*>(w)) {
+          spin->setSpecialValueText(tr("not set"));
+          spin->showValue(spin->minimum());
+        }
+        continue;
+      }
       if (auto* box = qobject_cast<QCheckBox*>(w)) {
+        box->setTristate(false);
         box->setChecked(attr_bool(p, a.name));
       } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
         combo->setCurrentText(QString::fromStdString(attr_string(p, a.name)));
       } else if (auto* spin = qobject_cast<NumberSpinBox*>(w)) {
+        // Only when it changes: setting it rewrites the field, even under the cursor.
+        if (!spin->specialValueText().isEmpty()) spin->setSpecialValueText(QString());
         spin->showValue(attr_float(p, a.name));
         if (eps_slider_ && a.name.find("epsilon") != std::string_view::npos)
           eps_slider_->setValue(slider_pos(attr_float(p, a.name)));

@@ -339,6 +339,22 @@ void WindowTest::problemPanelKeepsItsWidth() {
                             .arg(w.minimumSizeHint().width())));
   }
   w.viewTabs()->setCurrentWidget(diff);
+  // A problem without a required attr shows it as not set, not as 0 or unchecked.
+  Problem g = w.controller()->problem();
+  g.op = "BatchNormWithGlobalNormalizationGrad";
+  g.attrs.clear();
+  w.controller()->setProblem(g);
+  auto* scale_after =
+      qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("scale_after_normalization")));
+  QVERIFY(scale_after);
+  QCOMPARE(scale_after->checkState(), Qt::PartiallyChecked);
+  auto* veps =
+      qobject_cast<QDoubleSpinBox*>(w.form()->attrEditor(QStringLiteral("variance_epsilon")));
+  QVERIFY(veps);
+  QCOMPARE(veps->text(), QStringLiteral("not set"));
+  scale_after->click();
+  QVERIFY(attr_bool(w.controller()->problem(), "scale_after_normalization"));
+  QCOMPARE(scale_after->checkState(), Qt::Checked);
   // The panels can be toggled from the View menu.
   QStringList toggles;
   for (QAction* a : w.viewMenu()->actions())
