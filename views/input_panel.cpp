@@ -93,9 +93,17 @@ void InputPanel::refresh() {
   if (current && out->revision == controller_->revision())
     notes = out->pipeline ? out->pipeline->notes : out->prepared ? out->prepared->notes : notes;
   model_->setProblem(controller_->problem(), error, notes);
-  validation_->setText(error.isEmpty() ? QString()
-                                       : QStringLiteral("<span style='color:#dc322f'>%1</span>")
-                                             .arg(in_app_terms(error).toHtmlEscaped()));
+  // What TensorFlow would reject is said here too: the problem runs, but is not "ok".
+  QStringList rejected;
+  for (const Note& n : notes)
+    if (n.kind == NoteKind::TfWouldReject) rejected << in_app_terms(note_text(n)).toHtmlEscaped();
+  validation_->setText(
+      !error.isEmpty() ? QStringLiteral("<span style='color:#dc322f'>%1</span>")
+                             .arg(in_app_terms(error).toHtmlEscaped())
+      : rejected.isEmpty()
+          ? QString()
+          : QStringLiteral("<span style='color:#cb4b16'>%1</span>")
+                .arg(tr("Runs here, but: %1").arg(rejected.join(QStringLiteral("<br>")))));
   if (!keep.isEmpty()) selectInput(keep);
 }
 

@@ -87,7 +87,9 @@ void InputTableModel::setProblem(const Problem& p, const QString& error,
     QStringList warnings;
     bool rejected = false;
     for (const Note& note : notes)
-      if (QString::fromStdString(note.subject) == n && note.kind != NoteKind::Info) {
+      if (note.kind != NoteKind::Info &&
+          (note.subject.empty() ? subject_of(QString::fromStdString(note.message), names)
+                                : QString::fromStdString(note.subject)) == n) {
         warnings << in_app_terms(note_text(note));
         rejected |= note.kind == NoteKind::TfWouldReject;
       }
@@ -142,6 +144,12 @@ QVariant InputTableModel::cell(int row, int column, int role) const {
     default:
       return {};
   }
+}
+
+int InputTableModel::rowNamedIn(const QString& message) const {
+  std::vector<QString> names;
+  for (const Row& r : rows_) names.push_back(r.name);
+  return rowOf(subject_of(message, names));
 }
 
 QString InputTableModel::inputName(int row) const {

@@ -22,6 +22,8 @@ class InputTableModel : public TableModel {
   void setProblem(const Problem& p, const QString& error, const std::vector<Note>& notes = {});
   QString inputName(int row) const;
   int rowOf(const QString& name) const;
+  // The row of the input a message names first; -1 when it names none.
+  int rowNamedIn(const QString& message) const;
 
  private:
   int rows() const override { return static_cast<int>(rows_.size()); }

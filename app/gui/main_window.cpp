@@ -23,6 +23,7 @@
 #include "app_wording.h"
 #include "channel_panel.h"
 #include "input_panel.h"
+#include "input_table_model.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
 #include "launch.h"
@@ -335,7 +336,11 @@ void MainWindow::noteActivated(const QModelIndex& index) {
     return;
   }
   if (subject.isEmpty()) {
-    tabs_->setCurrentWidget(inputs_);  // errors are about the inputs or attrs
+    // Errors and most TensorFlow rejections are about an input they name, or about the whole
+    // problem.
+    tabs_->setCurrentWidget(inputs_);
+    const int row = inputs_->model()->rowNamedIn(index.data(Qt::DisplayRole).toString());
+    if (row >= 0) inputs_->selectInput(inputs_->model()->inputName(row));
     return;
   }
   if (QWidget* editor = form_->attrEditor(subject)) {  // about an attr: its editor

@@ -53,6 +53,7 @@ class WindowTest : public QObject {
   void badFileKeepsThePreviousProblem();
   void runErrorsAreShownNotThrown();
   void notesJumpToTheirSubject();
+  void inputsTabSaysWhatTensorFlowWouldReject();
   void tensorBrowserShowsSlices();
   void asksBeforeClosingWithUnsavedChanges();
   void rendersANonBlankScreenshot();
@@ -439,7 +440,9 @@ void WindowTest::notesJumpToTheirSubject() {
   QVERIFY(w.controller()->waitForIdle());
   w.notes()->setNotes({{NoteKind::Warning, "c", "channel note", "", 3},
                        {NoteKind::Warning, "s", "about scale", "scale", -1},
-                       {NoteKind::Warning, "o", "about dx", "x_backprop", -1}});
+                       {NoteKind::Warning, "o", "about dx", "x_backprop", -1},
+                       {NoteKind::TfWouldReject, "r", "y_backprop has dtype half", "", -1},
+                       {NoteKind::Info, "e", "epsilon is tiny", "epsilon", -1}});
   w.show();
   QVERIFY(QTest::qWaitForWindowExposed(&w));
   QListView* v = w.notesView();
@@ -458,7 +461,29 @@ void WindowTest::notesJumpToTheirSubject() {
     QCOMPARE(w.viewTabs()->currentWidget(), static_cast<QWidget*>(w.browser()));
     QCOMPARE(w.browser()->tensorBox()->currentText(), QStringLiteral("output x_backprop"));
   }
+  // A note without a subject selects the input its message names; one about an attr focuses
+  // the attr's editor.
+  click(3);
+  QCOMPARE(w.viewTabs()->currentWidget(), static_cast<QWidget*>(w.inputs()));
+  QCOMPARE(w.inputs()->selectedInput(), QStringLiteral("y_backprop"));
+  click(4);
+  QTRY_VERIFY(w.form()->attrEditor(QStringLiteral("epsilon"))->hasFocus());
   w.controller()->markSaved();
+}
+
+void WindowTest::inputsTabSaysWhatTensorFlowWouldReject() {
+  MainWindow w;
+  Problem p = test::small_sample();
+  p.inputs["scale"] = p.inputs.at("scale").to(DType::F16);  // V3 takes float statistics
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  QVERIFY2(w.controller()->outcome()->ok(), qPrintable(w.controller()->outcome()->error));
+  InputTableModel* m = w.inputs()->model();
+  const QString scale =
+      m->index(m->rowOf(QStringLiteral("scale")), InputTableModel::Status).data().toString();
+  QVERIFY2(!scale.startsWith(QStringLiteral("ok")), qPrintable(scale));
+  QVERIFY2(w.inputs()->validationLabel()->text().contains(QStringLiteral("Runs here")),
+           qPrintable(w.inputs()->validationLabel()->text()));
 }
 
 void WindowTest::tensorBrowserShowsSlices() {
