@@ -18,6 +18,7 @@
 #include <QValueAxis>
 #include <cmath>
 
+#include "channel_axis.h"
 #include "channel_table_model.h"
 #include "heatmap_widget.h"
 #include "number_text.h"
@@ -43,7 +44,8 @@ void set_theme(QChart* chart, const QWidget* w) {
   chart->legend()->hide();
 }
 
-// Bars of a histogram; the title carries the range and the non-finite count.
+// Bars of a histogram (of the selected channel only, which the title says); the title carries
+// the range and the non-finite count.
 void fill_histogram(QChart* chart, const QString& name, const std::vector<double>& values) {
   chart->removeAllSeries();
   // removeAxis hands ownership back: delete what it returns.
@@ -230,12 +232,12 @@ void ChannelPanel::updateColumnChart() {
   series->setPointsVisible(true);
   chart_->addSeries(series);
   auto* x = new QValueAxis;
-  x->setRange(0, std::max(1, model_->rowCount() - 1));
-  x->setLabelFormat(QStringLiteral("%d"));
+  set_channel_axis(x, model_->rowCount());
   x->setTitleText(tr("channel"));
   auto* y = new QValueAxis;
   const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-12, std::fabs(hi) * 0.05 + 1e-12);
   y->setRange(lo - pad, hi + pad);
+  y->setLabelFormat(QStringLiteral("%.4g"));  // short labels however close lo and hi are
   chart_->addAxis(x, Qt::AlignBottom);
   chart_->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);
@@ -253,10 +255,14 @@ void ChannelPanel::updateChannelViews() {
     std::vector<double> v;
     if (p && p->op->input_index(inputs[i]) >= 0)
       v = channel_values(p->in(inputs[i]), p->view, channel_);
-    fill_histogram(histograms_[i], QString::fromLatin1(inputs[i]), v);
+    fill_histogram(histograms_[i],
+                   tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), v);
   }
   const OutputTensor* out = p ? data_output(*p, *outcome_->result) : nullptr;
-  fill_histogram(histograms_[2], out ? QString::fromStdString(out->name) : tr("data gradient"),
+  fill_histogram(histograms_[2],
+                 tr("%1, channel %2")
+                     .arg(out ? QString::fromStdString(out->name) : tr("data gradient"))
+                     .arg(channel_),
                  out ? channel_values(out->tensor, p->view, channel_) : std::vector<double>{});
   if (!out) {
     heatmap_->setSlice({}, tr("no output shaped like x"));

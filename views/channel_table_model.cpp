@@ -9,17 +9,13 @@
 namespace bnscope {
 
 void ChannelTableModel::setStats(ChannelStats stats) {
-  beginResetModel();
-  stats_ = std::move(stats);
-  endResetModel();
-}
-
-int ChannelTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(stats_.channels);
-}
-
-int ChannelTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : 1 + static_cast<int>(stats_.columns.size());
+  resetWith([&] {
+    stats_ = std::move(stats);
+    std::vector<Column> columns{{tr("channel"), {}}};
+    for (const ChannelColumn& c : stats_.columns)
+      columns.push_back({QString::fromStdString(c.name), {}});
+    setColumns(std::move(columns));
+  });
 }
 
 double ChannelTableModel::value(int channel, int column) const {
@@ -28,11 +24,9 @@ double ChannelTableModel::value(int channel, int column) const {
   return c.values[static_cast<std::size_t>(channel)];
 }
 
-QVariant ChannelTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const double v = value(index.row(), index.column());
-  const bool count = index.column() == 0 || stats_.columns[index.column() - 1].is_count;
+QVariant ChannelTableModel::cell(int row, int column, int role) const {
+  const double v = value(row, column);
+  const bool count = column == 0 || stats_.columns[static_cast<std::size_t>(column - 1)].is_count;
   switch (role) {
     case Qt::DisplayRole:
       return count ? QString::number(static_cast<qint64>(v)) : number_text(v);
@@ -41,19 +35,11 @@ QVariant ChannelTableModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
       return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-      if (!std::isfinite(v) || (count && index.column() > 0 && v > 0))
-        return QBrush(QColor(220, 50, 47));
+      if (!std::isfinite(v) || (count && column > 0 && v > 0)) return QBrush(QColor(220, 50, 47));
       return {};
     default:
       return {};
   }
-}
-
-QVariant ChannelTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  if (section == 0) return tr("channel");
-  if (section < 0 || section >= columnCount()) return {};
-  return QString::fromStdString(stats_.columns[static_cast<std::size_t>(section - 1)].name);
 }
 
 int ChannelTableModel::columnOf(const QString& name) const {

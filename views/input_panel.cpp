@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QTableView>
 
+#include "app_wording.h"
 #include "input_table_model.h"
 #include "problem_controller.h"
 
@@ -88,11 +89,21 @@ void InputPanel::refresh() {
   QString error;
   const bool current = out && !controller_->isRunning();
   if (current && !out->prepared) error = out->error;
-  model_->setProblem(controller_->problem(), error);
+  std::vector<Note> notes;
+  if (current && out->revision == controller_->revision())
+    notes = out->pipeline ? out->pipeline->notes : out->prepared ? out->prepared->notes : notes;
+  model_->setProblem(controller_->problem(), error, notes);
+  // What TensorFlow would reject is said here too: the problem runs, but is not "ok".
+  QStringList rejected;
+  for (const Note& n : notes)
+    if (n.kind == NoteKind::TfWouldReject) rejected << in_app_terms(note_text(n)).toHtmlEscaped();
   validation_->setText(
-      error.isEmpty()
+      !error.isEmpty() ? QStringLiteral("<span style='color:#dc322f'>%1</span>")
+                             .arg(in_app_terms(error).toHtmlEscaped())
+      : rejected.isEmpty()
           ? QString()
-          : QStringLiteral("<span style='color:#dc322f'>%1</span>").arg(error.toHtmlEscaped()));
+          : QStringLiteral("<span style='color:#cb4b16'>%1</span>")
+                .arg(tr("Runs here, but: %1").arg(rejected.join(QStringLiteral("<br>")))));
   if (!keep.isEmpty()) selectInput(keep);
 }
 

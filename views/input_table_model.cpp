@@ -3,9 +3,11 @@
 #include <QBrush>
 #include <QColor>
 #include <QRegularExpression>
+#include <QStringList>
 #include <cmath>
 #include <limits>
 
+#include "app_wording.h"
 #include "number_text.h"
 #include "tensor/layout.h"
 #include "tensor/non_finite.h"
@@ -32,7 +34,19 @@ QString subject_of(const QString& message, const std::vector<QString>& names) {
 
 }  // namespace
 
-void InputTableModel::setProblem(const Problem& p, const QString& error) {
+InputTableModel::InputTableModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("input")},
+              {tr("shape")},
+              {tr("dtype")},
+              {tr("min")},
+              {tr("max")},
+              {tr("mean")},
+              {tr("non-finite")},
+              {tr("matches the op?")}});
+}
+
+void InputTableModel::setProblem(const Problem& p, const QString& error,
+                                 const std::vector<Note>& notes) {
   beginResetModel();
   rows_.clear();
   const OpSpec* op = find_op(p.op);
@@ -70,14 +84,27 @@ void InputTableModel::setProblem(const Problem& p, const QString& error) {
       r.max = finite ? hi : nan;
       r.mean = finite ? sum / static_cast<double>(finite) : nan;
     }
+    QStringList warnings;
+    bool rejected = false;
+    for (const Note& note : notes)
+      if (note.kind != NoteKind::Info &&
+          (note.subject.empty() ? subject_of(QString::fromStdString(note.message), names)
+                                : QString::fromStdString(note.subject)) == n) {
+        warnings << in_app_terms(note_text(note));
+        rejected |= note.kind == NoteKind::TfWouldReject;
+      }
     if (n == blamed) {
       r.bad = true;
-      r.status = error;
+      r.status = in_app_terms(error);
     } else if (!op || op->input_index(n.toStdString()) < 0) {
       r.bad = true;
       r.status = tr("not an input of %1").arg(QString::fromStdString(p.op));
     } else if (!r.present) {
       r.status = tr("missing (the op's default is used if it has one)");
+    } else if (!warnings.isEmpty()) {
+      r.warned = true;
+      r.status = (rejected ? tr("accepted here, but: %1") : tr("runs, but: %1"))
+                     .arg(warnings.join(QStringLiteral("; ")));
     } else if (r.non_finite > 0) {
       r.status = tr("ok, holds %1 non-finite values").arg(r.non_finite);
     } else {
@@ -88,25 +115,16 @@ void InputTableModel::setProblem(const Problem& p, const QString& error) {
   endResetModel();
 }
 
-int InputTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int InputTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant InputTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+QVariant InputTableModel::cell(int row, int column, int role) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   if (role == ProblemRole) return r.bad;
-  if (role == Qt::ForegroundRole && r.bad && index.column() == Status)
-    return QBrush(QColor(220, 50, 47));
-  if (role == Qt::ToolTipRole) return index.column() == Status ? r.status : r.doc;
+  if (role == Qt::ForegroundRole && r.bad && column == Status) return QBrush(QColor(220, 50, 47));
+  if (role == Qt::ForegroundRole && r.warned && column == Status)
+    return QBrush(QColor(203, 75, 22));
+  if (role == Qt::ToolTipRole) return column == Status ? r.status : r.doc;
   if (role != Qt::DisplayRole) return {};
   const bool stats = r.present;
-  switch (index.column()) {
+  switch (column) {
     case Name:
       return r.name;
     case Shape:
@@ -128,12 +146,10 @@ QVariant InputTableModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant InputTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  static const char* names[] = {"input", "shape", "dtype",      "min",
-                                "max",   "mean",  "non-finite", "matches the op?"};
-  if (section < 0 || section >= ColumnCount) return {};
-  return tr(names[section]);
+int InputTableModel::rowNamedIn(const QString& message) const {
+  std::vector<QString> names;
+  for (const Row& r : rows_) names.push_back(r.name);
+  return rowOf(subject_of(message, names));
 }
 
 QString InputTableModel::inputName(int row) const {

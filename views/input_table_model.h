@@ -2,35 +2,38 @@
 // The op's inputs, one row each: shape, dtype, value summary and whether it is what the op
 // expects. The verdict comes from the engine's own validation, matched to the input it names.
 
-#include <QAbstractTableModel>
 #include <vector>
 
+#include "ops/note.h"
 #include "ops/problem.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class InputTableModel : public QAbstractTableModel {
+class InputTableModel : public TableModel {
   Q_OBJECT
  public:
   enum Column { Name, Shape, Dtype, Min, Max, Mean, NonFinite, Status, ColumnCount };
-  static constexpr int ProblemRole = Qt::UserRole + 1;  // true when the row has a problem
+  static constexpr int ProblemRole = FirstCustomRole;  // true when the row has a problem
 
-  using QAbstractTableModel::QAbstractTableModel;
-  // error: the message validation failed with, if it did.
-  void setProblem(const Problem& p, const QString& error);
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+  explicit InputTableModel(QObject* parent = nullptr);
+  // error: the message validation failed with, if it did; notes: the run's notes, whose
+  // warnings about an input show in its row (an input TensorFlow would reject is not "ok").
+  void setProblem(const Problem& p, const QString& error, const std::vector<Note>& notes = {});
   QString inputName(int row) const;
   int rowOf(const QString& name) const;
+  // The row of the input a message names first; -1 when it names none.
+  int rowNamedIn(const QString& message) const;
 
  private:
+  int rows() const override { return static_cast<int>(rows_.size()); }
+  QVariant cell(int row, int column, int role) const override;
+
   struct Row {
     QString name, shape, dtype, status, doc;
     double min = 0, max = 0, mean = 0;
     qint64 non_finite = 0;
-    bool present = false, bad = false;
+    bool present = false, bad = false, warned = false;
   };
   std::vector<Row> rows_;
 };

@@ -5,7 +5,13 @@
 #include <QColor>
 #include <QStyle>
 
+#include "app_wording.h"
+
 namespace bnscope {
+
+NotesModel::NotesModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("note")}});
+}
 
 void NotesModel::setNotes(std::vector<Note> notes, const QString& error) {
   beginResetModel();
@@ -14,18 +20,12 @@ void NotesModel::setNotes(std::vector<Note> notes, const QString& error) {
   endResetModel();
 }
 
-int NotesModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(notes_.size()) + (error_.isEmpty() ? 0 : 1);
-}
-
-QVariant NotesModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const bool is_error = !error_.isEmpty() && index.row() == 0;
+QVariant NotesModel::cell(int row, int, int role) const {
+  const bool is_error = !error_.isEmpty() && row == 0;
   if (is_error) {
     switch (role) {
       case Qt::DisplayRole:
-        return tr("Error: %1").arg(error_);
+        return tr("Error: %1").arg(in_app_terms(error_));
       case Qt::ForegroundRole:
         return QBrush(QColor(220, 50, 47));
       case KindRole:
@@ -38,10 +38,10 @@ QVariant NotesModel::data(const QModelIndex& index, int role) const {
         return {};
     }
   }
-  const Note& n = notes_[static_cast<std::size_t>(index.row() - (error_.isEmpty() ? 0 : 1))];
+  const Note& n = notes_[static_cast<std::size_t>(row - (error_.isEmpty() ? 0 : 1))];
   switch (role) {
     case Qt::DisplayRole: {
-      QString text = QString::fromStdString(note_text(n));
+      QString text = in_app_terms(note_text(n));
       if (n.channel >= 0) text += tr(" [channel %1]").arg(n.channel);
       return text;
     }

@@ -1,27 +1,28 @@
 #pragma once
 // The notes of the latest run (validation, health, TensorFlow compatibility), one row each.
 
-#include <QAbstractListModel>
 #include <vector>
 
 #include "ops/note.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class NotesModel : public QAbstractListModel {
+class NotesModel : public TableModel {
   Q_OBJECT
  public:
-  static constexpr int SubjectRole = Qt::UserRole + 1;  // input/output name, may be empty
-  static constexpr int ChannelRole = Qt::UserRole + 2;  // -1 when none
-  static constexpr int KindRole = Qt::UserRole + 3;     // NoteKind as int
+  static constexpr int SubjectRole = FirstCustomRole;      // input/output name, may be empty
+  static constexpr int ChannelRole = FirstCustomRole + 1;  // -1 when none
+  static constexpr int KindRole = FirstCustomRole + 2;     // NoteKind as int
 
-  using QAbstractListModel::QAbstractListModel;
+  explicit NotesModel(QObject* parent = nullptr);
   // An error (failed validation or run) is shown as the first row.
   void setNotes(std::vector<Note> notes, const QString& error = {});
-  int rowCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
  private:
+  int rows() const override { return static_cast<int>(notes_.size()) + (error_.isEmpty() ? 0 : 1); }
+  QVariant cell(int row, int column, int role) const override;
+
   std::vector<Note> notes_;
   QString error_;
 };

@@ -1,15 +1,13 @@
 #include "problem_controller.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
+#include "op_switch.h"
 #include "ops/reserve_check.h"
 #include "sample_source.h"
 #include "tensor/error.h"
@@ -18,56 +16,115 @@
 namespace bnscope {
 
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend,
-                                                  const RunContext& ctx) {
+                                                  const std::string& backend, const RunContext& ctx,
+                                                  std::uint64_t revision,
+                                                  const DiffRequest* comparison) {
   auto out = std::make_shared<RunOutcome>();
   out->problem = problem;
+  out->revision = revision;
   out->backend = backend;
+  std::shared_ptr<DiffOutcome> diff;
+  if (comparison) {
+    out->comparison = *comparison;
+    diff = std::make_shared<DiffOutcome>();
+    diff->request = *comparison;
+    diff->problem = problem;
+    diff->revision = revision;
+    out->diff = diff;
+    if (auto why = diff_request_problem(*comparison)) {
+      diff->error = *why;
+      comparison = nullptr;
+    }
+  }
   try {
     out->prepared = prepare(problem);
-    out->result = run_problem(problem, backend, ctx);
+    std::shared_ptr<const PipelineResult> pipeline;
+    if (comparison) {
+      try {
+        pipeline = std::make_shared<const PipelineResult>(
+            run_pipeline(problem, *out->prepared, pipeline_request(backend, comparison), ctx));
+        diff->result = pipeline;
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::Cancelled) throw;
+        diff->error = e.what();  // the comparison alone failed: run the backend by itself
+      }
+    }
+    if (!pipeline)
+      pipeline = std::make_shared<const PipelineResult>(
+          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx));
+    out->pipeline = pipeline;
+    out->result = pipeline->run(backend);
     out->stats = channel_stats(*out->prepared, *out->result);
   } catch (const Error& e) {
-    out->result.reset();
+    out->result = nullptr;
     out->error = QString::fromStdString(e.what());
     out->cancelled = e.code() == ErrorCode::Cancelled;
   } catch (const std::exception& e) {
-    out->result.reset();
+    out->result = nullptr;
     out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+  }
+  if (diff && !diff->result && diff->error.empty()) {
+    // Validation or the backend failed: the comparison says the same.
+    diff->cancelled = out->cancelled;
+    diff->error = out->error.toStdString();
   }
   return out;
 }
 
-ProblemController::ProblemController(QObject* parent) : QObject(parent) {
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &ProblemController::finished);
-}
+ProblemController::ProblemController(QObject* parent)
+    : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
+        finished(std::move(out), more);
+      }) {}
 
-ProblemController::~ProblemController() {
-  pending_ = false;
-  cancel();
-  watcher_.waitForFinished();
-}
+ProblemController::~ProblemController() = default;
 
-void ProblemController::setProblem(Problem p, bool modified) {
+void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
   problem_ = std::move(p);
   modified_ = modified;
-  emit problemChanged();
-  rerun();
+  path_ = path;
+  changed();
 }
 
 void ProblemController::edited() {
   modified_ = true;
+  changed();
+}
+
+void ProblemController::changed() {
+  ++revision_;
   emit problemChanged();
   rerun();
 }
 
 void ProblemController::setOp(const std::string& op) {
-  const OpSpec* spec = find_op(op);
-  if (!spec || op == problem_.op) return;
-  problem_.op = op;
-  // Keep what the new op understands; the input picker shows what is missing.
-  std::erase_if(problem_.attrs, [&](const auto& kv) { return !spec->has_attr(kv.first); });
-  std::erase_if(problem_.inputs, [&](const auto& kv) { return spec->input_index(kv.first) < 0; });
+  if (!find_op(op) || op == problem_.op) return;
+  OpSwitch s;
+  try {
+    s = switch_op(problem_, op, 1);
+  } catch (const Error& e) {
+    emit editFailed(QString::fromStdString(e.what()));
+    return;
+  }
+  problem_ = std::move(s.problem);
+  QStringList parts;
+  const auto join = [](const std::vector<std::string>& v) {
+    QStringList l;
+    for (const std::string& e : v) l << QString::fromStdString(e);
+    return l.join(QStringLiteral(", "));
+  };
+  if (!s.carried.empty()) parts << tr("carried over %1").arg(join(s.carried));
+  if (!s.generated.empty()) parts << tr("generated %1").arg(join(s.generated));
+  if (!s.defaulted.empty()) parts << tr("set %1").arg(join(s.defaulted));
+  switch_note_ = parts.isEmpty()
+                     ? QString()
+                     : tr("Switched to %1: %2.")
+                           .arg(QString::fromStdString(op), parts.join(QStringLiteral("; ")));
+  edited();
+  if (!switch_note_.isEmpty()) emit notice(switch_note_);
+}
+
+void ProblemController::editProblem(Problem p) {
+  problem_ = std::move(p);
   edited();
 }
 
@@ -109,8 +166,12 @@ void ProblemController::setConvention(ReserveConvention c) {
 void ProblemController::setBackend(const std::string& name) {
   if (backend_ == name) return;
   backend_ = name;
-  emit problemChanged();
-  rerun();
+  changed();
+}
+
+void ProblemController::setComparison(std::optional<DiffRequest> comparison, bool rerunNow) {
+  comparison_ = std::move(comparison);
+  if (rerunNow) rerun();
 }
 
 void ProblemController::setInput(const std::string& name, Tensor t) {
@@ -149,7 +210,7 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   try {
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
-        setProblem(load_problem(file));
+        setProblem(load_problem(file), false, path);
         return true;
       }
       Problem p = problem_;
@@ -184,6 +245,7 @@ bool ProblemController::saveProblem(const QString& path, QString* error) {
     return false;
   }
   modified_ = false;
+  path_ = path;
   return true;
 }
 
@@ -207,56 +269,39 @@ bool ProblemController::saveOutputs(const QString& path, const QString& output, 
 }
 
 void ProblemController::rerun() {
-  if (running_) {
-    pending_ = true;  // the newest request wins; the old run's outcome is dropped
-    cancel();
-    return;
-  }
-  start();
+  // The newest request wins: a run in flight is stopped and its outcome dropped.
+  job_.request([this]() -> decltype(job_)::Work {
+    RunContext ctx;
+    QPointer<ProblemController> self(this);
+    ctx.progress = [self](double f) {
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, f] {
+            if (self) emit self->progressChanged(f);
+          },
+          Qt::QueuedConnection);
+    };
+    emit runStarted();
+    return [problem = problem_, backend = backend_, revision = revision_, ctx,
+            comparison = comparison_](const std::atomic<bool>& cancel) mutable {
+      ctx.cancel = &cancel;
+      return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr);
+    };
+  });
 }
 
-void ProblemController::start() {
-  pending_ = false;
-  running_ = true;
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  RunContext ctx;
-  ctx.cancel = cancel_.get();
-  QPointer<ProblemController> self(this);
-  ctx.progress = [self](double f) {
-    QMetaObject::invokeMethod(
-        self.data(),
-        [self, f] {
-          if (self) emit self->progressChanged(f);
-        },
-        Qt::QueuedConnection);
-  };
-  // The worker owns copies (and the cancel flag), so edits during the run are safe.
-  watcher_.setFuture(
-      QtConcurrent::run([problem = problem_, backend = backend_, ctx, flag = cancel_] {
-        return compute_outcome(problem, backend, ctx);
-      }));
-  emit runStarted();
-}
-
-void ProblemController::finished() {
-  running_ = false;
-  if (pending_) {
-    start();
-    return;
-  }
-  outcome_ = watcher_.result();
+void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool more) {
+  if (more) return;
+  outcome_ = std::move(out);
   emit outcomeChanged();
 }
 
 void ProblemController::cancel() {
-  if (cancel_) cancel_->store(true);
+  job_.cancel();
 }
 
 bool ProblemController::waitForIdle(int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while ((running_ || pending_) && !deadline.hasExpired())
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-  return !running_ && !pending_;
+  return job_.waitForIdle(timeoutMs);
 }
 
 }  // namespace bnscope

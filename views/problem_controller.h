@@ -2,7 +2,6 @@
 // Owns the problem being debugged and re-runs it in the background after every change. Views
 // read the latest outcome; tests drive this object without a window.
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <atomic>
@@ -11,6 +10,8 @@
 
 #include "analysis/channel_stats.h"
 #include "backends/backend.h"
+#include "background_job.h"
+#include "diff/diff_compute.h"
 #include "ops/prepared.h"
 
 namespace bnscope {
@@ -18,19 +19,30 @@ namespace bnscope {
 // Everything one run produced; immutable once published.
 struct RunOutcome {
   Problem problem;
+  std::uint64_t revision = 0;  // ProblemController::revision() of the problem run
   std::string backend;
   std::optional<Prepared> prepared;  // empty when validation failed
-  std::optional<Result> result;      // empty when validation or the run failed
+  // The one pipeline run of this change: the app's backend and, when the Diff tab asked, its
+  // reference and candidates, compared and explained. Null when validation or the run failed.
+  std::shared_ptr<const PipelineResult> pipeline;
+  const Result* result = nullptr;  // the app's backend's run inside pipeline
+  // The Diff tab's request this run also answered; as a DiffOutcome when it was made.
+  std::optional<DiffRequest> comparison;
+  std::shared_ptr<const DiffOutcome> diff;
   ChannelStats stats;
   QString error;  // the engine's message when something failed
   bool cancelled = false;
-  bool ok() const { return result.has_value(); }
+  bool ok() const { return result != nullptr; }
 };
 
-// The run itself, without Qt: validation, engine, channel statistics. Never throws.
+// The run itself, without Qt: validation, the pipeline, channel statistics. With a comparison
+// the same run also answers it; a comparison that cannot be made (a missing file, a backend that
+// cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
+// throws.
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend,
-                                                  const RunContext& ctx);
+                                                  const std::string& backend, const RunContext& ctx,
+                                                  std::uint64_t revision = 0,
+                                                  const DiffRequest* comparison = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -41,13 +53,22 @@ class ProblemController : public QObject {
   const Problem& problem() const { return problem_; }
   const std::string& backend() const { return backend_; }
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return job_.isBusy(); }
+  // Counts every change of the problem; views record it to tell whether what they show is current.
+  std::uint64_t revision() const { return revision_; }
   bool isModified() const { return modified_; }
   void markSaved() { modified_ = false; }
+  // The problem file the current problem came from or was last saved to; empty for none.
+  const QString& path() const { return path_; }
 
-  // Replaces the whole problem (a loaded file): not an unsaved edit.
-  void setProblem(Problem p, bool modified = false);
+  // Replaces the whole problem (a loaded file, path its file): not an unsaved edit.
+  void setProblem(Problem p, bool modified = false, const QString& path = {});
+  // Switches the op, carrying over what maps to the new op and generating the rest (see
+  // op_switch.h); what happened is in switchNote() and the notice signal.
   void setOp(const std::string& op);
+  // Replaces the problem as an edit (unsaved, same file): a fix applied to it.
+  void editProblem(Problem p);
+  const QString& switchNote() const { return switch_note_; }
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,
   // otherwise they are reinterpreted as already being in it.
@@ -55,6 +76,10 @@ class ProblemController : public QObject {
   void setDtype(std::optional<DType> t);
   void setConvention(ReserveConvention c);
   void setBackend(const std::string& name);
+  // The comparison every run also makes (the Diff tab's, while it is shown); none: runs only the
+  // backend. Takes effect with the next run; rerun now when the current outcome lacks it.
+  void setComparison(std::optional<DiffRequest> comparison, bool rerunNow);
+  const std::optional<DiffRequest>& comparison() const { return comparison_; }
   void setInput(const std::string& name, Tensor t);
   // New random inputs for the current op and settings; reserve spaces from the forward op.
   void generateInputs(std::uint64_t seed);
@@ -81,20 +106,23 @@ class ProblemController : public QObject {
   void outcomeChanged();
   // An edit that could not be applied (bad generation request, ...); the problem is unchanged.
   void editFailed(const QString& message);
+  // Something the person should know about an edit that succeeded.
+  void notice(const QString& message);
 
  private:
   void edited();
-  void start();
-  void finished();
+  void changed();
+  void finished(std::shared_ptr<const RunOutcome> out, bool more);
 
   Problem problem_;
   std::string backend_ = "cpu";
+  std::optional<DiffRequest> comparison_;
   bool modified_ = false;
-  bool pending_ = false;
-  bool running_ = false;  // until the finished signal is handled, not just the future
+  QString path_;
+  QString switch_note_;
+  std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  QFutureWatcher<std::shared_ptr<const RunOutcome>> watcher_;
+  BackgroundJob<std::shared_ptr<const RunOutcome>> job_;
 };
 
 }  // namespace bnscope

@@ -7,10 +7,10 @@
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStandardItemModel>
 #include <cmath>
 
-#include "backends/backend.h"
+#include "backend_picker.h"
+#include "number_spin_box.h"
 #include "problem_controller.h"
 #include "tensor/layout.h"
 
@@ -46,17 +46,8 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
   }
   layout_->addRow(tr("&Op"), op_);
 
-  backend_ = new QComboBox(this);
-  backend_->setObjectName(QStringLiteral("backendBox"));
-  auto* model = new QStandardItemModel(backend_);
-  for (Backend* b : BackendRegistry::instance().all()) {
-    auto* item = new QStandardItem(qs(b->name()));
-    const std::string why = b->unavailable_reason();
-    item->setToolTip(why.empty() ? qs(b->description()) : QString::fromStdString(why));
-    if (!why.empty()) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-    model->appendRow(item);
-  }
-  backend_->setModel(model);
+  backend_ = new BackendPicker(BackendPicker::Mode::One, this);
+  backend_->comboBox()->setObjectName(QStringLiteral("backendBox"));
   layout_->addRow(tr("&Backend"), backend_);
 
   dtype_ = new QComboBox(this);
@@ -84,8 +75,8 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
   connect(op_, &QComboBox::currentTextChanged, this, [this](const QString& t) {
     if (!syncing_) controller_->setOp(t.toStdString());
   });
-  connect(backend_, &QComboBox::currentTextChanged, this, [this](const QString& t) {
-    if (!syncing_) controller_->setBackend(t.toStdString());
+  connect(backend_, &BackendPicker::changed, this, [this] {
+    if (!syncing_) controller_->setBackend(backend_->current().toStdString());
   });
   connect(dtype_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (syncing_) return;
@@ -96,9 +87,13 @@ ProblemForm::ProblemForm(ProblemController* controller, QWidget* parent)
     controller_->setConvention(
         *parse_convention(convention_->itemData(i).toString().toStdString()));
   });
-  for (QComboBox* box : {op_, backend_, dtype_, convention_}) compact(box);
+  for (QComboBox* box : {op_, dtype_, convention_}) compact(box);
   connect(controller_, &ProblemController::problemChanged, this, &ProblemForm::syncFromProblem);
   syncFromProblem();
+}
+
+QComboBox* ProblemForm::backendBox() const {
+  return backend_->comboBox();
 }
 
 QWidget* ProblemForm::attrEditor(const QString& name) const {
@@ -127,8 +122,10 @@ void ProblemForm::rebuildAttrs() {
     QWidget* editor = nullptr;
     if (a.type == AttrType::Bool) {
       auto* box = new QCheckBox(attrs_box_);
-      connect(box, &QCheckBox::toggled, this, [this, key](bool on) {
-        if (!syncing_) controller_->setAttr(key, on);
+      // stateChanged, not toggled: leaving "not set" (partly checked) for checked is no toggle.
+      connect(box, &QCheckBox::stateChanged, this, [this, key](int state) {
+        if (!syncing_ && state != Qt::PartiallyChecked)
+          controller_->setAttr(key, state == Qt::Checked);
       });
       editor = box;
     } else if (a.type == AttrType::String) {
@@ -144,11 +141,10 @@ void ProblemForm::rebuildAttrs() {
       });
       editor = box;
     } else {
-      auto* spin = new QDoubleSpinBox(attrs_box_);
-      spin->setDecimals(10);
+      auto* spin = new NumberSpinBox(attrs_box_);
       spin->setRange(0.0, 10.0);
       spin->setSingleStep(key.find("epsilon") != std::string::npos ? 1e-5 : 0.1);
-      connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
+      connect(spin, &NumberSpinBox::committed, this, [this, key](double v) {
         if (!syncing_) controller_->setAttr(key, v);
       });
       editor = spin;
@@ -188,22 +184,35 @@ void ProblemForm::syncFromProblem() {
   if (built_for_ != p.op || !attrs_box_) rebuildAttrs();
   syncing_ = true;
   op_->setCurrentText(QString::fromStdString(p.op));
-  backend_->setCurrentText(QString::fromStdString(controller_->backend()));
+  backend_->setCurrent(QString::fromStdString(controller_->backend()));
   dtype_->setCurrentIndex(p.dtype ? dtype_->findData(qs(dtype_name(*p.dtype))) : 0);
   convention_->setCurrentIndex(p.convention == ReserveConvention::Variance ? 0 : 1);
   if (const OpSpec* op = find_op(p.op)) {
     for (const AttrSpec& a : op->attrs) {
       QWidget* w = attrEditor(qs(a.name));
       const bool set = p.attrs.count(std::string(a.name)) > 0;
-      if (!set && a.required()) continue;  // nothing to show until the user picks a value
+      if (!set && a.required()) {
+        // Required and not set: say so rather than show a value the problem does not have.
+        if (auto* box = qobject_cast<QCheckBox*>(w)) {
+          box->setTristate(true);
+          box->setCheckState(Qt::PartiallyChecked);
+        } else if (auto* spin = qobject_cast<NumberSpinBox*>(w)) {
+          spin->setSpecialValueText(tr("not set"));
+          spin->showValue(spin->minimum());
+        }
+        continue;
+      }
       if (auto* box = qobject_cast<QCheckBox*>(w)) {
+        box->setTristate(false);
         box->setChecked(attr_bool(p, a.name));
       } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
         combo->setCurrentText(QString::fromStdString(attr_string(p, a.name)));
-      } else if (auto* spin = qobject_cast<QDoubleSpinBox*>(w)) {
-        spin->setValue(attr_float(p, a.name));
+      } else if (auto* spin = qobject_cast<NumberSpinBox*>(w)) {
+        // Only when it changes: setting it rewrites the field, even under the cursor.
+        if (!spin->specialValueText().isEmpty()) spin->setSpecialValueText(QString());
+        spin->showValue(attr_float(p, a.name));
         if (eps_slider_ && a.name.find("epsilon") != std::string_view::npos)
-          eps_slider_->setValue(slider_pos(spin->value()));
+          eps_slider_->setValue(slider_pos(attr_float(p, a.name)));
       }
     }
   }

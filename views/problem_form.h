@@ -14,6 +14,7 @@ class QFormLayout;
 
 namespace bnscope {
 
+class BackendPicker;
 class ProblemController;
 
 class ProblemForm : public QWidget {
@@ -22,7 +23,7 @@ class ProblemForm : public QWidget {
   explicit ProblemForm(ProblemController* controller, QWidget* parent = nullptr);
 
   QComboBox* opBox() const { return op_; }
-  QComboBox* backendBox() const { return backend_; }
+  QComboBox* backendBox() const;
   QComboBox* dtypeBox() const { return dtype_; }
   QComboBox* conventionBox() const { return convention_; }
   QCheckBox* convertLayoutBox() const { return convert_; }
@@ -37,7 +38,7 @@ class ProblemForm : public QWidget {
   ProblemController* controller_;
   QFormLayout* layout_;
   QComboBox* op_;
-  QComboBox* backend_;
+  BackendPicker* backend_;
   QComboBox* dtype_;
   QComboBox* convention_;
   QCheckBox* convert_;

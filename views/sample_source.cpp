@@ -1,70 +1,10 @@
 #include "sample_source.h"
 
-#include <cmath>
-
-#include "tensor/error.h"
-
 namespace bnscope {
 
-namespace {
-
-// Batch mean and biased variance of x per channel, as the CPU forward op saves them.
-void fill_reserve_locally(Problem& p, const SampleSpec& spec) {
-  const Tensor& x = p.inputs.at("x");
-  const ChannelView v = channel_view(x.shape(), is_channels_last(spec.format));
-  const DType u = resolve_arg_type(*find_op(spec.op), ArgType::U, spec.dtype);
-  Tensor mean(u, {v.channels}), var(u, {v.channels});
-  const double m = static_cast<double>(v.per_channel());
-  for (std::int64_t c = 0; c < v.channels; ++c) {
-    double s = 0, s2 = 0;
-    for (std::int64_t o = 0; o < v.outer; ++o)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double e = x.get(v.index(o, c, i));
-        s += e;
-        s2 += e * e;
-      }
-    const double mu = s / m, var_b = std::max(0.0, s2 / m - mu * mu);
-    mean.set(c, mu);
-    const double eps = attr_float(p, "epsilon");
-    var.set(c, spec.convention == ReserveConvention::InvStd && spec.is_training
-                   ? 1.0 / std::sqrt(var_b + eps)
-                   : var_b);
-  }
-  p.inputs["reserve_space_1"] = mean;
-  p.inputs["reserve_space_2"] = var;
-  if (find_op(spec.op)->input_index("reserve_space_3") >= 0)
-    p.inputs["reserve_space_3"] = Tensor(DType::F32, {});
-}
-
-}  // namespace
-
 Problem generate_problem(const SampleSpec& spec) {
-  try {
-    return random_problem(spec);
-  } catch (const Error& e) {
-    const OpSpec* op = find_op(spec.op);
-    if (!op || !op->is_grad || op->family != OpFamily::Fused ||
-        e.code() == ErrorCode::InvalidArgument)
-      throw;
-  }
-  // The forward op's backend is not available: build the same inputs without it.
-  SampleSpec fwd = spec;
-  fwd.op = std::string(find_op(spec.op)->counterpart);
-  Problem f = random_problem(fwd);
-  SampleSpec dy = fwd;
-  dy.seed = spec.seed + 0x51ed;
-  Problem g = random_problem(dy);
-  Problem p;
-  p.op = spec.op;
-  p.dtype = spec.dtype;
-  p.convention = spec.convention;
-  p.attrs = f.attrs;
-  p.attrs.erase("exponential_avg_factor");
-  p.inputs["x"] = f.inputs.at("x");
-  p.inputs["scale"] = f.inputs.at("scale");
-  p.inputs["y_backprop"] = g.inputs.at("x");
-  fill_reserve_locally(p, spec);
-  return p;
+  // Core makes the reserve spaces from the data's moments, as the forward op saves them.
+  return random_problem(spec);
 }
 
 SampleSpec spec_like(const Problem& p, std::uint64_t seed) {

@@ -5,9 +5,7 @@
 
 namespace bnscope {
 
-// random_problem, or when the forward op cannot run here, the same random inputs with
-// reserve spaces computed directly from x (batch mean and biased variance, or the population
-// statistics in freeze mode).
+// random_problem: seeded inputs, reserve spaces from the data's moments (ops/sample.h).
 Problem generate_problem(const SampleSpec& spec);
 
 // The spec that regenerates a problem like p (its op, format, training mode, dtype, shape).

@@ -31,6 +31,19 @@ QString sample_capture_path() {
   return QStringLiteral(BNSCOPE_RESOURCES_DIR "/captures/sample");
 }
 
+QString usage_text() {
+  return QStringLiteral(
+      "usage: bnscope [FILE.npz]\n"
+      "       bnscope [problem flags]\n\n"
+      "The desktop debugger and profiler of TensorFlow's batch-norm gradient ops.\n"
+      "Without arguments it opens the built-in sample; with FILE.npz that problem file.\n\n"
+      "problem flags (as bnscope-cli takes them): --op OP, --input NAME=PATH,\n"
+      "--inputs FILE.npz, --problem FILE.npz, --attr KEY=VALUE, --dtype T,\n"
+      "--convention variance|inv_std, --strict\n\n"
+      "  -h, --help   print this help and exit\n\n"
+      "The same engine without a window: bnscope-cli help\n");
+}
+
 Problem builtin_sample() {
   const QString path = sample_path();
   if (QFileInfo::exists(path)) return load_problem(path.toStdString());

@@ -7,6 +7,9 @@
 
 namespace bnscope {
 
+// What `bnscope --help` prints.
+QString usage_text();
+
 // resources/samples/default.npz when it is there, otherwise the same sample generated
 // (FusedBatchNormGradV3, NHWC, training).
 Problem builtin_sample();

@@ -1,6 +1,8 @@
 // bnscope: the desktop debugger. `bnscope`, `bnscope FILE.npz`, `bnscope --op OP --input ...`.
 #include <QApplication>
 #include <QMessageBox>
+#include <cstdio>
+#include <cstring>
 
 #include "backends.h"
 #include "launch.h"
@@ -8,6 +10,12 @@
 #include "theme.h"
 
 int main(int argc, char** argv) {
+  // Answered before any window or display is needed, so it works on a terminal without one.
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(bnscope::usage_text().toUtf8().constData(), stdout);
+      return 0;
+    }
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("bnscope"));
   QApplication::setApplicationName(QStringLiteral("bnscope"));

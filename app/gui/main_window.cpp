@@ -14,14 +14,19 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
 
+#include "app_wording.h"
 #include "channel_panel.h"
 #include "diff/diff_view.h"
 #include "input_panel.h"
+#include "input_table_model.h"
+#include "io/npz.h"
+#include "io/problem_io.h"
 #include "launch.h"
 #include "layers/layers_dock.h"
 #include "layers/layers_panel.h"
@@ -54,7 +59,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* form_dock = new QDockWidget(tr("Problem"), this);
+  // The form never clips: the dock is at least as wide as the form's controls need.
+  scroll->setMinimumWidth(form_->minimumSizeHint().width() + 2 * scroll->frameWidth() +
+                          scroll->verticalScrollBar()->sizeHint().width());
+  auto* form_dock = form_dock_ = new QDockWidget(tr("Problem"), this);
   form_dock->setObjectName(QStringLiteral("problemDock"));
   form_dock->setWidget(scroll);
   addDockWidget(Qt::LeftDockWidgetArea, form_dock);
@@ -64,7 +72,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   notes_view_->setObjectName(QStringLiteral("notesView"));
   notes_view_->setModel(notes_);
   notes_view_->setWordWrap(true);
-  auto* notes_dock = new QDockWidget(tr("Warnings"), this);
+  auto* notes_dock = notes_dock_ = new QDockWidget(tr("Warnings"), this);
   notes_dock->setObjectName(QStringLiteral("warningsDock"));
   notes_dock->setWidget(notes_view_);
   addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
@@ -96,6 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(controller_, &ProblemController::outcomeChanged, this, &MainWindow::outcomeChanged);
   connect(controller_, &ProblemController::problemChanged, this, &MainWindow::updateTitle);
+  connect(controller_, &ProblemController::notice, this,
+          [this](const QString& m) { statusBar()->showMessage(m, 20000); });
   connect(controller_, &ProblemController::editFailed, this,
           [this](const QString& m) { showError(tr("Cannot change the problem"), m); });
   connect(inputs_, &InputPanel::loadFailed, this,
@@ -122,10 +132,13 @@ void MainWindow::buildMenus() {
         this, tr("Open problem or tensors"), QString(), tr("Problems and tensors (*.npz *.npy)"));
     if (!path.isEmpty()) openPath(path);
   });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  recent_menu_->setObjectName(QStringLiteral("recentMenu"));
+  rebuildRecentMenu();
   file->addAction(tr("Open &sample"), this, [this] {
+    if (!confirmDiscard()) return;
     try {
       controller_->setProblem(builtin_sample());
-      problem_path_.clear();
     } catch (const Error& e) {
       showError(tr("Cannot open the sample"), QString::fromUtf8(e.what()));
     }
@@ -137,12 +150,12 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Open sample c&apture"), this, [this] { openCapture(sample_capture_path()); });
   file->addSeparator();
   file->addAction(tr("&Save problem"), QKeySequence::Save, this, [this] {
-    if (problem_path_.isEmpty()) {
+    if (controller_->path().isEmpty()) {
       saveProblemAs();
       return;
     }
     QString error;
-    if (!controller_->saveProblem(problem_path_, &error)) showError(tr("Cannot save"), error);
+    if (!controller_->saveProblem(controller_->path(), &error)) showError(tr("Cannot save"), error);
     updateTitle();
   });
   file->addAction(tr("Save problem &as..."), QKeySequence::SaveAs, this,
@@ -179,11 +192,58 @@ void MainWindow::buildMenus() {
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), controller_,
                  &ProblemController::cancel);
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QMenu* view = view_menu_ = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)
     view->addAction(tabs_->tabText(i).remove(QLatin1Char('&')),
                     QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), this,
                     [this, i] { tabs_->setCurrentIndex(i); });
+  view->addSeparator();
+  for (QDockWidget* dock : {form_dock_, notes_dock_}) {
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setText(tr("%1 panel").arg(dock->windowTitle()));
+    view->addAction(toggle);
+  }
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(QStringLiteral("recent/files")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QStringList files = recentFiles();
+  const QString full = QFileInfo(path).absoluteFilePath();
+  files.removeAll(full);
+  files.prepend(full);
+  while (files.size() > 8) files.removeLast();
+  QSettings().setValue(QStringLiteral("recent/files"), files);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  if (!recent_menu_) return;
+  recent_menu_->clear();
+  const QStringList files = recentFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString path = files[i];
+    QAction* a =
+        recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                this, [this, path] { openPath(path); });
+    a->setToolTip(path);
+    a->setStatusTip(path);
+  }
+  recent_menu_->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!controller_->isModified()) return true;
+  const int answer =
+      close_prompt_
+          ? close_prompt_()
+          : QMessageBox::question(this, tr("Unsaved changes"),
+                                  tr("The problem has unsaved changes. Save them?"),
+                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  return answer != QMessageBox::Save || saveProblemAs();
 }
 
 bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
@@ -192,9 +252,9 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
     return openFromArguments({}, error);
   }
   try {
-    controller_->setProblem(problem_from_arguments(args));
-    if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
-      problem_path_ = args.front();
+    const bool file = args.size() == 1 && !args.front().startsWith(QLatin1String("--"));
+    controller_->setProblem(problem_from_arguments(args), false, file ? args.front() : QString());
+    if (file) addRecent(args.front());
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
@@ -208,13 +268,20 @@ bool MainWindow::openPath(const QString& path) {
     openCapture(path);
     return true;
   }
+  bool replaces = false;
+  try {
+    replaces = path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
+               npz_has_member(path.toStdString(), kProblemMember);
+  } catch (const std::exception&) {
+    // Not a readable .npz: openFile says why below.
+  }
+  if (replaces && !confirmDiscard()) return false;
   QString error;
-  const bool whole = controller_->problem().inputs.empty() || path.endsWith(QLatin1String(".npz"));
   if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
     showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
     return false;
   }
-  if (whole && !controller_->isModified()) problem_path_ = path;
+  if (replaces) addRecent(path);
   updateTitle();
   return true;
 }
@@ -233,7 +300,7 @@ bool MainWindow::saveProblemAs() {
     showError(tr("Cannot save"), error);
     return false;
   }
-  problem_path_ = path;
+  addRecent(path);
   updateTitle();
   return true;
 }
@@ -266,22 +333,24 @@ void MainWindow::outcomeChanged() {
   cancel_->hide();
   const auto out = controller_->outcome();
   if (!out) return;
+  // The pipeline's notes: the prepared problem's (TF-compat, input health, reserve spaces) and
+  // what the runs added, as the CLI and the report show them.
   std::vector<Note> notes;
-  if (out->result)
-    notes = out->result->notes;
+  if (out->pipeline)
+    notes = out->pipeline->notes;
   else if (out->prepared)
     notes = out->prepared->notes;
   notes_->setNotes(std::move(notes), out->error);
   if (out->ok()) {
     status_->setStyleSheet(QString());
-    const auto count = static_cast<int>(out->result->notes.size());
+    const auto count = static_cast<int>(notes_->rowCount());
     status_->setText(tr("%1 on %2: %3")
                          .arg(QString::fromStdString(out->problem.op),
                               QString::fromStdString(out->backend),
                               count == 1 ? tr("1 note") : tr("%1 notes").arg(count)));
   } else {
     status_->setStyleSheet(QStringLiteral("color: #dc322f"));
-    status_->setText(out->cancelled ? tr("Cancelled") : out->error);
+    status_->setText(out->cancelled ? tr("Cancelled") : in_app_terms(out->error));
   }
 }
 
@@ -294,7 +363,16 @@ void MainWindow::noteActivated(const QModelIndex& index) {
     return;
   }
   if (subject.isEmpty()) {
-    tabs_->setCurrentWidget(inputs_);  // errors are about the inputs or attrs
+    // Errors and most TensorFlow rejections are about an input they name, or about the whole
+    // problem.
+    tabs_->setCurrentWidget(inputs_);
+    const int row = inputs_->model()->rowNamedIn(index.data(Qt::DisplayRole).toString());
+    if (row >= 0) inputs_->selectInput(inputs_->model()->inputName(row));
+    return;
+  }
+  if (QWidget* editor = form_->attrEditor(subject)) {  // about an attr: its editor
+    form_dock_->show();
+    editor->setFocus(Qt::OtherFocusReason);
     return;
   }
   const auto& inputs = controller_->problem().inputs;
@@ -308,24 +386,17 @@ void MainWindow::noteActivated(const QModelIndex& index) {
 }
 
 void MainWindow::updateTitle() {
-  const QString name = problem_path_.isEmpty() ? tr("sample") : QFileInfo(problem_path_).fileName();
+  const QString name =
+      controller_->path().isEmpty() ? tr("untitled") : QFileInfo(controller_->path()).fileName();
   setWindowTitle(
       tr("%1[*] - %2 - bnscope").arg(name, QString::fromStdString(controller_->problem().op)));
   setWindowModified(controller_->isModified());
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  if (controller_->isModified()) {
-    const int answer =
-        close_prompt_
-            ? close_prompt_()
-            : QMessageBox::question(this, tr("Unsaved changes"),
-                                    tr("The problem has unsaved changes. Save them?"),
-                                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveProblemAs())) {
-      e->ignore();
-      return;
-    }
+  if (!confirmDiscard()) {
+    e->ignore();
+    return;
   }
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -350,18 +421,25 @@ void MainWindow::changeEvent(QEvent* e) {
   QMainWindow::changeEvent(e);
 }
 
-bool MainWindow::exportReportTo(const QString& dir, QString* error) {
-  return export_report(analysis_, *controller_, dir, error);
+ExportResult MainWindow::exportReportTo(const QString& dir) {
+  status_->setText(tr("Writing the report..."));
+  return export_report(analysis_, *controller_, dir);
 }
 
 void MainWindow::exportReport() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Export report into"));
+  // A folder name, new or existing: the export creates it.
+  const QString dir = QFileDialog::getSaveFileName(this, tr("Export report into the folder"),
+                                                   QStringLiteral("bnscope-report"));
   if (dir.isEmpty()) return;
-  QString error;
-  if (!exportReportTo(dir, &error))
-    showError(tr("Cannot export the report"), error);
-  else
-    status_->setText(tr("Report written to %1").arg(dir));
+  const ExportResult res = exportReportTo(dir);
+  if (!res.ok) {
+    showError(tr("Cannot export the report"), res.error);
+    return;
+  }
+  QString text = tr("Wrote %1 to %2").arg(res.written.join(QStringLiteral(", ")), dir);
+  if (!res.skipped.isEmpty())
+    text += tr("; left out %1").arg(res.skipped.join(QStringLiteral(", ")));
+  status_->setText(text);
 }
 
 }  // namespace bnscope

@@ -5,7 +5,10 @@
 #include <functional>
 
 #include "analysis_tabs.h"
+#include "report_export.h"
 
+class QDockWidget;
+class QMenu;
 class QTabWidget;
 class QListView;
 class QLabel;
@@ -30,11 +33,19 @@ class MainWindow : public QMainWindow {
 
   bool openFromArguments(const QStringList& args, QString* error);
   // Opens a file as File > Open and a drop do; on failure shows the error and keeps the problem.
+  // A file that replaces the problem first asks about unsaved edits.
   bool openPath(const QString& path);
   // Shows the Layers panel of a capture folder and sweeps it in the background.
   void openCapture(const QString& dir);
   LayersPanel* layers() const { return layers_; }
   const AnalysisTabs& analysis() const { return analysis_; }
+  // Asks whether to save unsaved edits before they would be lost; false: keep the problem.
+  bool confirmDiscard();
+  // File > Open Recent, newest first.
+  QStringList recentFiles() const;
+  QDockWidget* problemDock() const { return form_dock_; }
+  QDockWidget* warningsDock() const { return notes_dock_; }
+  QMenu* viewMenu() const { return view_menu_; }
 
   ProblemController* controller() const { return controller_; }
   ProblemForm* form() const { return form_; }
@@ -47,12 +58,13 @@ class MainWindow : public QMainWindow {
   QTabWidget* viewTabs() const { return tabs_; }
   QString lastError() const { return last_error_; }
   QLabel* runStatus() const { return status_; }
-  // Replaces the "save changes?" question (tests); returns a QMessageBox::StandardButton.
+  // Replaces the "save changes?" question of Quit and Open (tests); returns a
+  // QMessageBox::StandardButton.
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
   // Renders the current tab to a PNG.
   bool saveViewPng(const QString& path);
   // File > Export report without the dialog: report.html/.json/.csv and trace.json into dir.
-  bool exportReportTo(const QString& dir, QString* error);
+  ExportResult exportReportTo(const QString& dir);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -67,6 +79,8 @@ class MainWindow : public QMainWindow {
   void outcomeChanged();
   void noteActivated(const QModelIndex& index);
   void updateTitle();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
   bool saveProblemAs();
   void exportReport();
 
@@ -83,7 +97,10 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   QProgressBar* progress_;
   QPushButton* cancel_;
-  QString problem_path_;
+  QDockWidget* form_dock_;
+  QDockWidget* notes_dock_;
+  QMenu* view_menu_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
   QString last_error_;
   std::function<int()> close_prompt_;
 };

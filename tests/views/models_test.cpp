@@ -2,8 +2,11 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QSortFilterProxyModel>
+#include <QtCharts/QValueAxis>
 #include <QtTest>
 
+#include "app_wording.h"
+#include "channel_axis.h"
 #include "channel_table_model.h"
 #include "input_table_model.h"
 #include "notes_model.h"
@@ -23,6 +26,9 @@ class ModelsTest : public QObject {
   void inputTableShowsSummariesAndVerdicts();
   void inputTableBlamesTheInputTheErrorNames();
   void notesModelListsErrorThenNotes();
+  void inputTableIsHonestAboutTensorFlow();
+  void messagesSpeakTheAppsTerms();
+  void channelAxisCountsWholeChannels();
   void slicesFollowTheLayout();
 };
 
@@ -85,6 +91,63 @@ void ModelsTest::inputTableShowsSummariesAndVerdicts() {
   QVERIFY(!m.index(rs3, 0).data(InputTableModel::ProblemRole).toBool());
 }
 
+void ModelsTest::inputTableIsHonestAboutTensorFlow() {
+  const Problem p = test::small_sample();
+  Note reject;
+  reject.kind = NoteKind::TfWouldReject;
+  reject.code = "test";
+  reject.message = "scale has 5 channels but is float16";
+  reject.subject = "scale";
+  Note warn;
+  warn.kind = NoteKind::Warning;
+  warn.code = "test";
+  warn.message = "x holds a constant channel";
+  warn.subject = "x";
+  InputTableModel m;
+  m.setProblem(p, {}, {reject, warn});
+  const QString scale =
+      m.index(m.rowOf(QStringLiteral("scale")), InputTableModel::Status).data().toString();
+  QVERIFY2(!scale.startsWith(QStringLiteral("ok")), qPrintable(scale));
+  QVERIFY(scale.contains(QStringLiteral("TensorFlow would reject")));
+  const QString x =
+      m.index(m.rowOf(QStringLiteral("x")), InputTableModel::Status).data().toString();
+  QVERIFY2(x.contains(QStringLiteral("constant channel")), qPrintable(x));
+  QCOMPARE(
+      m.index(m.rowOf(QStringLiteral("y_backprop")), InputTableModel::Status).data().toString(),
+      QStringLiteral("ok"));
+}
+
+void ModelsTest::messagesSpeakTheAppsTerms() {
+  const QString m = in_app_terms(std::string(
+      "reserve_space_2 looks like 1/sqrt(variance+epsilon); pass --convention variance"));
+  QVERIFY2(!m.contains(QStringLiteral("--")), qPrintable(m));
+  QVERIFY(m.contains(QStringLiteral("Reserve convention")));
+  QVERIFY(!in_app_terms(std::string("x is float64 (--strict)")).contains(QStringLiteral("--")));
+  QVERIFY(!in_app_terms(std::string("--against /a/b.npz lacks output y"))
+               .contains(QStringLiteral("--")));
+  Note n;
+  n.kind = NoteKind::Warning;
+  n.code = "reserve";
+  n.message = "pass --convention inv_std";
+  NotesModel notes;
+  notes.setNotes({n});
+  QVERIFY(!notes.index(0, 0).data().toString().contains(QStringLiteral("--")));
+}
+
+void ModelsTest::channelAxisCountsWholeChannels() {
+  // Every tick a whole channel, each once, for tiny and large channel counts.
+  for (int channels : {1, 2, 3, 7, 12, 64, 1000}) {
+    QValueAxis axis;
+    set_channel_axis(&axis, channels);
+    QCOMPARE(axis.tickType(), QValueAxis::TicksDynamic);
+    QCOMPARE(axis.tickAnchor(), 0.0);
+    QVERIFY(axis.tickInterval() >= 1);
+    QCOMPARE(axis.tickInterval(), std::floor(axis.tickInterval()));
+    QVERIFY((axis.max() - axis.min()) / axis.tickInterval() <= 11);
+    QVERIFY(axis.min() <= 0 && axis.max() >= channels - 1);
+  }
+}
+
 void ModelsTest::inputTableBlamesTheInputTheErrorNames() {
   Problem p = test::small_sample();
   p.inputs["scale"] = Tensor(DType::F32, {2});  // x has 5 channels
@@ -118,10 +181,10 @@ void ModelsTest::notesModelListsErrorThenNotes() {
                           {NoteKind::TfWouldReject, "tf-reject-format", "NCHW", "", -1}};
   m.setNotes(notes, QStringLiteral("boom"));
   QCOMPARE(m.rowCount(), 3);
-  QVERIFY(m.index(0).data().toString().contains(QStringLiteral("boom")));
-  QCOMPARE(m.index(1).data(NotesModel::SubjectRole).toString(), QStringLiteral("x"));
-  QCOMPARE(m.index(1).data(NotesModel::ChannelRole).toLongLong(), 2);
-  QVERIFY(m.index(2).data().toString().startsWith(QStringLiteral("TensorFlow would reject")));
+  QVERIFY(m.index(0, 0).data().toString().contains(QStringLiteral("boom")));
+  QCOMPARE(m.index(1, 0).data(NotesModel::SubjectRole).toString(), QStringLiteral("x"));
+  QCOMPARE(m.index(1, 0).data(NotesModel::ChannelRole).toLongLong(), 2);
+  QVERIFY(m.index(2, 0).data().toString().startsWith(QStringLiteral("TensorFlow would reject")));
   m.setNotes({});
   QCOMPARE(m.rowCount(), 0);
 }

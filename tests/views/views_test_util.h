@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the view tests: the sample problem and the engine's own answer for a problem.
+// Shared by the view tests: the sample problem and an answer for it that does not come from the
+// code under test.
 
 #include <optional>
 #include <string>
@@ -12,11 +13,16 @@ namespace bnscope::test {
 // FusedBatchNormGradV3, NHWC, training, small enough for fast runs.
 Problem small_sample(std::uint64_t seed = 7);
 
-// What the engine says, computed directly (no Qt): either stats or the error message.
+// The statistics of the float64 oracle's outputs (backend cpu-reference, run directly without
+// the app's controller or pipeline), or the validation error the problem gets.
 struct Expected {
   std::optional<ChannelStats> stats;
   std::string error;
 };
-Expected engine_answer(const Problem& p, const std::string& backend);
+Expected reference_answer(const Problem& p);
+
+// A statistic of a float32 run next to the oracle's: counts exactly, the others within the
+// diff's float32 default tolerance.
+bool close_to_reference(double got, double want, bool is_count);
 
 }  // namespace bnscope::test

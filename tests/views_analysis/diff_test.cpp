@@ -5,12 +5,16 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sstream>
 
 #include "analysis_tabs.h"
 #include "analysis_test_util.h"
+#include "backend_picker.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_view.h"
@@ -22,6 +26,8 @@
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/profile_view.h"
+#include "report/writers.h"
+#include "report_export.h"
 
 using namespace bnscope;
 
@@ -33,6 +39,10 @@ class DiffViewTest : public QObject {
   void injectedErrorIsFoundAndMarked();
   void editedToleranceChangesTheVerdict();
   void badReferenceFileIsReportedNotThrown();
+  void wrongShapeSaysWhyAndEnterCompares();
+  void applyingTheFixMakesTheErrorDrop();
+  void baselineComparesLaterRuns();
+  void problemChangeClearsTheVerdict();
   void tabsAreAddedAndTheReportIsExported();
 
  private:
@@ -130,7 +140,7 @@ void DiffViewTest::injectedErrorIsFoundAndMarked() {
   QVERIFY(view.waitForIdle());
   auto out = view.outcome();
   QVERIFY2(out->error.empty(), out->error.c_str());
-  QVERIFY(!out->report.passed());
+  QVERIFY(!out->report().passed());
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("FAIL")));
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("x_backprop")));
   QCOMPARE(view.verdictModel()->index(0, VerdictModel::Verdict).data().toString(),
@@ -174,11 +184,11 @@ void DiffViewTest::editedToleranceChangesTheVerdict() {
   view.setFindCauses(false);
   view.run();
   QVERIFY(view.waitForIdle());
-  QVERIFY(!view.outcome()->report.passed());
+  QVERIFY(!view.outcome()->report().passed());
   VerdictModel* vm = view.verdictModel();
   QVERIFY(vm->setData(vm->index(0, VerdictModel::Atol), QStringLiteral("1")));
   QVERIFY(view.waitForIdle());
-  QVERIFY(view.outcome()->report.passed());
+  QVERIFY(view.outcome()->report().passed());
   QCOMPARE(vm->index(0, VerdictModel::Atol).data(VerdictModel::SortRole).toDouble(), 1.0);
   QCOMPARE(vm->index(0, VerdictModel::Verdict).data().toString(), QStringLiteral("pass"));
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
@@ -204,6 +214,128 @@ void DiffViewTest::badReferenceFileIsReportedNotThrown() {
   QVERIFY(QString::fromStdString(view.outcome()->error).contains(QStringLiteral("at least one")));
 }
 
+void DiffViewTest::wrongShapeSaysWhyAndEnterCompares() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(controller.problem(), "cpu-reference").outputs)
+    if (o.defined)
+      members.emplace_back(o.name, o.name == "x_backprop" ? Tensor(DType::F32, {2, 2}) : o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("wrong_shape.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.referencePicker()->setCurrent(QStringLiteral("file"));
+  QVERIFY(!view.isRunning());
+  view.referenceFileEdit()->setText(path);
+  QTest::keyClick(view.referenceFileEdit(), Qt::Key_Return);  // Enter compares
+  QVERIFY(view.isRunning());
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outcome() && view.outcome()->ok());
+  // The reason is in the verdict line, not only in a tooltip.
+  const QString label = view.verdictLabel()->text();
+  QVERIFY2(label.contains(QStringLiteral("FAIL")), qPrintable(label));
+  QVERIFY2(label.contains(QStringLiteral("shapes differ")) ||
+               label.contains(QStringLiteral("element counts differ")),
+           qPrintable(label));
+}
+
+void DiffViewTest::applyingTheFixMakesTheErrorDrop() {
+  ProblemController controller;
+  const Problem problem = test::analysis_sample(3);
+  controller.setProblem(problem);
+  // Outputs as a cuDNN-style run gives them: reserve_space_2 read as inv_std.
+  Problem gpu_like = problem;
+  gpu_like.convention = ReserveConvention::InvStd;
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(gpu_like, "cpu-reference").outputs)
+    if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("from_gpu.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(true);
+  QVERIFY(!view.applyFixButton()->isEnabled());
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.outcome()->report().passed());
+  QVERIFY(view.causeModel()->rowCount() > 0);
+  QCOMPARE(view.causeModel()->causes().front().code, std::string("reserve-convention"));
+  QVERIFY(view.applyFixButton()->isEnabled());
+  view.applyFixButton()->click();
+  QVERIFY(view.waitForIdle());
+  // The problem now says what the data holds, and the comparison passes.
+  QCOMPARE(controller.problem().convention, ReserveConvention::InvStd);
+  QVERIFY(controller.isModified());
+  QVERIFY(view.currentOutcome());
+  QVERIFY(view.outcome()->report().passed());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+  QVERIFY(view.fixStatus()->text().contains(QStringLiteral("Applied")));
+}
+
+void DiffViewTest::baselineComparesLaterRuns() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  QVERIFY(controller.waitForIdle());
+  const double eps = attr_float(controller.problem(), "epsilon");
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  QVERIFY(view.pinBaseline(QStringLiteral("before")));
+  QCOMPARE(view.baselines(), QStringList{QStringLiteral("before")});
+  // A later run with another epsilon, compared with the pinned one.
+  controller.setAttr("epsilon", eps * 100);
+  QVERIFY(controller.waitForIdle());
+  view.setReferenceBaseline(QStringLiteral("before"));
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(false);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY2(view.outcome()->ok(), view.outcome()->error.c_str());
+  QVERIFY(!view.outcome()->report().passed());
+  QVERIFY(
+      QString::fromStdString(view.outcome()->result->reference).contains(QStringLiteral("before")));
+  QVERIFY(view.verdictModel()
+              ->index(0, VerdictModel::Candidate)
+              .data()
+              .toString()
+              .contains(QStringLiteral("before")));
+  // The report says which baseline it compared with.
+  std::ostringstream os;
+  write_report_json(analysis_report(controller.problem(), view.outcome().get(), {}), os);
+  QVERIFY(QString::fromStdString(os.str()).contains(QStringLiteral("before.npz")));
+  // Back to the pinned settings: the same outputs.
+  controller.setAttr("epsilon", eps);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outcome()->report().passed());
+}
+
+void DiffViewTest::problemChangeClearsTheVerdict() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.verdictModel()->rowCount() > 0);
+  QVERIFY(view.currentOutcome());
+  // The controller's run answered the comparison: one run of cpu served both.
+  QCOMPARE(controller.outcome()->diff, view.outcome());
+  QVERIFY(controller.outcome()->result == controller.outcome()->pipeline->run("cpu"));
+  view.setCandidates({});
+  controller.setComparison(std::nullopt, false);
+  controller.generateInputs(5);
+  // Rows of the problem before are gone at once, and nothing passes for the new problem.
+  QCOMPARE(view.verdictModel()->rowCount(), 0);
+  QVERIFY(!view.currentOutcome());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("changed")));
+  QVERIFY(controller.waitForIdle());
+}
+
 void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   ProblemController controller;
   controller.setProblem(test::analysis_sample());
@@ -218,8 +350,8 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   t.profile->run();
   QVERIFY(t.profile->waitForIdle());
   const QString out = dir_.filePath(QStringLiteral("report"));
-  QString error;
-  QVERIFY2(export_report(t, controller, out, &error), qPrintable(error));
+  ExportResult res = export_report(t, controller, out);
+  QVERIFY2(res.ok, qPrintable(res.error));
   for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
     QVERIFY2(QFile::exists(QDir(out).filePath(QString::fromLatin1(f))), f);
   QFile json(QDir(out).filePath(QStringLiteral("report.json")));
@@ -230,12 +362,17 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   // A changed problem drops the stale profile from the export.
   controller.generateInputs(99);
   QVERIFY(controller.waitForIdle());
-  QVERIFY(export_report(t, controller, out, &error));
+  res = export_report(t, controller, out);
+  QVERIFY(res.ok);
+  // Nothing was profiled for this problem: no trace.json, rather than an empty one.
+  QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral("trace.json"))));
+  QVERIFY(res.skipped.join(QString()).contains(QStringLiteral("trace.json")));
   QFile json2(QDir(out).filePath(QStringLiteral("report.json")));
   QVERIFY(json2.open(QIODevice::ReadOnly));
   QVERIFY(!json2.readAll().contains("kernel:cpu"));
-  QVERIFY(!export_report(t, controller, QStringLiteral("/proc/forbidden/report"), &error));
-  QVERIFY(!error.isEmpty());
+  res = export_report(t, controller, QStringLiteral("/proc/forbidden/report"));
+  QVERIFY(!res.ok);
+  QVERIFY(!res.error.isEmpty());
 }
 
 QTEST_MAIN(DiffViewTest)

@@ -138,13 +138,14 @@ void ModelsTest::causeModelShowsBeforeAndAfter() {
   a.max_abs_before = 1.5;
   a.max_abs_after = 1e-6;
   a.resolves = true;
+  a.candidate = "cpu";
   Cause b = a;
   b.code = "layout-swapped";
   b.resolves = false;
   b.after = 3;
   CauseModel m;
   QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-  m.setCauses({a, b}, {"cpu", "cpu"});
+  m.setCauses({a, b});
   QCOMPARE(m.rowCount(), 2);
   QCOMPARE(m.index(0, CauseModel::Title).data().toString(), QString::fromStdString(a.title));
   QCOMPARE(m.index(0, CauseModel::Before).data(CauseModel::SortRole).toDouble(), 350.0);

@@ -1,6 +1,7 @@
 // The Profile tab offscreen: its models filled from core's Profile, the bandwidth bars, the
 // timeline's events, and a background run on the controller's problem.
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QtCharts/QBarSet>
 #include <QtTest>
@@ -9,6 +10,7 @@
 #include "problem_controller.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
+#include "sample_source.h"
 #include "timeline/timeline_widget.h"
 
 using namespace bnscope;
@@ -18,6 +20,7 @@ class ProfileViewTest : public QObject {
  private slots:
   void modelsFollowTheProfiles();
   void runsInTheBackground();
+  void cancelStopsTheProfile();
 };
 
 void ProfileViewTest::modelsFollowTheProfiles() {
@@ -72,8 +75,36 @@ void ProfileViewTest::runsInTheBackground() {
   QCOMPARE(p.backend, std::string("cpu"));
   QCOMPARE(p.reps, 3);
   QVERIFY(p.achieved_gbps > 0);
-  QVERIFY(view.profiledProblem() != nullptr);
+  QCOMPARE(view.profiledRevision(), std::optional<std::uint64_t>(controller.revision()));
   QCOMPARE(view.timelineLayout().eventCount(), p.events.events().size());
+}
+
+void ProfileViewTest::cancelStopsTheProfile() {
+  ProblemController controller;
+  SampleSpec spec;
+  spec.shape = {8, 32, 32, 64};
+  controller.setProblem(generate_problem(spec));
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu"), QStringLiteral("cpu-reference")});
+  view.setReps(10000);  // minutes of work unless the cancel lands
+  QElapsedTimer clock;
+  clock.start();
+  view.run();
+  QVERIFY(view.isRunning());
+  QTest::qWait(50);
+  view.cancel();
+  QVERIFY(view.waitForIdle(20000));
+  QVERIFY(clock.elapsed() < 20000);
+  QCOMPARE(view.phaseModel()->rowCount(), 0);
+  QVERIFY(!view.profiledRevision());
+  QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cancelled")));
+  // A later run still works.
+  view.setReps(2);
+  view.setBackends({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.phaseModel()->profiles().size(), std::size_t{1});
 }
 
 QTEST_MAIN(ProfileViewTest)

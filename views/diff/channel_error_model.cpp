@@ -7,18 +7,19 @@
 
 namespace bnscope {
 
+ChannelErrorModel::ChannelErrorModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("channel")},
+              {tr("elements")},
+              {tr("mismatches")},
+              {tr("max |a-b|")},
+              {tr("mean |a-b|")},
+              {tr("max rel")}});
+}
+
 void ChannelErrorModel::setChannels(std::vector<ChannelError> channels) {
   beginResetModel();
   channels_ = std::move(channels);
   endResetModel();
-}
-
-int ChannelErrorModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(channels_.size());
-}
-
-int ChannelErrorModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
 }
 
 double ChannelErrorModel::value(int row, int column) const {
@@ -41,41 +42,19 @@ double ChannelErrorModel::value(int row, int column) const {
   }
 }
 
-QVariant ChannelErrorModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-  const double v = value(index.row(), index.column());
+QVariant ChannelErrorModel::cell(int row, int column, int role) const {
+  const double v = value(row, column);
   switch (role) {
     case Qt::DisplayRole:
-      return index.column() <= Mismatches ? QString::number(static_cast<qint64>(v))
-                                          : number_text(v);
+      return column <= Mismatches ? QString::number(static_cast<qint64>(v)) : number_text(v);
     case SortRole:
       return v;
     case Qt::TextAlignmentRole:
       return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::BackgroundRole:
-      if (channels_[static_cast<std::size_t>(index.row())].mismatches > 0)
+      if (channels_[static_cast<std::size_t>(row)].mismatches > 0)
         return QBrush(QColor(255, 225, 225));
       return {};
-    default:
-      return {};
-  }
-}
-
-QVariant ChannelErrorModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  switch (section) {
-    case Channel:
-      return tr("channel");
-    case Count:
-      return tr("elements");
-    case Mismatches:
-      return tr("mismatches");
-    case MaxAbs:
-      return tr("max |a-b|");
-    case MeanAbs:
-      return tr("mean |a-b|");
-    case MaxRel:
-      return tr("max rel");
     default:
       return {};
   }

@@ -1,29 +1,25 @@
 #pragma once
 // The per-channel error table of one compared output: one row per channel.
 
-#include <QAbstractTableModel>
-
 #include "analysis/diff.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class ChannelErrorModel : public QAbstractTableModel {
+class ChannelErrorModel : public TableModel {
   Q_OBJECT
  public:
-  static constexpr int SortRole = Qt::UserRole + 1;  // the raw number
   enum Column { Channel, Count, Mismatches, MaxAbs, MeanAbs, MaxRel, ColumnCount };
 
-  using QAbstractTableModel::QAbstractTableModel;
+  explicit ChannelErrorModel(QObject* parent = nullptr);
   void setChannels(std::vector<ChannelError> channels);
   const std::vector<ChannelError>& channels() const { return channels_; }
   double value(int row, int column) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
  private:
+  int rows() const override { return static_cast<int>(channels_.size()); }
+  QVariant cell(int row, int column, int role) const override;
+
   std::vector<ChannelError> channels_;
 };
 

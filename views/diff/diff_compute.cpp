@@ -1,11 +1,8 @@
 #include "diff/diff_compute.h"
 
+#include <algorithm>
 #include <cmath>
-#include <filesystem>
 
-#include "engine/engine.h"
-#include "io/npy.h"
-#include "ops/prepared.h"
 #include "tensor/error.h"
 #include "tensor_axes.h"
 
@@ -13,76 +10,91 @@ namespace bnscope {
 
 namespace {
 
-bool cancelled(const std::atomic<bool>* cancel) {
-  return cancel && cancel->load(std::memory_order_relaxed);
+bool same_options(const DiffOptions& a, const DiffOptions& b) {
+  return a.atol == b.atol && a.rtol == b.rtol && a.worst_k == b.worst_k &&
+         a.nan_equal == b.nan_equal && a.output_atol == b.output_atol &&
+         a.output_rtol == b.output_rtol;
 }
 
-// Comparisons and causes for outputs already computed.
-void compare_all(DiffOutcome& out, const Prepared& prepared, const std::atomic<bool>* cancel) {
-  const DiffOptions& options = out.request.options;
-  out.report = {};
-  out.causes.clear();
-  out.cause_for.clear();
-  for (const Result& r : out.candidates)
-    out.report.comparisons.push_back(compare_results(out.reference_name, out.reference, r.backend,
-                                                     r.outputs, options, &prepared.view));
-  if (!out.request.find_causes) return;
-  for (const Comparison& c : out.report.comparisons) {
-    if (c.passed) continue;
-    if (cancelled(cancel)) {
-      out.cancelled = true;
-      return;
-    }
-    const Result* run = nullptr;
-    for (const Result& r : out.candidates)
-      if (r.backend == c.candidate) run = &r;
-    for (Cause& cause : find_causes(out.request.problem, *run, out.reference, options)) {
-      out.causes.push_back(std::move(cause));
-      out.cause_for.push_back(c.candidate);
-    }
-  }
+const OutputTensor* find_output(const std::vector<OutputTensor>& outs, const std::string& name) {
+  for (const OutputTensor& o : outs)
+    if (o.name == name) return &o;
+  return nullptr;
 }
 
 }  // namespace
 
-std::vector<OutputTensor> load_reference_file(const std::string& path, const OpSpec& op) {
-  const std::filesystem::path p(path);
-  if (p.extension() != ".npy") return load_expected_outputs(path, op);
-  if (op.outputs.empty()) throw Error(ErrorCode::InvalidArgument, path + ": the op has no outputs");
-  const std::string stem = p.stem().string();
-  OutputTensor t;
-  t.name = op.output_index(stem) >= 0 ? stem : std::string(op.outputs.front().name);
-  t.tensor = read_npy(path);
-  return {std::move(t)};
+bool DiffRequest::operator==(const DiffRequest& o) const {
+  return reference == o.reference && reference_file == o.reference_file &&
+         candidates == o.candidates && same_options(options, o.options) &&
+         find_causes == o.find_causes;
 }
 
-std::shared_ptr<const DiffOutcome> compute_diff(const DiffRequest& request,
+PipelineRequest pipeline_request(const std::string& backend, const DiffRequest* diff) {
+  PipelineRequest r;
+  r.find_causes = false;
+  if (diff) {
+    r.against = diff->reference_file;
+    if (r.against.empty()) {
+      r.reference = diff->reference;
+      r.backends.push_back(diff->reference);
+    }
+    for (const std::string& c : diff->candidates)
+      if (std::find(r.backends.begin(), r.backends.end(), c) == r.backends.end())
+        r.backends.push_back(c);
+    r.diff = diff->options;
+    r.find_causes = diff->find_causes;
+  }
+  if (std::find(r.backends.begin(), r.backends.end(), backend) == r.backends.end())
+    r.backends.push_back(backend);
+  if (!diff) r.reference = backend;  // one backend and nothing to compare with
+  return r;
+}
+
+const DiffReport& DiffOutcome::report() const {
+  static const DiffReport none;
+  return result ? result->diff : none;
+}
+
+const std::vector<Cause>& DiffOutcome::causes() const {
+  static const std::vector<Cause> none;
+  return result ? result->causes : none;
+}
+
+const OutputTensor* DiffOutcome::expected(const std::string& output) const {
+  return result ? find_output(result->expected, output) : nullptr;
+}
+
+const OutputTensor* DiffOutcome::candidate(const std::string& backend,
+                                           const std::string& output) const {
+  const Result* r = result ? result->run(backend) : nullptr;
+  return r ? find_output(r->outputs, output) : nullptr;
+}
+
+std::optional<std::string> diff_request_problem(const DiffRequest& request) {
+  if (request.candidates.empty()) return "diff: pick at least one backend to compare";
+  if (request.reference_file.empty() && request.reference.empty())
+    return "diff: pick a reference backend or a file of expected outputs";
+  return std::nullopt;
+}
+
+std::shared_ptr<const DiffOutcome> compute_diff(const Problem& problem, const DiffRequest& request,
                                                 const std::atomic<bool>* cancel) {
   auto out = std::make_shared<DiffOutcome>();
   out->request = request;
+  out->problem = problem;
+  if (auto why = diff_request_problem(request)) {
+    out->error = *why;
+    return out;
+  }
   try {
-    const Prepared prepared = prepare(request.problem);
-    out->channels_last = prepared.channels_last;
-    if (request.candidates.empty())
-      throw Error(ErrorCode::InvalidArgument, "diff: pick at least one backend to compare");
+    PipelineRequest r = pipeline_request(request.candidates.front(), &request);
     RunContext ctx;
     ctx.cancel = cancel;
-    if (!request.reference_file.empty()) {
-      out->reference = load_reference_file(request.reference_file, *prepared.op);
-      out->reference_name = request.reference_file;
-    } else {
-      Result ref = run_prepared(prepared, backend_or_throw(request.reference), ctx);
-      out->reference = std::move(ref.outputs);
-      out->reference_name = request.reference;
-    }
-    for (const std::string& b : request.candidates)
-      out->candidates.push_back(run_prepared(prepared, backend_or_throw(b), ctx));
-    compare_all(*out, prepared, cancel);
+    out->result = std::make_shared<const PipelineResult>(run_pipeline(problem, r, ctx));
   } catch (const Error& e) {
-    if (cancelled(cancel))
-      out->cancelled = true;
-    else
-      out->error = e.what();
+    out->cancelled = e.code() == ErrorCode::Cancelled;
+    if (!out->cancelled) out->error = e.what();
   } catch (const std::exception& e) {
     out->error = e.what();
   }
@@ -95,9 +107,15 @@ std::shared_ptr<const DiffOutcome> recompare(const DiffOutcome& previous,
   auto out = std::make_shared<DiffOutcome>(previous);
   out->request.options = options;
   out->cancelled = false;
-  if (!previous.error.empty()) return out;
+  if (!previous.result) return out;
   try {
-    compare_all(*out, prepare(out->request.problem), cancel);
+    RunContext ctx;
+    ctx.cancel = cancel;
+    out->result = std::make_shared<const PipelineResult>(bnscope::recompare(
+        previous.problem, *previous.result, options, previous.request.find_causes, ctx));
+  } catch (const Error& e) {
+    out->cancelled = e.code() == ErrorCode::Cancelled;
+    if (!out->cancelled) out->error = e.what();
   } catch (const std::exception& e) {
     out->error = e.what();
   }

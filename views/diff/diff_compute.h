@@ -1,53 +1,65 @@
 #pragma once
-// The diff tab's work without Qt: run the reference and the candidates, compare, and when they
-// disagree ask the cause finder. Re-comparing with new tolerances reuses the outputs.
+// The Diff tab's side of the one core pipeline (analysis/pipeline.h), without Qt: the tab's
+// settings as a pipeline request that also carries the app's own backend (so one run per change
+// serves the Channels view and the Diff tab alike), the pipeline's result as the tab reads it,
+// and the element-level helpers its heatmap needs.
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "analysis/cause_finder.h"
-#include "analysis/diff.h"
-#include "engine/result.h"
+#include "analysis/pipeline.h"
 #include "ops/problem.h"
 
 namespace bnscope {
 
+// What the Diff tab asks for.
 struct DiffRequest {
-  Problem problem;
-  std::string reference = "cpu-reference";  // a backend; unused when reference_file is set
-  std::string reference_file;               // expected outputs: .npy, .npz or a directory
-  std::vector<std::string> candidates;      // backends compared with the reference
+  std::string reference = kReferenceBackend;  // a backend; unused when reference_file is set
+  std::string reference_file;                 // expected outputs: .npy, .npz or a directory
+  std::vector<std::string> candidates;        // backends compared with the reference
   DiffOptions options;
   bool find_causes = true;
+  bool operator==(const DiffRequest& o) const;
 };
 
+// The pipeline request that runs `backend` (the app's own run) and, with a diff, the diff's
+// reference and candidates, each backend once.
+PipelineRequest pipeline_request(const std::string& backend, const DiffRequest* diff);
+
+// One comparison as the Diff tab shows it. The pipeline's result is shared with the run that
+// made it, never copied.
 struct DiffOutcome {
   DiffRequest request;
-  bool channels_last = true;  // of the data outputs, for slicing
-  std::string reference_name;
-  std::vector<OutputTensor> reference;
-  std::vector<Result> candidates;  // same order as report.comparisons
-  DiffReport report;
-  std::vector<Cause> causes;
-  std::vector<std::string> cause_for;  // the candidate each cause was found for
-  std::string error;                   // set when nothing could be compared
+  Problem problem;
+  std::uint64_t revision = 0;  // the app's count of problem changes this belongs to
+  std::shared_ptr<const PipelineResult> result;  // null when nothing could be compared
+  std::string error;                             // why nothing could be compared
   bool cancelled = false;
-  bool ok() const { return error.empty() && !cancelled; }
+  bool ok() const { return result && error.empty() && !cancelled; }
+
+  // Shorthands for the views; empty without a result.
+  const DiffReport& report() const;
+  const std::vector<Cause>& causes() const;
+  bool channels_last() const { return result ? result->channels_last : true; }
+  // The reference's outputs and a candidate's run.
+  const OutputTensor* expected(const std::string& output) const;
+  const OutputTensor* candidate(const std::string& backend, const std::string& output) const;
 };
 
-// Never throws: failures land in DiffOutcome::error.
-std::shared_ptr<const DiffOutcome> compute_diff(const DiffRequest& request,
+// The request checked before anything runs; a one-line reason when it cannot be met.
+std::optional<std::string> diff_request_problem(const DiffRequest& request);
+
+// Runs the pipeline for the request alone (the export of a problem nobody compared yet). Never
+// throws: failures land in DiffOutcome::error.
+std::shared_ptr<const DiffOutcome> compute_diff(const Problem& problem, const DiffRequest& request,
                                                 const std::atomic<bool>* cancel = nullptr);
-// Same outputs, new options: compares again and re-asks the cause finder.
+// Same runs, new options: the pipeline compares again and re-asks the cause finder.
 std::shared_ptr<const DiffOutcome> recompare(const DiffOutcome& previous,
                                              const DiffOptions& options,
                                              const std::atomic<bool>* cancel = nullptr);
-
-// Expected outputs from a file: a single .npy is the output named like its stem, or the op's
-// first output when the stem names none; .npz and directories as load_expected_outputs.
-std::vector<OutputTensor> load_reference_file(const std::string& path, const OpSpec& op);
 
 // |candidate - reference| per element as float64 (NaN where exactly one side is NaN, 0 where
 // both are); an empty tensor when the shapes differ.

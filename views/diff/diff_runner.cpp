@@ -1,77 +1,57 @@
 #include "diff/diff_runner.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
-#include "process_events.h"
-
 namespace bnscope {
 
-DiffRunner::DiffRunner(QObject* parent) : QObject(parent) {
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &DiffRunner::done);
-}
+DiffRunner::DiffRunner(QObject* parent)
+    : QObject(parent), job_(this, [this](Done d, bool more) { done(std::move(d), more); }) {}
 
-DiffRunner::~DiffRunner() {
-  cancel();
-  watcher_.waitForFinished();
-}
+DiffRunner::~DiffRunner() = default;
 
-void DiffRunner::start(DiffRequest request) {
-  pending_ = Job{std::move(request), {}};
-  if (running_)
-    cancel();
-  else
-    launch();
-}
-
-void DiffRunner::recompare(DiffOptions options) {
-  if (!outcome_ && !running_) return;
-  // A recompare queued behind a full run applies to the request that run carries.
-  if (pending_ && pending_->request) {
-    pending_->request->options = std::move(options);
-  } else {
-    pending_ = Job{std::nullopt, std::move(options)};
-  }
-  if (!running_) launch();
-}
-
-void DiffRunner::cancel() {
-  if (cancel_) cancel_->store(true);
-}
-
-void DiffRunner::launch() {
-  if (!pending_) return;
-  Job job = std::move(*pending_);
-  pending_.reset();
-  if (!job.request && !outcome_) return;
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  running_ = true;
-  emit started();
-  auto flag = cancel_;
-  if (job.request) {
-    watcher_.setFuture(QtConcurrent::run(
-        [request = std::move(*job.request), flag] { return compute_diff(request, flag.get()); }));
-  } else {
-    watcher_.setFuture(
-        QtConcurrent::run([previous = outcome_, options = std::move(job.options), flag] {
-          return bnscope::recompare(*previous, options, flag.get());
-        }));
-  }
-}
-
-void DiffRunner::done() {
-  std::shared_ptr<const DiffOutcome> out = watcher_.result();
-  running_ = false;
-  // A cancelled run is replaced by whatever cancelled it; keep showing the last complete one.
-  if (out && !out->cancelled) outcome_ = std::move(out);
-  if (pending_) {
-    launch();
-    return;
-  }
+void DiffRunner::adopt(std::shared_ptr<const DiffOutcome> outcome) {
+  ++generation_;
+  options_.reset();
+  job_.cancelAll();
+  outcome_ = std::move(outcome);
   emit finished();
 }
 
+void DiffRunner::recompare(DiffOptions options) {
+  if (!outcome_) return;
+  options_ = std::move(options);
+  // A recompare queued behind another replaces it; the running one finishes first, as the
+  // queued one starts from its outcome.
+  job_.request(
+      [this]() -> BackgroundJob<Done>::Work {
+        if (!options_ || !outcome_) return {};
+        emit started();
+        return [previous = outcome_, options = std::exchange(options_, std::nullopt).value(),
+                generation = generation_](const std::atomic<bool>& cancel) {
+          return Done{bnscope::recompare(*previous, options, &cancel), generation};
+        };
+      },
+      false);
+}
+
+void DiffRunner::cancel() {
+  job_.cancel();
+}
+
+void DiffRunner::clear() {
+  ++generation_;
+  options_.reset();
+  job_.cancelAll();
+  outcome_.reset();
+}
+
+void DiffRunner::done(Done d, bool more) {
+  // Stale or cancelled work is replaced by whatever superseded it; keep the last complete one.
+  if (d.generation == generation_ && d.outcome && !d.outcome->cancelled)
+    outcome_ = std::move(d.outcome);
+  if (!more) emit finished();
+}
+
 bool DiffRunner::waitForIdle(int timeoutMs) {
-  return process_events_while([this] { return running_ || pending_; }, timeoutMs);
+  return job_.waitForIdle(timeoutMs);
 }
 
 }  // namespace bnscope

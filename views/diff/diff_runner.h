@@ -1,13 +1,13 @@
 #pragma once
-// Runs diffs off the UI thread, one at a time: a new request cancels the running one and starts
-// when it has stopped. The latest finished outcome is kept until the next one.
+// The Diff tab's latest outcome and the work on it off the UI thread: outcomes made by the
+// controller's run are adopted as they are; new tolerances re-compare those runs in the
+// background (only the cause finder runs anything), the newest request winning.
 
-#include <QFutureWatcher>
 #include <QObject>
-#include <atomic>
 #include <memory>
 #include <optional>
 
+#include "background_job.h"
 #include "diff/diff_compute.h"
 
 namespace bnscope {
@@ -18,11 +18,14 @@ class DiffRunner : public QObject {
   explicit DiffRunner(QObject* parent = nullptr);
   ~DiffRunner() override;
 
-  void start(DiffRequest request);
-  // New tolerances on the latest outcome's outputs (no backend re-runs but the cause finder's).
+  // An outcome made elsewhere becomes the latest; a re-compare in flight is dropped.
+  void adopt(std::shared_ptr<const DiffOutcome> outcome);
+  // New tolerances on the latest outcome's runs.
   void recompare(DiffOptions options);
   void cancel();
-  bool isRunning() const { return running_; }
+  // Forgets the latest outcome (the problem it belongs to is gone) and stops any work.
+  void clear();
+  bool isRunning() const { return job_.isBusy(); }
   std::shared_ptr<const DiffOutcome> outcome() const { return outcome_; }
   // For tests and shutdown: processes events until nothing is queued or running.
   bool waitForIdle(int timeoutMs = 60000);
@@ -32,18 +35,17 @@ class DiffRunner : public QObject {
   void finished();
 
  private:
-  struct Job {
-    std::optional<DiffRequest> request;  // empty: recompare the latest outcome
-    DiffOptions options;
+  struct Done {
+    std::shared_ptr<const DiffOutcome> outcome;
+    std::uint64_t generation = 0;
   };
-  void launch();
-  void done();
+  void done(Done d, bool more);
 
-  std::optional<Job> pending_;
-  bool running_ = false;
+  std::optional<DiffOptions> options_;
   std::shared_ptr<const DiffOutcome> outcome_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  QFutureWatcher<std::shared_ptr<const DiffOutcome>> watcher_;
+  std::uint64_t generation_ =
+      0;  // results of work started before the latest adopt/clear are dropped
+  BackgroundJob<Done> job_;
 };
 
 }  // namespace bnscope

@@ -5,14 +5,16 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
+#include <QTemporaryDir>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -21,14 +23,20 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/backend.h"
+#include "app_wording.h"
+#include "backend_picker.h"
+#include "channel_axis.h"
+#include "diff/cause_fix.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
+#include "io/npz.h"
+#include "number_text.h"
 #include "problem_controller.h"
+#include "process_events.h"
 
 namespace bnscope {
 
@@ -44,12 +52,6 @@ QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
   t->horizontalHeader()->setStretchLastSection(true);
   t->setAlternatingRowColors(true);
   return t;
-}
-
-const OutputTensor* find_output(const std::vector<OutputTensor>& outs, const std::string& name) {
-  for (const OutputTensor& o : outs)
-    if (o.name == name) return &o;
-  return nullptr;
 }
 
 }  // namespace
@@ -142,32 +144,41 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   details_->addTab(el_page, tr("Elements"));
 
   causes_ = new CauseModel(this);
-  QTableView* cause_table = make_table(causes_, details_);
+  auto* cause_page = new QWidget(details_);
+  auto* cause_layout = new QVBoxLayout(cause_page);
+  cause_layout->setContentsMargins(0, 0, 0, 0);
+  QTableView* cause_table = cause_table_ = make_table(causes_, cause_page);
+  cause_layout->addWidget(cause_table, 1);
+  auto* fix_row = new QHBoxLayout();
+  apply_fix_ = new QPushButton(tr("Apply fix and compare again"), cause_page);
+  apply_fix_->setObjectName(QStringLiteral("diffApplyFix"));
+  apply_fix_->setEnabled(false);
+  apply_fix_->setToolTip(
+      tr("Makes the change the selected cause names to the problem (an edit "
+         "you can save or undo by hand) and compares again"));
+  fix_row->addWidget(apply_fix_);
+  fix_status_ = new QLabel(cause_page);
+  fix_status_->setWordWrap(true);
+  fix_row->addWidget(fix_status_, 1);
+  cause_layout->addLayout(fix_row);
+  connect(apply_fix_, &QPushButton::clicked, this, [this] {
+    const QModelIndex i = cause_table_->currentIndex();
+    applyFix(i.isValid() ? i.row() : 0);
+  });
   cause_table->setWordWrap(true);
   cause_table->horizontalHeader()->setStretchLastSection(false);
   connect(causes_, &QAbstractItemModel::modelReset, cause_table, [cause_table] {
     cause_table->resizeColumnsToContents();
     cause_table->horizontalHeader()->setSectionResizeMode(CauseModel::Title, QHeaderView::Stretch);
   });
-  details_->addTab(cause_table, tr("Causes"));
+  details_->addTab(cause_page, tr("Causes"));
   split->addWidget(details_);
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
   layout->addWidget(split, 1);
 
-  debounce_ = new QTimer(this);
-  debounce_->setSingleShot(true);
-  debounce_->setInterval(400);
-  connect(debounce_, &QTimer::timeout, this, [this] {
-    if (isVisible()) run();
-  });
-  connect(controller_, &ProblemController::problemChanged, this, [this] {
-    stale_ = true;
-    if (auto_run_) debounce_->start();
-  });
-  connect(runner_, &DiffRunner::started, this, [this] {
-    status_->setText(tr("Comparing..."));
-    compare_->setText(tr("Restart"));
-  });
+  connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
+  connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
+  connect(runner_, &DiffRunner::started, this, [this] { status_->setText(tr("Comparing...")); });
   connect(runner_, &DiffRunner::finished, this, &DiffView::finished);
   connect(verdict_, &VerdictModel::toleranceEdited, this, &DiffView::setTolerance);
   connect(verdict_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -186,7 +197,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
             if (!i.isValid()) return;
             const ElementError& e = worst_->elements().at(static_cast<std::size_t>(i.row()));
             const ElementPlace p = element_place(error_.shape(), e.coords,
-                                                 outcome() ? outcome()->channels_last : true);
+                                                 outcome() ? outcome()->channels_last() : true);
             if (slice_mode_ == SliceMode::SpatialAtBatchChannel)
               showSlice(slice_mode_, p.n, p.c);
             else
@@ -197,121 +208,178 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 DiffView::~DiffView() = default;
 
 void DiffView::buildControls(QWidget* bar) {
-  auto* row = new QHBoxLayout(bar);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* rows = new QVBoxLayout(bar);
+  rows->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout();
+  rows->addLayout(row);
   row->addWidget(new QLabel(tr("Reference"), bar));
-  reference_ = new QComboBox(bar);
-  reference_->setObjectName(QStringLiteral("diffReference"));
-  for (Backend* b : BackendRegistry::instance().all()) {
-    reference_->addItem(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())));
-    if (!b->unavailable_reason().empty())
-      reference_->setItemData(reference_->count() - 1,
-                              QString::fromStdString(b->unavailable_reason()), Qt::ToolTipRole);
-  }
-  reference_->addItem(tr("Outputs from file..."), QStringLiteral("file"));
+  reference_ = new BackendPicker(BackendPicker::Mode::One, bar);
+  reference_->comboBox()->setObjectName(QStringLiteral("diffReference"));
+  reference_->addExtra(tr("Outputs from file..."), QStringLiteral("file"));
   row->addWidget(reference_);
-  reference_file_ = new QLineEdit(bar);
-  reference_file_->setPlaceholderText(tr("expected outputs: .npz, .npy or a folder"));
-  reference_file_->setMinimumWidth(220);
-  browse_ = new QPushButton(tr("Browse..."), bar);
-  row->addWidget(reference_file_);
-  row->addWidget(browse_);
   row->addSpacing(12);
   row->addWidget(new QLabel(tr("Compare"), bar));
-  candidate_box_ = new QWidget(bar);
-  auto* checks = new QHBoxLayout(candidate_box_);
-  checks->setContentsMargins(0, 0, 0, 0);
-  for (Backend* b : BackendRegistry::instance().all()) {
-    auto* c = new QCheckBox(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())),
-                            candidate_box_);
-    const std::string why = b->unavailable_reason();
-    c->setEnabled(why.empty());
-    c->setToolTip(why.empty() ? QString::fromUtf8(b->description().data(),
-                                                  static_cast<int>(b->description().size()))
-                              : QString::fromStdString(why));
-    checks->addWidget(c);
-    candidate_checks_ << c;
-  }
+  candidate_box_ = new BackendPicker(BackendPicker::Mode::Several, bar);
   row->addWidget(candidate_box_);
+  row->addStretch(1);
+  // The actions get a row of their own: one row for everything would set the tab's minimum
+  // width past what a 1250 px window leaves beside the Problem panel.
+  row = new QHBoxLayout();
+  rows->addLayout(row);
   find_causes_ = new QCheckBox(tr("find causes"), bar);
   find_causes_->setChecked(true);
   find_causes_->setToolTip(tr("When outputs disagree, re-run with each known trap undone"));
   row->addWidget(find_causes_);
+  pin_ = new QPushButton(tr("Pin baseline..."), bar);
+  pin_->setObjectName(QStringLiteral("diffPinBaseline"));
+  pin_->setToolTip(
+      tr("Keep the outputs of the current run under a name, to compare later runs "
+         "(another backend, dtype, epsilon, build) with them"));
+  row->addWidget(pin_);
   compare_ = new QPushButton(tr("Compare"), bar);
   compare_->setObjectName(QStringLiteral("diffCompare"));
   row->addWidget(compare_);
   status_ = new QLabel(bar);
   row->addWidget(status_, 1);
+  // The file's path gets a row of its own: in the row above it would set the tab's minimum
+  // width and squeeze the docks beside it.
+  file_row_ = new QWidget(bar);
+  auto* file_row = new QHBoxLayout(file_row_);
+  file_row->setContentsMargins(0, 0, 0, 0);
+  file_row->addWidget(new QLabel(tr("Expected outputs"), file_row_));
+  reference_file_ = new QLineEdit(file_row_);
+  reference_file_->setObjectName(QStringLiteral("diffReferenceFile"));
+  reference_file_->setPlaceholderText(
+      tr(".npz, a .npy named after an output, or a folder; Enter compares"));
+  browse_ = new QPushButton(tr("Browse..."), file_row_);
+  file_row->addWidget(reference_file_, 1);
+  file_row->addWidget(browse_);
+  rows->addWidget(file_row_);
 
   setReferenceBackend(QStringLiteral("cpu-reference"));
   setCandidates({QStringLiteral("cpu")});
-  connect(reference_, &QComboBox::currentIndexChanged, this, &DiffView::referenceChanged);
+  connect(reference_, &BackendPicker::changed, this, &DiffView::referenceChanged);
   connect(compare_, &QPushButton::clicked, this, &DiffView::run);
+  connect(pin_, &QPushButton::clicked, this, [this] {
+    bool ok = false;
+    const QString name =
+        QInputDialog::getText(this, tr("Pin baseline"), tr("Name of the baseline"),
+                              QLineEdit::Normal, tr("baseline %1").arg(baselines_.size() + 1), &ok);
+    QString error;
+    if (ok && !name.trimmed().isEmpty() && !pinBaseline(name.trimmed(), &error))
+      status_->setText(error);
+  });
   connect(browse_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Expected outputs"), QString(),
                                                       tr("Outputs (*.npz *.npy)"));
     if (!path.isEmpty()) setReferenceFile(path);
   });
   connect(reference_file_, &QLineEdit::editingFinished, this, [this] { stale_ = true; });
+  connect(reference_file_, &QLineEdit::returnPressed, this, &DiffView::run);
 }
 
 void DiffView::referenceChanged() {
-  const bool file = reference_->currentData().toString() == QStringLiteral("file");
-  reference_file_->setVisible(file);
-  browse_->setVisible(file);
+  file_row_->setVisible(reference_->current() == QStringLiteral("file"));
   stale_ = true;
 }
 
 void DiffView::setReferenceBackend(const QString& name) {
-  const int i = reference_->findText(name);
-  if (i >= 0 && reference_->currentData().toString() != QStringLiteral("file") &&
-      reference_->currentIndex() == i)
-    return referenceChanged();
-  if (i >= 0) reference_->setCurrentIndex(i);
+  reference_->setCurrent(name);
   referenceChanged();
 }
 
 void DiffView::setReferenceFile(const QString& path) {
   reference_file_->setText(path);
-  reference_->setCurrentIndex(reference_->count() - 1);
+  reference_->setCurrent(QStringLiteral("file"));
   referenceChanged();
 }
 
 void DiffView::setCandidates(const QStringList& backends) {
-  for (QCheckBox* c : candidate_checks_) c->setChecked(backends.contains(c->text()));
+  candidate_box_->setSelected(backends);
 }
 
 QStringList DiffView::candidates() const {
-  QStringList out;
-  for (QCheckBox* c : candidate_checks_)
-    if (c->isChecked() && c->isEnabled()) out << c->text();
-  return out;
+  return candidate_box_->selected();
 }
 
 void DiffView::setFindCauses(bool on) {
   find_causes_->setChecked(on);
 }
 
-void DiffView::run() {
+bool DiffView::pinBaseline(const QString& name, QString* error) {
+  const auto out = controller_->outcome();
+  if (!out || !out->ok() || out->revision != controller_->revision()) {
+    if (error) *error = tr("nothing to pin: the current problem has not run");
+    return false;
+  }
+  if (!baseline_dir_) baseline_dir_ = std::make_unique<QTemporaryDir>();
+  // Named after the baseline, so comparisons and reports say which one they used.
+  QString file = name;
+  file.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.+-]+")), QStringLiteral("_"));
+  const QString path = baseline_dir_->filePath(file + QStringLiteral(".npz"));
+  try {
+    std::vector<std::pair<std::string, Tensor>> members;
+    for (const OutputTensor& o : out->result->outputs)
+      if (o.defined) members.emplace_back(o.name, o.tensor);
+    write_npz(path.toStdString(), members);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!baselines_.contains(name)) {
+    baselines_ << name;
+    reference_->addExtra(tr("Baseline: %1").arg(name), QStringLiteral("baseline:") + path);
+  }
+  status_->setText(tr("pinned %1 (%2 on %3)")
+                       .arg(name, QString::fromStdString(out->backend),
+                            QString::fromStdString(out->problem.op)));
+  return true;
+}
+
+void DiffView::setReferenceBaseline(const QString& name) {
+  if (!baseline_dir_ || !baselines_.contains(name)) return;
+  for (int i = 0; i < reference_->comboBox()->count(); ++i)
+    if (reference_->comboBox()->itemText(i) == tr("Baseline: %1").arg(name))
+      reference_->comboBox()->setCurrentIndex(i);
+  referenceChanged();
+}
+
+QStringList DiffView::baselines() const {
+  return baselines_;
+}
+
+DiffRequest DiffView::request() const {
   DiffRequest r;
-  r.problem = controller_->problem();
-  if (reference_->currentData().toString() == QStringLiteral("file"))
+  const QString current = reference_->current();
+  if (current.startsWith(QStringLiteral("baseline:")))
+    r.reference_file = current.mid(9).toStdString();
+  else if (current == QStringLiteral("file"))
     r.reference_file = reference_file_->text().trimmed().toStdString();
   else
-    r.reference = reference_->currentText().toStdString();
+    r.reference = reference_->current().toStdString();
   for (const QString& c : candidates()) r.candidates.push_back(c.toStdString());
   r.options = options_;
   r.find_causes = find_causes_->isChecked();
+  return r;
+}
+
+void DiffView::run() {
+  // The controller's next run answers the comparison too, so each backend runs once per change
+  // for the Channels view and this tab together.
+  waiting_ = true;
   stale_ = false;
-  runner_->start(std::move(r));
+  status_->setText(tr("Comparing..."));
+  compare_->setText(tr("Restart"));
+  controller_->setComparison(request(), true);
 }
 
 bool DiffView::waitForIdle(int timeoutMs) {
-  return runner_->waitForIdle(timeoutMs);
+  return process_events_while([this] { return isRunning() || controller_->isRunning(); },
+                              timeoutMs);
 }
 
 bool DiffView::isRunning() const {
-  return runner_->isRunning();
+  return waiting_ || runner_->isRunning();
 }
 
 std::shared_ptr<const DiffOutcome> DiffView::outcome() const {
@@ -321,57 +389,123 @@ std::shared_ptr<const DiffOutcome> DiffView::outcome() const {
 void DiffView::setTolerance(const QString& output, double atol, double rtol) {
   options_.output_atol[output.toStdString()] = atol;
   options_.output_rtol[output.toStdString()] = rtol;
+  if (auto c = controller_->comparison()) {  // later runs compare with the new tolerances too
+    c->options = options_;
+    controller_->setComparison(std::move(c), false);
+  }
   runner_->recompare(options_);
+}
+
+std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
+  auto out = outcome();
+  return out && out->revision == controller_->revision() ? out : nullptr;
 }
 
 void DiffView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (auto_run_ && stale_ && !runner_->isRunning() && !controller_->problem().inputs.empty())
-    debounce_->start(0);
+  if (auto_run_ && stale_ && !controller_->problem().inputs.empty()) run();
+}
+
+void DiffView::hideEvent(QHideEvent* e) {
+  QWidget::hideEvent(e);
+  // Hidden, the tab asks for nothing: edits run the app's backend alone.
+  if (auto_run_) controller_->setComparison(std::nullopt, false);
+}
+
+bool DiffView::applyFix(int row) {
+  if (row < 0 || row >= causes_->rowCount()) return false;
+  const Cause& cause = causes_->causes().at(static_cast<std::size_t>(row));
+  std::string why;
+  const auto fixed = problem_with_fix(controller_->problem(), cause, &why);
+  if (!fixed) {
+    fix_status_->setText(tr("Cannot apply: %1").arg(QString::fromStdString(why)));
+    return false;
+  }
+  const double before = cause.before;
+  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
+                           .arg(QString::fromStdString(cause.title), number_text(before)));
+  // The edit's run answers the comparison: set it first, so the problem runs once.
+  controller_->setComparison(request(), false);
+  waiting_ = true;
+  status_->setText(tr("Comparing..."));
+  controller_->editProblem(*fixed);
+  return true;
+}
+
+void DiffView::problemChanged() {
+  // What is shown belongs to the problem before: clear it rather than let it pass for this one.
+  stale_ = true;
+  if (!runner_->outcome() && !runner_->isRunning()) return;
+  runner_->clear();
+  finished();
+  verdict_label_->setText(controller_->comparison()
+                              ? tr("The problem changed: comparing again...")
+                              : tr("The problem changed: press Compare to compare it."));
+}
+
+void DiffView::controllerFinished() {
+  const auto out = controller_->outcome();
+  if (!out || out->revision != controller_->revision()) return;
+  if (out->diff) {
+    waiting_ = false;
+    stale_ = false;
+    runner_->adopt(out->diff);  // shows it through finished()
+    return;
+  }
+  if (waiting_) {  // cancelled, or the comparison was dropped before the run
+    waiting_ = false;
+    finished();
+  }
 }
 
 void DiffView::finished() {
   compare_->setText(tr("Compare"));
   auto out = outcome();
   const int keep = selected_row_;
-  verdict_->setReport(out ? out->report : DiffReport{});
+  verdict_->setReport(out ? out->report() : DiffReport{});
   verdict_table_->resizeColumnsToContents();
-  causes_->setCauses(out ? out->causes : std::vector<Cause>{},
-                     out ? out->cause_for : std::vector<std::string>{});
+  causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
+  apply_fix_->setEnabled(causes_->rowCount() > 0);
   if (!out) {
     status_->clear();
+    verdict_label_->setText(tr("Not compared yet."));
     return;
   }
-  if (!out->error.empty()) {
+  if (out->cancelled) {
+    status_->setText(tr("cancelled"));
+  } else if (!out->error.empty()) {
     status_->setText(tr("failed"));
     verdict_label_->setText(tr("<b style='color:#b00'>Cannot compare:</b> %1")
-                                .arg(QString::fromStdString(out->error).toHtmlEscaped()));
+                                .arg(in_app_terms(out->error).toHtmlEscaped()));
   } else {
     int compared = 0, failed = 0;
     QStringList bad;
-    for (const Comparison& c : out->report.comparisons)
+    for (const Comparison& c : out->report().comparisons)
       for (const OutputDiff& o : c.outputs) {
         compared += o.compared;
         if (!o.passed) {
           ++failed;
-          bad << QString::fromStdString(o.name + " (" + c.candidate + ")");
+          // Why, when the diff knows (a shape that differs, a missing output): not only in a
+          // tooltip.
+          bad << QString::fromStdString(o.name + " (" + c.candidate +
+                                        (o.note.empty() ? "" : ": " + o.note) + ")");
         }
       }
     status_->setText(tr("%1 output(s) compared").arg(compared));
     verdict_label_->setText(
         failed == 0
             ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
-                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped())
+                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped())
             : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
                   .arg(failed)
                   .arg(compared)
-                  .arg(QString::fromStdString(out->reference_name).toHtmlEscaped(),
+                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
                        bad.join(QStringLiteral(", ")).toHtmlEscaped(),
-                       out->causes.empty()
+                       out->causes().empty()
                            ? QString()
                            : tr(" Likely cause: %1.")
-                                 .arg(QString::fromStdString(out->causes.front().title)
+                                 .arg(QString::fromStdString(out->causes().front().title)
                                           .toHtmlEscaped())));
   }
   // Keep the row after a tolerance edit; otherwise show the first failing output.
@@ -410,14 +544,11 @@ void DiffView::showDetails() {
   auto out = outcome();
   const Comparison& c = verdict_->comparison(selected_row_);
   if (out) {
-    const auto it = std::find_if(out->candidates.begin(), out->candidates.end(),
-                                 [&](const Result& r) { return r.backend == c.candidate; });
-    const OutputTensor* ref = find_output(out->reference, o.name);
-    const OutputTensor* cand =
-        it == out->candidates.end() ? nullptr : find_output(it->outputs, o.name);
+    const OutputTensor* ref = out->expected(o.name);
+    const OutputTensor* cand = out->candidate(c.candidate, o.name);
     if (ref && cand && o.compared) error_ = error_tensor(*ref, *cand);
   }
-  const bool channels_last = out ? out->channels_last : true;
+  const bool channels_last = out ? out->channels_last() : true;
   const TensorDims d = tensor_dims(error_, channels_last);
   // Start on the slice through the worst element.
   ElementPlace p;
@@ -430,7 +561,7 @@ void DiffView::showDetails() {
 
 void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
   slice_mode_ = mode;
-  const bool channels_last = outcome() ? outcome()->channels_last : true;
+  const bool channels_last = outcome() ? outcome()->channels_last() : true;
   const TensorDims d = tensor_dims(error_, channels_last);
   const bool spatial = mode == SliceMode::SpatialAtBatchChannel;
   const std::int64_t max_a = (spatial ? d.n : d.h) - 1, max_b = (spatial ? d.c : d.w) - 1;
@@ -477,13 +608,7 @@ void DiffView::updateChart() {
     lo = std::min(lo, v);
   }
   series_->replace(points);
-  const int n = channels_->rowCount();
-  axis_x_->setRange(0, std::max(1, n - 1));
-  // Whole channel numbers on the axis: one tick each while they fit, round steps beyond.
-  if (n >= 2 && n <= 12)
-    axis_x_->setTickCount(n);
-  else
-    axis_x_->applyNiceNumbers();
+  set_channel_axis(axis_x_, channels_->rowCount());
   axis_y_->setRange(lo, hi > lo ? hi * 1.05 : lo + 1);
   axis_y_->applyNiceNumbers();
   axis_y_->setTitleText(chart_column_->currentText());

@@ -19,12 +19,14 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTabWidget;
+class QTemporaryDir;
 class QTimer;
 class QLineSeries;
 class QValueAxis;
 
 namespace bnscope {
 
+class BackendPicker;
 class CauseModel;
 class ChannelErrorModel;
 class DiffRunner;
@@ -41,21 +43,35 @@ class DiffView : public QWidget {
 
   void setReferenceBackend(const QString& name);
   void setReferenceFile(const QString& path);  // .npy, .npz or a directory of .npy
+  // Pins the outputs of the controller's latest run of the current problem as a named baseline,
+  // offered as a reference from then on; false (and *error) when there is no such run.
+  bool pinBaseline(const QString& name, QString* error = nullptr);
+  // Compares with a pinned baseline.
+  void setReferenceBaseline(const QString& name);
+  QStringList baselines() const;
   void setCandidates(const QStringList& backends);
   QStringList candidates() const;
   void setFindCauses(bool on);
-  // Re-run when the problem changes (only while the tab is shown; otherwise on showing).
+  // Re-run when the problem changes (only while the tab is shown; otherwise on showing). The
+  // run waits for the controller's run of the same problem and reuses it.
   void setAutoRun(bool on) { auto_run_ = on; }
 
   void run();  // diffs the controller's current problem now
   bool waitForIdle(int timeoutMs = 60000);
   bool isRunning() const;
   std::shared_ptr<const DiffOutcome> outcome() const;
+  // The outcome when it belongs to the controller's current problem, else null.
+  std::shared_ptr<const DiffOutcome> currentOutcome() const;
   const DiffOptions& options() const { return options_; }
   void setTolerance(const QString& output, double atol, double rtol);
 
   // The verdict row whose details (channels, elements, heatmap) are shown.
   void selectRow(int row);
+  // Applies the change cause `row` names to the problem and compares again; false when it
+  // names none that applies.
+  bool applyFix(int row);
+  QPushButton* applyFixButton() const { return apply_fix_; }
+  QLabel* fixStatus() const { return fix_status_; }
   int selectedRow() const { return selected_row_; }
   void showSlice(SliceMode mode, std::int64_t a, std::int64_t b);
 
@@ -66,6 +82,8 @@ class DiffView : public QWidget {
   MarkedHeatmap* heatmap() const { return heatmap_; }
   QChartView* chartView() const { return chart_view_; }
   QLabel* verdictLabel() const { return verdict_label_; }
+  QLineEdit* referenceFileEdit() const { return reference_file_; }
+  BackendPicker* referencePicker() const { return reference_; }
   QTabWidget* details() const { return details_; }
 
  signals:
@@ -73,34 +91,41 @@ class DiffView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void hideEvent(QHideEvent* e) override;
 
  private:
   void buildControls(QWidget* bar);
+  DiffRequest request() const;
   void finished();
   void showDetails();
   void updateChart();
   void updateHeatmap();
   void referenceChanged();
+  void problemChanged();
+  void controllerFinished();
 
   ProblemController* controller_;
   DiffRunner* runner_;
   DiffOptions options_;
   bool auto_run_ = true;
   bool stale_ = true;
+  bool waiting_ = false;  // for the controller's run that answers run()
   int selected_row_ = -1;
   SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
   Tensor error_;  // of the selected output
 
-  QComboBox* reference_;
+  BackendPicker* reference_;
   QLineEdit* reference_file_;
   QPushButton* browse_;
-  QWidget* candidate_box_;
-  QList<QCheckBox*> candidate_checks_;
+  QPushButton* pin_;
+  std::unique_ptr<QTemporaryDir> baseline_dir_;
+  QStringList baselines_;
+  QWidget* file_row_;
+  BackendPicker* candidate_box_;
   QCheckBox* find_causes_;
   QPushButton* compare_;
   QLabel* status_;
   QLabel* verdict_label_;
-  QTimer* debounce_;
   VerdictModel* verdict_;
   QTableView* verdict_table_;
   QTabWidget* details_;
@@ -116,6 +141,9 @@ class DiffView : public QWidget {
   QSpinBox* slice_a_;
   QSpinBox* slice_b_;
   CauseModel* causes_;
+  QTableView* cause_table_;
+  QPushButton* apply_fix_;
+  QLabel* fix_status_;
 };
 
 }  // namespace bnscope

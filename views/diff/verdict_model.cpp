@@ -10,6 +10,20 @@
 
 namespace bnscope {
 
+VerdictModel::VerdictModel(QObject* parent) : TableModel(parent) {
+  const QString edit = tr("Double-click to edit; applies to this output in every comparison");
+  setColumns({{tr("comparison")},
+              {tr("output")},
+              {tr("atol"), edit},
+              {tr("rtol"), edit},
+              {tr("max |a-b|")},
+              {tr("max rel")},
+              {tr("max ULP")},
+              {tr("mismatches")},
+              {tr("passes at atol"), tr("Smallest atol that would pass at this rtol")},
+              {tr("verdict")}});
+}
+
 void VerdictModel::setReport(DiffReport report) {
   beginResetModel();
   report_ = std::move(report);
@@ -30,20 +44,10 @@ const OutputDiff& VerdictModel::output(int row) const {
       static_cast<std::size_t>(rows_.at(static_cast<std::size_t>(row)).second));
 }
 
-int VerdictModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int VerdictModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant VerdictModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-  const Comparison& c = comparison(index.row());
-  const OutputDiff& o = output(index.row());
+QVariant VerdictModel::cell(int row, int col, int role) const {
+  const Comparison& c = comparison(row);
+  const OutputDiff& o = output(row);
   const bool skipped = !o.compared;
-  const auto col = index.column();
   if (role == Qt::BackgroundRole && col == Verdict && !skipped)
     return QBrush(o.passed ? QColor(210, 240, 210) : QColor(255, 205, 205));
   if (role == Qt::ToolTipRole) return QString::fromStdString(o.note);
@@ -108,41 +112,8 @@ QVariant VerdictModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant VerdictModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal) return {};
-  if (role == Qt::ToolTipRole && (section == Atol || section == Rtol))
-    return tr("Double-click to edit; applies to this output in every comparison");
-  if (role == Qt::ToolTipRole && section == RequiredAtol)
-    return tr("Smallest atol that would pass at this rtol");
-  if (role != Qt::DisplayRole) return {};
-  switch (section) {
-    case Candidate:
-      return tr("comparison");
-    case Output:
-      return tr("output");
-    case Atol:
-      return tr("atol");
-    case Rtol:
-      return tr("rtol");
-    case MaxAbs:
-      return tr("max |a-b|");
-    case MaxRel:
-      return tr("max rel");
-    case MaxUlp:
-      return tr("max ULP");
-    case Mismatches:
-      return tr("mismatches");
-    case RequiredAtol:
-      return tr("passes at atol");
-    case Verdict:
-      return tr("verdict");
-    default:
-      return {};
-  }
-}
-
 Qt::ItemFlags VerdictModel::flags(const QModelIndex& index) const {
-  Qt::ItemFlags f = QAbstractTableModel::flags(index);
+  Qt::ItemFlags f = TableModel::flags(index);
   if (index.isValid() && (index.column() == Atol || index.column() == Rtol) &&
       output(index.row()).compared)
     f |= Qt::ItemIsEditable;

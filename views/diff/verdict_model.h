@@ -3,16 +3,14 @@
 // tolerances editable in place. An edit is reported through toleranceEdited; the view re-compares
 // and sets the new report (the model never computes a verdict itself).
 
-#include <QAbstractTableModel>
-
 #include "analysis/diff.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class VerdictModel : public QAbstractTableModel {
+class VerdictModel : public TableModel {
   Q_OBJECT
  public:
-  static constexpr int SortRole = Qt::UserRole + 1;
   enum Column {
     Candidate,
     Output,
@@ -27,17 +25,13 @@ class VerdictModel : public QAbstractTableModel {
     ColumnCount
   };
 
-  using QAbstractTableModel::QAbstractTableModel;
+  explicit VerdictModel(QObject* parent = nullptr);
   void setReport(DiffReport report);
   const DiffReport& report() const { return report_; }
   // The comparison and output a row shows.
   const Comparison& comparison(int row) const;
   const OutputDiff& output(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
@@ -46,6 +40,9 @@ class VerdictModel : public QAbstractTableModel {
   void toleranceEdited(const QString& output, double atol, double rtol);
 
  private:
+  int rows() const override { return static_cast<int>(rows_.size()); }
+  QVariant cell(int row, int column, int role) const override;
+
   DiffReport report_;
   std::vector<std::pair<int, int>> rows_;  // (comparison, output)
 };

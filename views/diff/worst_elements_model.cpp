@@ -13,26 +13,28 @@ QString coords_text(const std::vector<std::int64_t>& coords) {
   return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
 }
 
+WorstElementsModel::WorstElementsModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("element")},
+              {tr("channel")},
+              {tr("reference")},
+              {tr("candidate")},
+              {tr("|a-b|")},
+              {tr("rel")},
+              {tr("ULP")},
+              {tr("outside tol")}});
+}
+
 void WorstElementsModel::setElements(std::vector<ElementError> elements) {
   beginResetModel();
   elements_ = std::move(elements);
   endResetModel();
 }
 
-int WorstElementsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(elements_.size());
-}
-
-int WorstElementsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant WorstElementsModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-  const ElementError& e = elements_[static_cast<std::size_t>(index.row())];
+QVariant WorstElementsModel::cell(int row, int column, int role) const {
+  const ElementError& e = elements_[static_cast<std::size_t>(row)];
   const bool nan_ulp = e.ulp == std::numeric_limits<std::uint64_t>::max();
   if (role == SortRole) {
-    switch (index.column()) {
+    switch (column) {
       case Coords:
         return static_cast<qlonglong>(e.index);
       case Channel:
@@ -53,10 +55,10 @@ QVariant WorstElementsModel::data(const QModelIndex& index, int role) const {
         return {};
     }
   }
-  if (role == Qt::TextAlignmentRole && index.column() != Coords)
+  if (role == Qt::TextAlignmentRole && column != Coords)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role != Qt::DisplayRole) return {};
-  switch (index.column()) {
+  switch (column) {
     case Coords:
       return coords_text(e.coords);
     case Channel:
@@ -73,30 +75,6 @@ QVariant WorstElementsModel::data(const QModelIndex& index, int role) const {
       return nan_ulp ? QStringLiteral("NaN") : QString::number(static_cast<qulonglong>(e.ulp));
     case Outside:
       return e.mismatch ? tr("yes") : tr("no");
-    default:
-      return {};
-  }
-}
-
-QVariant WorstElementsModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  switch (section) {
-    case Coords:
-      return tr("element");
-    case Channel:
-      return tr("channel");
-    case Reference:
-      return tr("reference");
-    case Candidate:
-      return tr("candidate");
-    case AbsError:
-      return tr("|a-b|");
-    case RelError:
-      return tr("rel");
-    case Ulp:
-      return tr("ULP");
-    case Outside:
-      return tr("outside tol");
     default:
       return {};
   }

@@ -1,16 +1,14 @@
 #pragma once
 // The worst elements of one compared output, worst first, with full coordinates.
 
-#include <QAbstractTableModel>
-
 #include "analysis/diff.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class WorstElementsModel : public QAbstractTableModel {
+class WorstElementsModel : public TableModel {
   Q_OBJECT
  public:
-  static constexpr int SortRole = Qt::UserRole + 1;
   enum Column {
     Coords,
     Channel,
@@ -23,16 +21,14 @@ class WorstElementsModel : public QAbstractTableModel {
     ColumnCount
   };
 
-  using QAbstractTableModel::QAbstractTableModel;
+  explicit WorstElementsModel(QObject* parent = nullptr);
   void setElements(std::vector<ElementError> elements);
   const std::vector<ElementError>& elements() const { return elements_; }
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
  private:
+  int rows() const override { return static_cast<int>(elements_.size()); }
+  QVariant cell(int row, int column, int role) const override;
+
   std::vector<ElementError> elements_;
 };
 

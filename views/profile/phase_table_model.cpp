@@ -23,6 +23,18 @@ QString bytes_text(double b) {
   return QStringLiteral("%1 B").arg(b, 0, 'f', 0);
 }
 
+PhaseTableModel::PhaseTableModel(QObject* parent) : TableModel(parent) {
+  setColumns({{tr("backend")},
+              {tr("phase")},
+              {tr("reps")},
+              {tr("min")},
+              {tr("median")},
+              {tr("max")},
+              {tr("bytes"), tr("Minimum traffic: each input read once, each output written once")},
+              {tr("GB/s")},
+              {tr("of roofline")}});
+}
+
 void PhaseTableModel::setProfiles(std::vector<Profile> profiles) {
   beginResetModel();
   profiles_ = std::move(profiles);
@@ -33,14 +45,6 @@ void PhaseTableModel::setProfiles(std::vector<Profile> profiles) {
     rows_.emplace_back(static_cast<int>(p), -1);
   }
   endResetModel();
-}
-
-int PhaseTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int PhaseTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
 }
 
 double PhaseTableModel::value(int row, int column) const {
@@ -72,17 +76,15 @@ double PhaseTableModel::value(int row, int column) const {
   }
 }
 
-QVariant PhaseTableModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-  const auto [pi, ph] = rowSource(index.row());
+QVariant PhaseTableModel::cell(int row, int col, int role) const {
+  const auto [pi, ph] = rowSource(row);
   const Profile& p = profiles_[static_cast<std::size_t>(pi)];
-  const int col = index.column();
   if (role == Qt::TextAlignmentRole && col >= Reps)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole && col == Roofline) return QString::fromStdString(p.roofline_source);
   if (role == Qt::ToolTipRole && col == Phase && ph < 0)
     return tr("The whole run on the host clock, copies and launches included");
-  const double v = col >= Reps ? value(index.row(), col) : 0;
+  const double v = col >= Reps ? value(row, col) : 0;
   if (role == SortRole) {
     if (col == Backend) return QString::fromStdString(p.backend);
     if (col == Phase) return ph;
@@ -112,35 +114,6 @@ QVariant PhaseTableModel::data(const QModelIndex& index, int role) const {
       return QString::number(v, 'f', 2);
     case Roofline:
       return QStringLiteral("%1 %").arg(v * 100, 0, 'f', 1);
-    default:
-      return {};
-  }
-}
-
-QVariant PhaseTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal) return {};
-  if (role == Qt::ToolTipRole && section == Bytes)
-    return tr("Minimum traffic: each input read once, each output written once");
-  if (role != Qt::DisplayRole) return {};
-  switch (section) {
-    case Backend:
-      return tr("backend");
-    case Phase:
-      return tr("phase");
-    case Reps:
-      return tr("reps");
-    case Min:
-      return tr("min");
-    case Median:
-      return tr("median");
-    case Max:
-      return tr("max");
-    case Bytes:
-      return tr("bytes");
-    case Gbps:
-      return tr("GB/s");
-    case Roofline:
-      return tr("of roofline");
     default:
       return {};
   }

@@ -2,31 +2,27 @@
 // One row per backend and phase of a set of profiles: timing statistics over the repetitions,
 // the bytes the minimum-traffic model charges, achieved bandwidth and its share of the roofline.
 
-#include <QAbstractTableModel>
-
 #include "profile/profiler.h"
+#include "table_model.h"
 
 namespace bnscope {
 
-class PhaseTableModel : public QAbstractTableModel {
+class PhaseTableModel : public TableModel {
   Q_OBJECT
  public:
-  static constexpr int SortRole = Qt::UserRole + 1;  // raw number (seconds, bytes, GB/s)
   enum Column { Backend, Phase, Reps, Min, Median, Max, Bytes, Gbps, Roofline, ColumnCount };
 
-  using QAbstractTableModel::QAbstractTableModel;
+  explicit PhaseTableModel(QObject* parent = nullptr);
   void setProfiles(std::vector<Profile> profiles);
   const std::vector<Profile>& profiles() const { return profiles_; }
   // Row r's profile index and phase index (-1: the whole run, host clock).
   std::pair<int, int> rowSource(int row) const { return rows_.at(static_cast<std::size_t>(row)); }
   double value(int row, int column) const;  // NaN when the cell has no number
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
  private:
+  int rows() const override { return static_cast<int>(rows_.size()); }
+  QVariant cell(int row, int column, int role) const override;
+
   std::vector<Profile> profiles_;
   std::vector<std::pair<int, int>> rows_;
 };

@@ -1,6 +1,5 @@
 #include "profile/profile_view.h"
 
-#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,34 +14,33 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "backends/backend.h"
+#include "backend_picker.h"
 #include "problem_controller.h"
 #include "process_events.h"
+#include "profile/clock.h"
 #include "profile/phase_table_model.h"
+#include "tensor/error.h"
 #include "timeline/timeline_widget.h"
 
 namespace bnscope {
 
 ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
-    : QWidget(parent), controller_(controller) {
+    : QWidget(parent),
+      controller_(controller),
+      job_(this, [this](Measured m, bool more) { finished(std::move(m), more); }) {
   setObjectName(QStringLiteral("profileView"));
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout();
   bar->addWidget(new QLabel(tr("Backends"), this));
-  for (Backend* b : BackendRegistry::instance().all()) {
-    auto* c = new QCheckBox(QString::fromUtf8(b->name().data(), static_cast<int>(b->name().size())),
-                            this);
-    const std::string why = b->unavailable_reason();
-    c->setEnabled(why.empty());
-    c->setChecked(why.empty());
-    if (!why.empty()) c->setToolTip(QString::fromStdString(why));
-    bar->addWidget(c);
-    backend_checks_ << c;
-  }
-  bar->addSpacing(12);
+  backends_ = new BackendPicker(BackendPicker::Mode::Several, this);
+  backends_->setSelected(BackendPicker::available());
+  bar->addWidget(backends_);
+  bar->addStretch(1);
+  layout->addLayout(bar);
+  // Settings and actions below the backends, so the bar never widens the window.
+  bar = new QHBoxLayout();
   reps_ = new QSpinBox(this);
   reps_->setRange(1, 10000);
   reps_->setValue(10);
@@ -56,6 +54,10 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   run_ = new QPushButton(tr("Profile"), this);
   run_->setObjectName(QStringLiteral("profileRun"));
   bar->addWidget(run_);
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setObjectName(QStringLiteral("profileCancel"));
+  cancel_->setEnabled(false);
+  bar->addWidget(cancel_);
   status_ = new QLabel(tr("Press Profile to time the current problem."), this);
   status_->setWordWrap(true);
   bar->addWidget(status_, 1);
@@ -119,22 +121,18 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   layout->addWidget(split, 1);
 
   connect(run_, &QPushButton::clicked, this, &ProfileView::run);
-  connect(&watcher_, &QFutureWatcherBase::finished, this, &ProfileView::finished);
+  connect(cancel_, &QPushButton::clicked, this, &ProfileView::cancel);
+  connect(controller_, &ProblemController::problemChanged, this, &ProfileView::problemChanged);
 }
 
-ProfileView::~ProfileView() {
-  watcher_.waitForFinished();  // profile_problem has no cancel point; runs are bounded by reps
-}
+ProfileView::~ProfileView() = default;
 
 void ProfileView::setBackends(const QStringList& backends) {
-  for (QCheckBox* c : backend_checks_) c->setChecked(backends.contains(c->text()));
+  backends_->setSelected(backends);
 }
 
 QStringList ProfileView::backends() const {
-  QStringList out;
-  for (QCheckBox* c : backend_checks_)
-    if (c->isChecked() && c->isEnabled()) out << c->text();
-  return out;
+  return backends_->selected();
 }
 
 void ProfileView::setReps(int reps) {
@@ -142,42 +140,62 @@ void ProfileView::setReps(int reps) {
 }
 
 void ProfileView::run() {
-  if (running_) {
-    pending_ = true;
-    return;
-  }
-  std::vector<std::string> names;
-  for (const QString& b : backends()) names.push_back(b.toStdString());
-  ProfileOptions options;
-  options.reps = reps_->value();
-  options.threads = threads_->value();
-  options.copy_probe = probe_;
-  running_ = true;
-  run_->setEnabled(false);
-  status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
-  running_problem_ = controller_->problem();
-  watcher_.setFuture(QtConcurrent::run([problem = *running_problem_, names, options] {
-    return profile_backends(problem, names, options);
-  }));
+  job_.request(
+      [this]() -> decltype(job_)::Work {
+        std::vector<std::string> names;
+        for (const QString& b : backends()) names.push_back(b.toStdString());
+        ProfileOptions options;
+        options.reps = reps_->value();
+        options.threads = threads_->value();
+        options.copy_probe = probe_;
+        run_->setEnabled(false);
+        cancel_->setEnabled(true);
+        status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
+        return [problem = controller_->problem(), revision = controller_->revision(), names,
+                options](const std::atomic<bool>& cancel) mutable {
+          // Profiling has no cancel points of its own; it reads the clock around every repetition,
+          // so that is where a cancel lands.
+          options.clock = [&cancel]() -> double {
+            if (cancel.load(std::memory_order_relaxed))
+              throw Error(ErrorCode::Cancelled, "profiling cancelled");
+            return steady_seconds();
+          };
+          Measured m;
+          m.revision = revision;
+          m.batch = profile_backends(problem, names, options);
+          m.cancelled = cancel.load();
+          return m;
+        };
+      },
+      false);
+}
+
+void ProfileView::cancel() {
+  job_.cancel();
 }
 
 bool ProfileView::waitForIdle(int timeoutMs) {
-  return process_events_while([this] { return running_ || pending_; }, timeoutMs);
+  return job_.waitForIdle(timeoutMs);
 }
 
-void ProfileView::finished() {
-  ProfileBatch batch = watcher_.result();
-  running_ = false;
-  run_->setEnabled(true);
-  setProfiles(std::move(batch.profiles), batch.errors);
-  profiled_ = std::move(running_problem_);
-  running_problem_.reset();
-  if (pending_) {
-    pending_ = false;
-    run();
-    return;
+void ProfileView::finished(Measured m, bool more) {
+  run_->setEnabled(!more);
+  cancel_->setEnabled(more);
+  if (m.cancelled) {
+    status_->setText(tr("Profiling cancelled."));
+  } else {
+    setProfiles(std::move(m.batch.profiles), m.batch.errors);
+    if (m.revision == controller_->revision()) profiled_ = m.revision;
   }
-  emit profileFinished();
+  if (!more) emit profileFinished();
+}
+
+void ProfileView::problemChanged() {
+  // Numbers measured on another problem would pass for this one's.
+  if (phases_->profiles().empty()) return;
+  profiled_.reset();
+  setProfiles({});
+  status_->setText(tr("The problem changed: press Profile to time it."));
 }
 
 void ProfileView::setProfiles(std::vector<Profile> profiles,

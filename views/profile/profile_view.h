@@ -3,11 +3,11 @@
 // table, achieved bandwidth against the roofline as bars, and the kernel timeline below.
 // Profiling runs in the background and only when asked: it loads every core for a while.
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <functional>
 #include <optional>
 
+#include "background_job.h"
 #include "profile/profile_compute.h"
 #include "timeline/timeline_layout.h"
 
@@ -24,6 +24,7 @@ class QValueAxis;
 
 namespace bnscope {
 
+class BackendPicker;
 class PhaseTableModel;
 class ProblemController;
 class TimelineWidget;
@@ -41,13 +42,16 @@ class ProfileView : public QWidget {
   void setCopyProbe(std::function<double(int, std::size_t)> probe) { probe_ = std::move(probe); }
 
   void run();
-  bool isRunning() const { return running_; }
+  // Stops the profile in flight at the next repetition; what was measured is dropped.
+  void cancel();
+  bool isRunning() const { return job_.isBusy(); }
   bool waitForIdle(int timeoutMs = 120000);
   // Shows these profiles (what run() does with its results).
   void setProfiles(std::vector<Profile> profiles, const std::vector<std::string>& errors = {});
 
-  // The problem the shown profiles were measured on; nullptr when they came from setProfiles.
-  const Problem* profiledProblem() const { return profiled_ ? &*profiled_ : nullptr; }
+  // The controller's revision the shown profiles were measured on; none when they came from
+  // setProfiles or the problem changed since.
+  std::optional<std::uint64_t> profiledRevision() const { return profiled_; }
 
   PhaseTableModel* phaseModel() const { return phases_; }
   // Null where the platform has no OpenGL (see ImGuiWidget::platformSupported).
@@ -63,20 +67,25 @@ class ProfileView : public QWidget {
   void profileFinished();
 
  private:
-  void finished();
+  struct Measured {
+    ProfileBatch batch;
+    std::uint64_t revision = 0;
+    bool cancelled = false;
+  };
+  void finished(Measured m, bool more);
   void updateChart();
+  void problemChanged();
 
   ProblemController* controller_;
   std::function<double(int, std::size_t)> probe_;
-  bool running_ = false;
-  bool pending_ = false;
-  std::optional<Problem> running_problem_, profiled_;
-  QFutureWatcher<ProfileBatch> watcher_;
+  std::optional<std::uint64_t> profiled_;
+  BackgroundJob<Measured> job_;
 
-  QList<QCheckBox*> backend_checks_;
+  BackendPicker* backends_;
   QSpinBox* reps_;
   QSpinBox* threads_;
   QPushButton* run_;
+  QPushButton* cancel_;
   QLabel* status_;
   PhaseTableModel* phases_;
   QTableView* table_;

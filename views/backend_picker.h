@@ -1,0 +1,43 @@
+#pragma once
+// Picking backends, alike wherever the app asks: one (a combo box) or several (check boxes),
+// every registered backend listed, those that cannot run here greyed out with the reason as
+// their tooltip, the others with their description.
+
+#include <QStringList>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+
+namespace bnscope {
+
+class BackendPicker : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Mode { One, Several };
+  BackendPicker(Mode mode, QWidget* parent = nullptr);
+
+  // Mode One: a choice after the backends that is not a backend (e.g. outputs from a file);
+  // current() reports it as key.
+  void addExtra(const QString& text, const QString& key);
+  // Mode One: the chosen backend's name, or an extra's key.
+  QString current() const;
+  void setCurrent(const QString& nameOrKey);
+  // The checked backends that can run here (mode One: the current one).
+  QStringList selected() const;
+  void setSelected(const QStringList& names);
+  // Every backend that can run here.
+  static QStringList available();
+
+  QComboBox* comboBox() const { return combo_; }  // mode One, else null
+  const QList<QCheckBox*>& checkBoxes() const { return checks_; }
+
+ signals:
+  void changed();
+
+ private:
+  QComboBox* combo_ = nullptr;
+  QList<QCheckBox*> checks_;
+};
+
+}  // namespace bnscope

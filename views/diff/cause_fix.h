@@ -1,0 +1,18 @@
+#pragma once
+// The change a likely cause names, applied to the problem (the Diff tab's "Apply fix"): the
+// reserve-space convention flipped, epsilon raised to cuDNN's minimum, half data widened to
+// float32, or the data buffers read in the other layout, as the cause finder's re-run did.
+
+#include <optional>
+#include <string>
+
+#include "analysis/cause_finder.h"
+#include "ops/problem.h"
+
+namespace bnscope {
+
+// The problem with the cause's change made; nullopt (and *why) when the cause names no change
+// that applies to this problem.
+std::optional<Problem> problem_with_fix(const Problem& p, const Cause& cause, std::string* why);
+
+}  // namespace bnscope
