@@ -123,9 +123,9 @@ void LayersPanelTest::choosingALayerLoadsItWithTensorFlowAsTheDiffReference() {
   QVERIFY(out);
   QVERIFY2(out->ok(), out->error.c_str());
   QCOMPARE(QString::fromStdString(out->request.reference_file), path);
-  QVERIFY(same_inputs(out->request.problem, expected));
-  QVERIFY(!out->reference.empty());
-  QVERIFY(out->report.passed());
+  QVERIFY(same_inputs(out->problem, expected));
+  QVERIFY(!out->result->expected.empty());
+  QVERIFY(out->report().passed());
 
   // Re-sorting moves the row but does not reload the layer.
   panel->table()->sortByColumn(LayerTableModel::Index, Qt::DescendingOrder);
