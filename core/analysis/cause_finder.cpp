@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "analysis/half_sums.h"
 #include "engine.h"
 #include "tensor/error.h"
 
@@ -189,6 +190,7 @@ std::vector<Cause> find_causes(const Problem& problem, std::string_view candidat
     if (a.resolves != b.resolves) return a.resolves;
     return a.after < b.after;
   });
+  add_half_sum_overflow(problem, base, expected, options, causes);
   return causes;
 }
 

@@ -1,10 +1,21 @@
 #include "analysis/health.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 
 namespace bnscope {
+
+namespace {
+
+// The shortest text that reads back as the same float: 1e-45, not 0.000000.
+std::string float_text(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+}  // namespace
 
 namespace {
 
@@ -59,7 +70,7 @@ void note_input_health(Prepared& p) {
   // tf.nn.fused_batch_norm clamps epsilon to 1.001e-5 "as required by cuDNN"; raw ops do not.
   if (p.op->family == OpFamily::Fused && p.epsilon < 1.001e-5)
     p.notes.push_back({NoteKind::Warning, "epsilon-below-cudnn-min",
-                       "epsilon " + std::to_string(p.epsilon) +
+                       "epsilon " + float_text(static_cast<float>(p.epsilon)) +
                            " is below 1.001e-5: tf.nn.fused_batch_norm would clamp it and older "
                            "cuDNN rejects it, so CPU and GPU results may differ",
                        "epsilon", -1});

@@ -1,5 +1,7 @@
 #include "tensor/tensor.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -15,17 +17,42 @@ constexpr std::size_t kAlign = 64;
 }
 
 void Tensor::Free::operator()(std::byte* p) const {
-  std::free(p);
+  if (map_base)
+    ::munmap(map_base, map_len);
+  else
+    std::free(p);
 }
 
 Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numel_(0) {}
 
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(num_elements(shape_)) {
-  allocate();
+  allocate(true);
 }
 
-void Tensor::allocate() {
+Tensor::Tensor(DType dtype, Shape shape, NoInit)
+    : dtype_(dtype), shape_(std::move(shape)), numel_(num_elements(shape_)) {
+  allocate(false);
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  return Tensor(dtype, std::move(shape), NoInit{});
+}
+
+Tensor Tensor::adopt_mapping(DType dtype, Shape shape, void* base, std::size_t len,
+                             std::size_t data_offset) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = num_elements(t.shape_);
+  if (data_offset % kAlign != 0 || data_offset + t.nbytes() > len)
+    throw Error(ErrorCode::Internal, "a mapped tensor must be 64-byte aligned and inside its map");
+  t.data_ =
+      std::shared_ptr<std::byte>(static_cast<std::byte*>(base) + data_offset, Free{base, len});
+  return t;
+}
+
+void Tensor::allocate(bool zero) {
   const std::size_t size = dtype_size(dtype_);
   if (static_cast<std::uint64_t>(numel_) > SIZE_MAX / size / 2)
     throw Error(ErrorCode::ResourceExhausted,
@@ -42,31 +69,23 @@ void Tensor::allocate() {
     throw Error(ErrorCode::ResourceExhausted, "cannot allocate " + std::to_string(bytes) +
                                                   " bytes for a tensor of shape " +
                                                   shape_str(shape_));
-  std::memset(p, 0, rounded);
-  data_.reset(static_cast<std::byte*>(p));
+  if (zero) std::memset(p, 0, rounded);
+  data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), Free{});
 }
 
-Tensor::Tensor(const Tensor& other)
-    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_) {
-  allocate();
-  if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
+void Tensor::detach() {
+  const std::shared_ptr<std::byte> shared = data_;
+  allocate(false);
+  if (nbytes()) std::memcpy(data_.get(), shared.get(), nbytes());
 }
 
-Tensor& Tensor::operator=(const Tensor& other) {
-  if (this != &other) {
-    reset(other.dtype_, other.shape_);
-    if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
-  }
-  return *this;
-}
-
-void Tensor::reset(DType dtype, Shape shape) {
+void Tensor::reset(DType dtype, Shape shape, bool zero) {
   const std::int64_t n = num_elements(shape);
-  const bool keep = data_ && n == numel_ && dtype == dtype_;
+  const bool keep = data_ && data_.use_count() == 1 && n == numel_ && dtype == dtype_;
   dtype_ = dtype;
   shape_ = std::move(shape);
   numel_ = n;
-  if (!keep) allocate();
+  if (!keep) allocate(zero);
 }
 
 void Tensor::check_type(DType t) const {
@@ -132,7 +151,7 @@ Tensor Tensor::from_floats(DType dtype, Shape shape, std::span<const float> valu
 
 Tensor Tensor::to(DType dtype) const {
   if (dtype == dtype_) return *this;
-  Tensor out(dtype, shape_);
+  Tensor out = uninitialized(dtype, shape_);
   for (std::int64_t i = 0; i < numel_; ++i) out.set(i, get(i));
   return out;
 }
@@ -140,7 +159,7 @@ Tensor Tensor::to(DType dtype) const {
 Tensor Tensor::reshaped(Shape shape) const {
   if (num_elements(shape) != numel_)
     fail("cannot reshape " + shape_str(shape_) + " to " + shape_str(shape));
-  Tensor out = *this;
+  Tensor out = *this;  // shares the storage
   out.shape_ = std::move(shape);
   return out;
 }
