@@ -25,25 +25,33 @@ struct Moments {
   std::vector<bool> finite;  // channels whose x holds NaN/Inf are left to the health notes
 };
 
+// Two passes straight over x in its own dtype: no float64 copy of the data (which would double
+// a large problem's memory).
 Moments moments_of_x(const Prepared& p) {
   const ChannelView& v = p.view;
-  const auto x = p.in("x").to_doubles();
   Moments s{std::vector<double>(uc(v.channels), 0.0), std::vector<double>(uc(v.channels), 0.0),
             std::vector<bool>(uc(v.channels), true)};
   const double m = static_cast<double>(v.per_channel());
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) s.mean[uc(c)] += x[uc(v.index(o, c, i))];
-  for (std::int64_t c = 0; c < v.channels; ++c) {
-    s.mean[uc(c)] /= m;
-    s.finite[uc(c)] = std::isfinite(s.mean[uc(c)]);
-  }
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < v.channels; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double d = x[uc(v.index(o, c, i))] - s.mean[uc(c)];
-        s.var[uc(c)] += d * d;
-      }
+  visit_dtype(p.in("x").dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = p.in("x").data<T>();
+    auto at = [&](std::int64_t o, std::int64_t c, std::int64_t i) {
+      return static_cast<double>(to_float(x[v.index(o, c, i)]));
+    };
+    for (std::int64_t o = 0; o < v.outer; ++o)
+      for (std::int64_t c = 0; c < v.channels; ++c)
+        for (std::int64_t i = 0; i < v.inner; ++i) s.mean[uc(c)] += at(o, c, i);
+    for (std::int64_t c = 0; c < v.channels; ++c) {
+      s.mean[uc(c)] /= m;
+      s.finite[uc(c)] = std::isfinite(s.mean[uc(c)]);
+    }
+    for (std::int64_t o = 0; o < v.outer; ++o)
+      for (std::int64_t c = 0; c < v.channels; ++c)
+        for (std::int64_t i = 0; i < v.inner; ++i) {
+          const double d = at(o, c, i) - s.mean[uc(c)];
+          s.var[uc(c)] += d * d;
+        }
+  });
   for (double& q : s.var) q /= m;
   return s;
 }
