@@ -73,6 +73,62 @@ TEST(HalfSums, CauseFinderNamesThemWhenTheReferenceSummedInHalf) {
   EXPECT_EQ(causes[0].code, "half-sum-overflow");
 }
 
+float hr(float v) {
+  return half_bits_to_float(float_to_half_bits(v));
+}
+
+// TensorFlow's functor written out channel by channel, every operation rounded to half; the cpu
+// backend must give exactly these bits on random data of several shapes, with and without
+// scale_after_normalization.
+TEST(HalfSums, CpuMatchesTheHalfModelBitForBit) {
+  std::uint64_t state = 12345;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  for (const Shape& shape : {Shape{2, 3, 5, 4}, Shape{3, 7, 5, 1}, Shape{4, 75, 80, 3}})
+    for (bool scaled : {true, false}) {
+      SCOPED_TRACE(shape_str(shape) + (scaled ? " scaled" : " unscaled"));
+      const std::int64_t C = shape.back();
+      Problem p;
+      p.op = "BatchNormWithGlobalNormalizationGrad";
+      p.attrs["variance_epsilon"] = 0.001;
+      p.attrs["scale_after_normalization"] = scaled;
+      auto random = [&](Shape s, double lo, double hi) {
+        Tensor t(DType::F16, std::move(s));
+        for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, lo + (hi - lo) * uniform());
+        return t;
+      };
+      p.inputs["t"] = random(shape, -2, 3);
+      p.inputs["backprop"] = random(shape, -1, 1);
+      p.inputs["m"] = random({C}, -0.5, 0.5);
+      p.inputs["v"] = random({C}, 0.1, 2);
+      p.inputs["gamma"] = random({C}, 0.5, 1.5);
+      const Result cpu = run_problem(p, "cpu");
+      const Tensor &t = p.inputs["t"], &dy = p.inputs["backprop"];
+      const std::int64_t rows = t.numel() / C;
+      const float eps = hr(0.001f);
+      for (std::int64_t c = 0; c < C; ++c) {
+        const float m = static_cast<float>(p.inputs["m"].get(c));
+        const float g = static_cast<float>(p.inputs["gamma"].get(c));
+        const float k = hr(1.0f / std::sqrt(hr(static_cast<float>(p.inputs["v"].get(c)) + eps)));
+        const float gk = scaled ? hr(k * g) : k;
+        float db = 0, s2 = 0;
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float d = static_cast<float>(dy.get(r * C + c));
+          db = hr(db + d);
+          s2 = hr(s2 + hr(d * hr(static_cast<float>(t.get(r * C + c)) - m)));
+          ASSERT_EQ(cpu.output("dx").tensor.get(r * C + c), hr(d * gk)) << r << "," << c;
+        }
+        const float k3 = hr(hr(k * hr(k * k)) * -0.5f);
+        EXPECT_EQ(cpu.output("db").tensor.get(c), db) << c;
+        EXPECT_EQ(cpu.output("dm").tensor.get(c), hr(-db * gk)) << c;
+        EXPECT_EQ(cpu.output("dg").tensor.get(c), scaled ? hr(s2 * k) : 0.0f) << c;
+        EXPECT_EQ(cpu.output("dv").tensor.get(c), hr(s2 * (scaled ? hr(k3 * g) : k3))) << c;
+      }
+    }
+}
+
 TEST(HalfSums, FloatRunsKeepTheirSums) {
   Problem p = overflowing_sums();
   for (auto& [name, t] : p.inputs) t = t.to(DType::F32);

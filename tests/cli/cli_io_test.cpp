@@ -157,7 +157,9 @@ TEST(CliIo, BadValuesAreQuotedAtMostAbout200Characters) {
        {std::vector<std::string>{"run", "--sample", "--attr", "epsilon=" + huge},
         std::vector<std::string>{"run", "--sample", "--attr", "is_training=" + huge},
         std::vector<std::string>{"run", "--sample", "--dtype", huge},
-        std::vector<std::string>{"run", "--sample", "--input", huge}}) {
+        std::vector<std::string>{"run", "--sample", "--input", huge},
+        std::vector<std::string>{"run", "--sample", "--threads", huge},
+        std::vector<std::string>{"run", "--sample", huge}}) {
     const CliRun r = run_cli(with(args, {"--out", dir.path("out")}));
     EXPECT_EQ(r.status, 2) << r.err.substr(0, 300);
     EXPECT_LT(r.err.size(), 600u) << r.err.substr(0, 300);
