@@ -148,7 +148,8 @@ NpyLayout read_npy_layout(std::uint64_t size, const ByteSource& read, std::strin
   const NpyHeader& h = l.header;
   using K = NpyDescr::Kind;
   if (h.descr.kind != K::Float && h.descr.kind != K::BFloat16)
-    throw UnsupportedDTypeError(w + ": dtype " + numpy_type_name(h.descr) + " ('" + h.descr.text +
+    throw UnsupportedDTypeError(w + ": unsupported dtype " + numpy_type_name(h.descr) + " ('" +
+                                    h.descr.text +
                                     "'): TensorFlow's batch-norm kernels take real floats only; "
                                     "expected float16, bfloat16, float32 or float64",
                                 numpy_type_name(h.descr));
