@@ -1,7 +1,6 @@
 #include "io/npy.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,7 +225,6 @@ class File {
   File& operator=(const File&) = delete;
 
   std::uint64_t size() const { return size_; }
-  int fd() const { return fd_; }
   std::size_t read(std::byte* dst, std::size_t n) {
     while (true) {
       const ssize_t got = ::read(fd_, dst, std::min<std::size_t>(n, std::size_t{1} << 30));
@@ -240,9 +238,6 @@ class File {
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
-
-// Big little-endian C-order arrays are mapped instead of read: the page cache is the buffer.
-constexpr std::uint64_t kMapAtLeast = 1 << 20;
 
 }  // namespace
 
@@ -267,16 +262,9 @@ std::vector<std::byte> read_file_bytes(const std::string& path) {
 Tensor read_npy(const std::string& path) {
   File f(path);
   const ByteSource read = [&](std::byte* dst, std::size_t n) { return f.read(dst, n); };
-  const NpyLayout l = read_npy_layout(f.size(), read, path);
-  const NpyHeader& h = l.header;
-  const bool plain = !h.descr.big_endian && !(h.fortran_order && h.shape.size() > 1);
-  if (plain && l.data_bytes >= kMapAtLeast && h.data_offset % 64 == 0) {
-    void* base =
-        ::mmap(nullptr, f.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, f.fd(), 0);
-    if (base != MAP_FAILED)
-      return Tensor::adopt_mapping(h.descr.target(), h.shape, base, f.size(), h.data_offset);
-  }
-  return read_npy_data(l, read, path);
+  // Read into place, not mapped: a file rewritten in place later (np.save truncates) would take
+  // a mapping's pages away from under a long-running session.
+  return read_npy_data(read_npy_layout(f.size(), read, path), read, path);
 }
 
 std::string npy_header_bytes(const Tensor& t) {

@@ -7,8 +7,8 @@
 // bnscope's row-major order on load. Object, string, date and structured types are rejected.
 // Every malformed file (truncated, lying or absurd shapes, bad header syntax) gives an Error
 // naming the file; the data size is checked against the bytes actually present before
-// anything is allocated, and so is the memory limit. Data lands in its final buffer: big files
-// are mapped copy-on-write, others read into place.
+// anything is allocated, and so is the memory limit. Data is read straight into the tensor's
+// buffer (not mapped: a file rewritten in place must not pull pages from under a session).
 //
 // bfloat16: numpy has no builtin bfloat16, and np.save of an ml_dtypes.bfloat16 array writes the
 // descr '<V2' (a raw 2-byte void). bnscope reads a 2-byte void as bfloat16 and writes bfloat16

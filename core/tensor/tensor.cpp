@@ -19,10 +19,7 @@ constexpr std::size_t kHugeFrom = std::size_t{8} << 20;
 }  // namespace
 
 void Tensor::Free::operator()(std::byte* p) const {
-  if (map_base)
-    ::munmap(map_base, map_len);
-  else
-    std::free(p);
+  std::free(p);
 }
 
 Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numel_(0) {}
@@ -39,19 +36,6 @@ Tensor::Tensor(DType dtype, Shape shape, NoInit)
 
 Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   return Tensor(dtype, std::move(shape), NoInit{});
-}
-
-Tensor Tensor::adopt_mapping(DType dtype, Shape shape, void* base, std::size_t len,
-                             std::size_t data_offset) {
-  Tensor t;
-  t.dtype_ = dtype;
-  t.shape_ = std::move(shape);
-  t.numel_ = num_elements(t.shape_);
-  if (data_offset % kAlign != 0 || data_offset + t.nbytes() > len)
-    throw Error(ErrorCode::Internal, "a mapped tensor must be 64-byte aligned and inside its map");
-  t.data_ =
-      std::shared_ptr<std::byte>(static_cast<std::byte*>(base) + data_offset, Free{base, len});
-  return t;
 }
 
 void Tensor::allocate(bool zero) {

@@ -21,10 +21,6 @@ class Tensor {
   // For storage about to be overwritten whole (a file read into place, a kernel's output): no
   // zero-fill pass, and the pages are first touched by whoever writes them.
   static Tensor uninitialized(DType dtype, Shape shape);
-  // Read-only file bytes mapped copy-on-write: `data` lies inside the mapping [base, base+len),
-  // which the tensor unmaps when it goes. Writes through raw() stay private to the tensor.
-  static Tensor adopt_mapping(DType dtype, Shape shape, void* base, std::size_t len,
-                              std::size_t data_offset);
   static Tensor from_doubles(DType dtype, Shape shape, std::span<const double> values);
   static Tensor from_floats(DType dtype, Shape shape, std::span<const float> values);
 
@@ -73,8 +69,6 @@ class Tensor {
 
  private:
   struct Free {
-    void* map_base = nullptr;  // set for a mapped file: unmap instead of free
-    std::size_t map_len = 0;
     void operator()(std::byte* p) const;
   };
   struct NoInit {};
