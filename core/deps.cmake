@@ -2,6 +2,9 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 target_link_libraries(bnscope_core PUBLIC PkgConfig::LIBZIP)
+# zlib: CRC-32 of the stored members bnscope writes itself.
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
+target_link_libraries(bnscope_core PUBLIC PkgConfig::ZLIB)
 
 # Highway: the cpu backend's vector loops, one binary with runtime target dispatch. The kernels
 # promise the same bits as their scalar tails on every target, so no fused multiply-adds there.

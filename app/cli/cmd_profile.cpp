@@ -34,6 +34,8 @@ int run(Args args) {
       .shape("--shape", shape)
       .seed("--seed", seed, 1 << 30)
       .read(pa.rest);
+  if (!json.empty()) check_output_file(json, "--json");  // before the work, not after
+  if (!trace.empty()) check_output_file(trace, "--trace");
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
   Report report = new_report("bnscope profile: " + describe_case(problem));

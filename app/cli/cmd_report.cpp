@@ -39,6 +39,7 @@ int run(Args args) {
       .read(pa.rest);
   if (out.empty()) fail("report needs --out DIR (where report.html and the others go)");
   if (request.backends.empty()) fail("--backends needs at least one backend");
+  OutputSet files(out, report_file_names());  // the path is checked before the work
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
   const PipelineResult result = run_pipeline(problem, request);
@@ -49,7 +50,7 @@ int run(Args args) {
   set_verdict(report, result);
   for (const Result& r : result.runs)
     report.profiles.push_back(profile_problem(problem, r.backend, options));
-  write_report_files(report, out);
+  write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"
               : report.diff.passed() ? "all outputs agree"

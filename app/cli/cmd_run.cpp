@@ -1,7 +1,6 @@
 // bnscope-cli run: one problem on one backend, every output written as OUTPUT.npy.
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "backends.h"
@@ -30,11 +29,15 @@ void print_summary(const Result& r) {
       continue;
     }
     double lo = 0, hi = 0;
-    for (std::int64_t i = 0; i < o.tensor.numel(); ++i) {
-      const double v = o.tensor.get(i);
-      lo = i ? std::min(lo, v) : v;
-      hi = i ? std::max(hi, v) : v;
-    }
+    visit_dtype(o.tensor.dtype(), [&](auto tag) {  // one dispatch per output, not per element
+      using T = typename decltype(tag)::type;
+      const T* p = static_cast<const T*>(o.tensor.raw());
+      for (std::int64_t i = 0; i < o.tensor.numel(); ++i) {
+        const double v = static_cast<double>(to_float(p[i]));
+        lo = i ? std::min(lo, v) : v;
+        hi = i ? std::max(hi, v) : v;
+      }
+    });
     if (o.tensor.numel())
       std::printf("%10lld %12.5g %12.5g\n", static_cast<long long>(o.non_finite), lo, hi);
     else
@@ -44,15 +47,20 @@ void print_summary(const Result& r) {
     std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
 }
 
-// Serializes every output first, so a failure leaves no file behind; then writes each atomically.
-void write_outputs(const Result& r, const std::string& dir) {
-  std::vector<std::pair<std::string, std::vector<std::byte>>> files;
-  for (const OutputTensor& o : r.outputs)
-    files.emplace_back(dir + "/" + o.name + ".npy", serialize_npy(o.tensor));
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail("--out: cannot create directory '" + dir + "': " + ec.message());
-  for (const auto& [path, bytes] : files) write_file_atomic(path, bytes);
+std::vector<std::string> output_files(const std::string& op_name) {
+  std::vector<std::string> out;
+  if (const OpSpec* op = find_op(op_name))
+    for (const ArgSpec& a : op->outputs) out.push_back(std::string(a.name) + ".npy");
+  return out;
+}
+
+// Straight from the result buffers into the set's temporary folder; moved into place together.
+void write_outputs(const Result& r, OutputSet& set) {
+  for (const OutputTensor& o : r.outputs) {
+    const std::string name = o.name + ".npy";
+    set.write(name, [&](std::FILE* f) { write_npy_to(f, o.tensor, set.path(name)); });
+  }
+  set.commit();
 }
 
 int run(Args args) {
@@ -71,11 +79,12 @@ int run(Args args) {
   if (!sample && !pa.inputs_given)
     fail("run needs inputs: --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz, or --sample");
   const Problem problem = problem_or_sample(pa, {}, 1);
+  OutputSet set(out, output_files(problem.op));  // the path is checked before the work
   app::register_all_backends();
   RunContext ctx;
   ctx.threads = threads;
   const Result r = run_problem(problem, backend, ctx);
-  write_outputs(r, out);
+  write_outputs(r, set);
   if (!quiet) print_summary(r);
   return kExitOk;
 }

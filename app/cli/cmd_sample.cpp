@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "flag_reader.h"
+#include "io/atomic_file.h"
 #include "io/problem_io.h"
 #include "ops/sample.h"
 #include "problem_args.h"
@@ -22,12 +23,15 @@ int run(Args args) {
   spec.dtype = pa.problem.dtype.value_or(DType::F32);
   spec.convention = pa.problem.convention;
   std::string out;
+  bool compress = false;
   FlagReader("sample")
       .text("--out", out)
+      .set("--compress", compress)
       .shape("--shape", spec.shape)
       .seed("--seed", spec.seed, INT32_MAX)
       .read(pa.rest);
   if (out.empty()) fail("sample needs --out FILE.npz");
+  check_output_file(out, "--out");
   const OpSpec& op = *find_op(spec.op);
   if (op.has_attr("data_format")) {
     spec.format = *parse_data_format(attr_string(pa.problem, "data_format"));
@@ -36,7 +40,7 @@ int run(Args args) {
   Problem p = random_problem(spec);
   for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
   p.strict = pa.problem.strict;
-  save_problem(out, p);
+  save_problem(out, p, compress);
   std::printf("wrote %s: %s, %zu inputs\n", out.c_str(), p.op.c_str(), p.inputs.size());
   return kExitOk;
 }
@@ -44,12 +48,13 @@ int run(Args args) {
 const CommandRegistration reg{
     {"sample", "write a seeded random problem (inputs and attrs) to a .npz",
      "usage: bnscope-cli sample [--op OP] [--attr K=V]... [--dtype T] [--convention C]\n"
-     "                          [--shape N,H,W,C] [--seed S] --out FILE.npz\n\n"
+     "                          [--shape N,H,W,C] [--seed S] [--compress] --out FILE.npz\n\n"
      "Generates random inputs for the op (training reserve spaces are the batch statistics of x, "
      "made by\n"
      "the forward op) and saves the whole problem; open it with bnscope FILE.npz or --problem "
      "FILE.npz.\n"
-     "--shape is logical (N,H,W,C or N,D,H,W,C) whatever the data_format.",
+     "--shape is logical (N,H,W,C or N,D,H,W,C) whatever the data_format. Members are stored\n"
+     "uncompressed, as numpy's savez does; --compress deflates them (random floats shrink little).",
      run, true}};
 
 }  // namespace

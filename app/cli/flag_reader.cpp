@@ -23,7 +23,7 @@ double parse_double_flag(const std::string& flag, const std::string& text) {
     if (used == text.size() && v >= 0) return v;
   } catch (const std::exception&) {
   }
-  fail(flag + " expects a non-negative number, got '" + text + "'");
+  fail(flag + " expects a non-negative number, got '" + clip_for_message(text) + "'");
 }
 
 int parse_int_flag(const std::string& flag, const std::string& text, int lo, int hi) {
@@ -34,7 +34,7 @@ int parse_int_flag(const std::string& flag, const std::string& text, int lo, int
   } catch (const std::exception&) {
   }
   fail(flag + " expects an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-       ", got '" + text + "'");
+       ", got '" + clip_for_message(text) + "'");
 }
 
 Shape parse_shape_flag(const std::string& flag, const std::string& text) {
@@ -48,11 +48,12 @@ Shape parse_shape_flag(const std::string& flag, const std::string& text) {
       if (used != d.size() || v < 0) throw std::invalid_argument(d);
       s.push_back(v);
     } catch (const std::exception&) {
-      fail(flag + " expects dimensions like 32,56,56,64, got '" + text + "'");
+      fail(flag + " expects dimensions like 32,56,56,64, got '" + clip_for_message(text) + "'");
     }
   }
   if (s.size() != 4 && s.size() != 5)
-    fail(flag + " expects 4 (N,H,W,C) or 5 (N,D,H,W,C) dimensions, got '" + text + "'");
+    fail(flag + " expects 4 (N,H,W,C) or 5 (N,D,H,W,C) dimensions, got '" + clip_for_message(text) +
+         "'");
   return s;
 }
 
@@ -141,7 +142,8 @@ void FlagReader::read(Args args) const {
     const Entry* e = find(a);
     if (!e) {
       if (bad_argument_) fail(bad_argument_(a));
-      fail(command_ + ": unknown flag '" + a + "' (see bnscope-cli " + command_ + " --help)");
+      fail(command_ + ": unknown flag '" + clip_for_message(a) + "' (see bnscope-cli " + command_ +
+           " --help)");
     }
     if (!e->takes_value) {
       e->on_flag();

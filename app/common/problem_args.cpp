@@ -1,5 +1,7 @@
 #include "problem_args.h"
 
+#include <filesystem>
+
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
@@ -17,18 +19,24 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 std::pair<std::string, std::string> split_assignment(const std::string& flag,
                                                      const std::string& text) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) fail(flag + " expects NAME=VALUE, got '" + text + "'");
+  if (eq == std::string::npos || eq == 0)
+    fail(flag + " expects NAME=VALUE, got '" + clip_for_message(text) + "'");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
 }  // namespace
 
 Tensor read_tensor_arg(const std::string& spec) {
-  if (ends_with(spec, ".npy")) return read_npy(spec);
+  // FILE.npz:MEMBER first: the member may itself end in .npy.
   const auto colon = spec.rfind(':');
   if (colon != std::string::npos && ends_with(spec.substr(0, colon), ".npz"))
     return read_npz_member(spec.substr(0, colon), spec.substr(colon + 1));
-  fail("input file '" + spec + "' must be PATH.npy or FILE.npz:MEMBER");
+  std::error_code ec;
+  if (std::filesystem::is_directory(spec, ec))
+    fail("input file '" + clip_for_message(spec) +
+         "' is a directory; expected PATH.npy or FILE.npz:MEMBER");
+  if (ends_with(spec, ".npy")) return read_npy(spec);
+  fail("input file '" + clip_for_message(spec) + "' must be PATH.npy or FILE.npz:MEMBER");
 }
 
 ProblemArgs parse_problem_args(std::span<const std::string> args) {
@@ -46,7 +54,8 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
     } else if (args[i] == "--op") {
       p.op = value(i);
       if (!find_op(p.op))
-        fail("--op: unknown op '" + p.op + "'; expected one of " + op_names_joined());
+        fail("--op: unknown op '" + clip_for_message(p.op) + "'; expected one of " +
+             op_names_joined());
       out.op_given = true;
     }
   }
@@ -56,7 +65,10 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
       ++i;
     } else if (a == "--input") {
       auto [name, path] = split_assignment(a, value(i));
-      p.inputs[name] = read_tensor_arg(path);
+      const OpSpec* op = find_op(p.op);
+      p.inputs[name] =
+          op ? read_input_tensor(*op, name, path, [&] { return read_tensor_arg(path); })
+             : read_tensor_arg(path);
       out.inputs_given = true;
     } else if (a == "--inputs") {
       add_npz_inputs(p, value(i));
@@ -67,11 +79,14 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
     } else if (a == "--dtype") {
       const std::string& t = value(i);
       p.dtype = parse_dtype(t);
-      if (!p.dtype) fail("--dtype expects float16, bfloat16, float32 or float64, got '" + t + "'");
+      if (!p.dtype)
+        fail("--dtype expects float16, bfloat16, float32 or float64, got '" + clip_for_message(t) +
+             "'");
     } else if (a == "--convention") {
       const std::string& c = value(i);
       auto conv = parse_convention(c);
-      if (!conv) fail("--convention expects variance or inv_std, got '" + c + "'");
+      if (!conv)
+        fail("--convention expects variance or inv_std, got '" + clip_for_message(c) + "'");
       p.convention = *conv;
     } else if (a == "--strict") {
       p.strict = true;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "analysis/half_sums.h"
 #include "engine/engine.h"
 #include "tensor/error.h"
 
@@ -184,6 +185,7 @@ std::vector<Cause> find_causes(const Problem& problem, const Result& base,
     if (a.resolves != b.resolves) return a.resolves;
     return a.after < b.after;
   });
+  add_half_sum_overflow(problem, base, expected, options, causes);
   return causes;
 }
 

@@ -14,8 +14,10 @@
 namespace bnscope {
 
 struct Cause {
-  std::string code;   // "reserve-convention", "layout-swapped", "epsilon-clamped", "half-overflow"
-  std::string title;  // one line for the user
+  // "reserve-convention", "layout-swapped", "epsilon-clamped", "half-overflow",
+  // "half-sum-overflow"
+  std::string code;
+  std::string title;        // one line for the user
   std::string explanation;  // what was changed for the re-run
   double before = 0;        // worst tolerance ratio (|a-b| / (atol + rtol*|b|)); <= 1 passes
   double after = 0;

@@ -31,7 +31,12 @@ std::vector<OutputTensor> load_expected_outputs(const std::string& path, const O
       fail("--against " + path + ": a single .npy must be named after an output of " +
            std::string(op.name) + " (e.g. x_backprop.npy)");
   } else {
-    std::map<std::string, Tensor> members = read_npz(path);
+    // Only members named after an output are inflated.
+    std::map<std::string, Tensor> members = read_npz(path, [&](const std::string& key) {
+      for (const ArgSpec& o : op.outputs)
+        if (key == o.name || key == "out_" + std::string(o.name)) return true;
+      return false;
+    });
     for (const ArgSpec& o : op.outputs)
       for (const std::string& key : {"out_" + std::string(o.name), std::string(o.name)})
         if (auto it = members.find(key); it != members.end()) {

@@ -56,7 +56,9 @@ void allocate_outputs(const Prepared& p, Result& result) {
   for (std::size_t i = 0; i < op.outputs.size(); ++i) {
     OutputTensor& o = result.outputs[i];
     o.name = op.outputs[i].name;
-    o.tensor.reset(resolve_arg_type(op, op.outputs[i].type, p.t), output_shape(p, i));
+    // The data-shaped output is written whole by every backend: no zero-fill pass first.
+    o.tensor.reset(resolve_arg_type(op, op.outputs[i].type, p.t), output_shape(p, i),
+                   i != 0 || p.empty());
     o.defined = defined_output(p, o.name);
     o.non_finite = 0;
     if (!o.defined) fill(o.tensor, std::numeric_limits<double>::quiet_NaN());

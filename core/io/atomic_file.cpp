@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <ostream>
 #include <streambuf>
 
@@ -128,6 +130,145 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> bytes
 
 void write_file_atomic(const std::string& path, std::string_view text) {
   write_file_atomic(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
+}
+
+}  // namespace bnscope
+
+namespace bnscope {
+
+namespace {
+
+bool is_dir(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+OutputSet::OutputSet(std::string dir, std::vector<std::string> names, std::string flag)
+    : dir_(std::move(dir)), flag_(std::move(flag)), names_(std::move(names)) {
+  if (dir_.empty()) fail(flag_ + " needs a directory");
+  struct stat st;
+  if (::stat(dir_.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) fail(flag_ + " " + dir_ + ": exists and is not a directory");
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) fail(flag_ + " " + dir_ + ": cannot create the directory: " + ec.message());
+    created_dir_ = true;
+  }
+  try {
+    check_targets();
+  } catch (...) {
+    discard();
+    throw;
+  }
+  std::string tmpl = dir_ + "/.bnscope-tmp-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) {
+    const std::string why = errno_text();
+    discard();
+    fail(flag_ + " " + dir_ + ": cannot write there: " + why);
+  }
+  tmp_ = tmpl;
+}
+
+OutputSet::~OutputSet() {
+  if (!committed_) discard();
+}
+
+void OutputSet::discard() noexcept {
+  std::error_code ec;
+  if (!tmp_.empty()) std::filesystem::remove_all(tmp_, ec);
+  tmp_.clear();
+  if (created_dir_) ::rmdir(dir_.c_str());  // only when still empty
+  created_dir_ = false;
+}
+
+std::string OutputSet::path(const std::string& name) const {
+  return dir_ + "/" + name;
+}
+
+void OutputSet::check_targets() const {
+  for (const std::string& name : names_) {
+    const std::string target = path(name);
+    struct stat st;
+    if (::lstat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      fail(flag_ + " " + dir_ + ": cannot write " + name +
+           ": a directory of that name is in the way; nothing was written");
+  }
+}
+
+void OutputSet::write(const std::string& name, const std::function<void(std::FILE*)>& writer) {
+  if (std::find(names_.begin(), names_.end(), name) == names_.end())
+    throw Error(ErrorCode::Internal, "output set: unexpected file " + name);
+  const std::string file = tmp_ + "/" + name;
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  if (!f) fail("cannot write '" + path(name) + "': " + errno_text());
+  try {
+    writer(f);
+    if (std::ferror(f)) fail("cannot write '" + path(name) + "': write error");
+    if (std::fflush(f) != 0 || ::fchmod(::fileno(f), new_file_mode(path(name))) != 0 ||
+        ::fsync(::fileno(f)) != 0)
+      fail("cannot write '" + path(name) + "': " + errno_text());
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  if (std::fclose(f) != 0) fail("cannot write '" + path(name) + "': " + errno_text());
+  written_.push_back(name);
+}
+
+void OutputSet::write_stream(const std::string& name,
+                             const std::function<void(std::ostream&)>& writer) {
+  write(name, [&](std::FILE* f) {
+    CFileBuf buf(f);
+    std::ostream out(&buf);
+    writer(out);
+    out.flush();
+    if (!out) fail("cannot write '" + path(name) + "': write error");
+  });
+}
+
+void OutputSet::commit() {
+  for (const std::string& name : names_)
+    if (std::find(written_.begin(), written_.end(), name) == written_.end())
+      throw Error(ErrorCode::Internal, "output set: " + name + " was not written");
+  check_targets();  // again: something may have appeared while the work ran
+  // Earlier files are kept as hard links in the temporary folder until every move succeeded, so
+  // a failed move can put them back.
+  const std::string old = tmp_ + "/.old";
+  if (::mkdir(old.c_str(), 0700) != 0) fail("cannot write into " + dir_ + ": " + errno_text());
+  std::vector<std::string> had;
+  for (const std::string& name : names_)
+    if (::link(path(name).c_str(), (old + "/" + name).c_str()) == 0) had.push_back(name);
+  std::vector<std::string> moved;
+  for (const std::string& name : names_) {
+    if (::rename((tmp_ + "/" + name).c_str(), path(name).c_str()) != 0) {
+      const std::string why = errno_text();
+      for (const std::string& m : moved) {
+        if (std::find(had.begin(), had.end(), m) != had.end())
+          ::rename((old + "/" + m).c_str(), path(m).c_str());
+        else
+          ::unlink(path(m).c_str());
+      }
+      fail(flag_ + " " + dir_ + ": cannot move " + name + " into place: " + why +
+           "; the earlier files are unchanged");
+    }
+    moved.push_back(name);
+  }
+  committed_ = true;
+  sync_dir(dir_);
+  std::error_code ec;
+  std::filesystem::remove_all(tmp_, ec);
+}
+
+void check_output_file(const std::string& path, const std::string& flag) {
+  if (path.empty()) fail(flag + " needs a file name");
+  if (is_dir(path)) fail(flag + " " + path + ": is a directory; expected a file name");
+  const std::string dir = parent_dir(path);
+  if (!is_dir(dir)) fail(flag + " " + path + ": the directory " + dir + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    fail(flag + " " + path + ": cannot write in " + dir + ": " + errno_text());
 }
 
 }  // namespace bnscope

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bnscope {
 
@@ -22,5 +23,40 @@ void write_file_atomic_stream(const std::string& path,
 // Same with a stdio handle; a write error on it (ferror) aborts the write.
 void write_file_atomic_cfile(const std::string& path,
                              const std::function<void(std::FILE*)>& writer);
+
+}  // namespace bnscope
+
+namespace bnscope {
+
+// A set of files that replaces its earlier version in a directory all at once: every file is
+// written into a temporary folder inside the directory, and only when all are complete are they
+// moved over their targets. Any failure (while writing or moving) leaves the earlier set as it
+// was and no temporary behind. Constructing one checks the path, so commands can build it before
+// their work: `dir` is created when missing, and a name in the way (a directory) is refused.
+class OutputSet {
+ public:
+  OutputSet(std::string dir, std::vector<std::string> names, std::string flag = "--out");
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
+  // `name` must be one of the names given at construction.
+  void write(const std::string& name, const std::function<void(std::FILE*)>& writer);
+  void write_stream(const std::string& name, const std::function<void(std::ostream&)>& writer);
+  void commit();  // every name must have been written
+  std::string path(const std::string& name) const;
+
+ private:
+  void check_targets() const;
+  void discard() noexcept;
+
+  std::string dir_, flag_, tmp_;
+  std::vector<std::string> names_, written_;
+  bool created_dir_ = false, committed_ = false;
+};
+
+// For a single output file given by `flag`: refuses, before any work, a path that is a
+// directory or whose parent directory is missing or not writable.
+void check_output_file(const std::string& path, const std::string& flag);
 
 }  // namespace bnscope

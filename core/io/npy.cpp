@@ -1,5 +1,9 @@
 #include "io/npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -10,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "io/npy_header.h"
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 
 namespace bnscope {
 
@@ -30,55 +35,24 @@ T load(const std::byte* p, bool swap) {
   return v;
 }
 
-template <class Src>
-void to_doubles(const std::byte* src, std::int64_t n, bool swap, double* dst) {
-  for (std::int64_t k = 0; k < n; ++k)
-    dst[k] = static_cast<double>(load<Src>(src + k * static_cast<std::int64_t>(sizeof(Src)), swap));
+// Reverses the bytes of every element in place (a big-endian file read into place).
+void swap_in_place(Tensor& t) {
+  const std::size_t size = dtype_size(t.dtype());
+  auto* p = static_cast<std::byte*>(t.raw());
+  for (std::size_t k = 0; k < t.nbytes(); k += size) std::reverse(p + k, p + k + size);
 }
 
-// Converts n elements laid out as in the file into `out`, whose dtype is d.target().
-void decode(const NpyDescr& d, const std::byte* src, std::int64_t n, Tensor& out) {
+std::string numpy_type_name(const NpyDescr& d) {
   using K = NpyDescr::Kind;
-  if (d.kind == K::Float || d.kind == K::BFloat16) {
-    if (!d.big_endian) {
-      if (out.nbytes()) std::memcpy(out.raw(), src, out.nbytes());
-      return;
-    }
-    auto* dst = static_cast<std::byte*>(out.raw());
-    const auto size = static_cast<std::size_t>(d.itemsize);
-    for (std::int64_t k = 0; k < n; ++k)
-      for (std::size_t b = 0; b < size; ++b)
-        dst[static_cast<std::size_t>(k) * size + b] =
-            src[static_cast<std::size_t>(k) * size + size - 1 - b];
-    return;
-  }
-  double* dst = out.data<double>();
-  const bool swap = d.big_endian;
-  if (d.kind == K::Bool) {
-    for (std::int64_t k = 0; k < n; ++k) dst[k] = src[k] != std::byte{0} ? 1.0 : 0.0;
-    return;
-  }
-  const bool sign = d.kind == K::Int;
-  switch (d.itemsize) {
-    case 1:
-      return sign ? to_doubles<std::int8_t>(src, n, swap, dst)
-                  : to_doubles<std::uint8_t>(src, n, swap, dst);
-    case 2:
-      return sign ? to_doubles<std::int16_t>(src, n, swap, dst)
-                  : to_doubles<std::uint16_t>(src, n, swap, dst);
-    case 4:
-      return sign ? to_doubles<std::int32_t>(src, n, swap, dst)
-                  : to_doubles<std::uint32_t>(src, n, swap, dst);
-    default:
-      return sign ? to_doubles<std::int64_t>(src, n, swap, dst)
-                  : to_doubles<std::uint64_t>(src, n, swap, dst);
-  }
+  if (d.kind == K::Bool) return "bool";
+  const char* base = d.kind == K::Int ? "int" : d.kind == K::UInt ? "uint" : "complex";
+  return base + std::to_string(8 * d.itemsize);
 }
 
 // A Fortran-order array of shape S is, byte for byte, a C-order array of shape reverse(S); this
 // reverses the axes of such a tensor to give S in C order.
 Tensor reverse_axes(const Tensor& in, const Shape& shape) {
-  Tensor out(in.dtype(), shape);
+  Tensor out = Tensor::uninitialized(in.dtype(), shape);
   const int rank = static_cast<int>(shape.size());
   const std::size_t es = dtype_size(in.dtype());
   // Stride in `in` (elements) of output axis a: `in` has axes reversed, so it is the product of
@@ -136,51 +110,164 @@ std::string header_text(const Tensor& t) {
 
 }  // namespace
 
-Tensor parse_npy(std::span<const std::byte> bytes, std::string_view what) {
-  const NpyHeader h = parse_npy_header(bytes, what);
+NpyLayout read_npy_layout(std::uint64_t size, const ByteSource& read, std::string_view what) {
+  const std::string w(what);
+  // The prefix, then as much of the header as the prefix announces and the bytes allow; the
+  // header parser reports what is missing.
+  std::vector<std::byte> head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 10)));
+  auto fill = [&](std::size_t from) {
+    std::size_t at = from;
+    while (at < head.size()) {
+      const std::size_t got = read(head.data() + at, head.size() - at);
+      if (got == 0) break;
+      at += got;
+    }
+    head.resize(at);
+  };
+  fill(0);
+  if (head.size() == 10 && std::to_integer<int>(head[6]) >= 2 && size >= 12) {
+    head.resize(12);
+    fill(10);
+  }
+  if (head.size() >= 10) {
+    const bool v1 = std::to_integer<int>(head[6]) == 1;
+    const std::size_t prefix = v1 ? 10 : 12;
+    if (head.size() == prefix) {
+      std::uint64_t len = 0;
+      for (std::size_t b = 0; b < (v1 ? 2u : 4u); ++b)
+        len |= std::to_integer<std::uint64_t>(head[8 + b]) << (8 * b);
+      len = std::min<std::uint64_t>(len, size - prefix);
+      check_memory_limit(len, w + ": the .npy header");
+      head.resize(prefix + static_cast<std::size_t>(len));
+      fill(prefix);
+    }
+  }
+  NpyLayout l;
+  l.header = parse_npy_header(head, what);
+  const NpyHeader& h = l.header;
+  using K = NpyDescr::Kind;
+  if (h.descr.kind != K::Float && h.descr.kind != K::BFloat16)
+    throw UnsupportedDTypeError(w + ": unsupported dtype " + numpy_type_name(h.descr) + " ('" +
+                                    h.descr.text +
+                                    "'): TensorFlow's batch-norm kernels take real floats only; "
+                                    "expected float16, bfloat16, float32 or float64",
+                                numpy_type_name(h.descr));
   const std::int64_t n = num_elements(h.shape);  // checked by the header parser
   const auto itemsize = static_cast<std::int64_t>(h.descr.itemsize);
-  const std::size_t available = bytes.size() - h.data_offset;
+  const std::uint64_t available = size - h.data_offset;
   const std::string need_text = "shape " + shape_tuple(h.shape) + " of '" + h.descr.text + "'";
   if (n > INT64_MAX / itemsize)
-    fail(std::string(what) + ": " + need_text + " needs more than 2^63 bytes, the file has " +
+    fail(w + ": " + need_text + " needs more than 2^63 bytes, the file has " +
          std::to_string(available) + " bytes of data");
-  const auto need = static_cast<std::uint64_t>(n * itemsize);
-  if (need > available)
-    fail(std::string(what) + ": truncated .npy data: " + need_text + " needs " +
-         std::to_string(need) + " bytes, the file has " + std::to_string(available));
-  if (need < available)
-    fail(std::string(what) + ": " + std::to_string(available - need) +
-         " unexpected bytes after the .npy data; " + need_text + " needs " + std::to_string(need) +
-         " bytes");
-  const std::byte* data = bytes.data() + h.data_offset;
+  l.data_bytes = static_cast<std::uint64_t>(n * itemsize);
+  if (l.data_bytes > available)
+    fail(w + ": truncated .npy data: " + need_text + " needs " + std::to_string(l.data_bytes) +
+         " bytes, the file has " + std::to_string(available));
+  if (l.data_bytes < available)
+    fail(w + ": " + std::to_string(available - l.data_bytes) +
+         " unexpected bytes after the .npy data; " + need_text + " needs " +
+         std::to_string(l.data_bytes) + " bytes");
+  check_memory_limit(l.data_bytes, w + ": " + need_text);
+  return l;
+}
+
+Tensor read_npy_data(const NpyLayout& l, const ByteSource& read, std::string_view what) {
+  const NpyHeader& h = l.header;
   const bool transpose = h.fortran_order && h.shape.size() > 1;
   Shape file_shape = h.shape;
   if (transpose) std::reverse(file_shape.begin(), file_shape.end());
-  Tensor t(h.descr.target(), file_shape);
-  decode(h.descr, data, n, t);
+  Tensor t = Tensor::uninitialized(h.descr.target(), file_shape);
+  auto* dst = static_cast<std::byte*>(t.raw());
+  std::size_t at = 0;
+  while (at < t.nbytes()) {
+    const std::size_t got = read(dst + at, t.nbytes() - at);
+    if (got == 0)
+      fail(std::string(what) + ": truncated .npy data: " + std::to_string(at) + " of " +
+           std::to_string(t.nbytes()) + " bytes");
+    at += got;
+  }
+  if (h.descr.big_endian) swap_in_place(t);
   return transpose ? reverse_axes(t, h.shape) : t;
 }
 
-std::vector<std::byte> read_file_bytes(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) fail("cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<std::byte> out;
-  std::byte buf[1 << 16];
-  while (true) {
-    const std::size_t got = std::fread(buf, 1, sizeof buf, f.get());
-    out.insert(out.end(), buf, buf + got);
-    if (got < sizeof buf) break;
+Tensor read_npy_source(std::uint64_t size, const ByteSource& read, std::string_view what) {
+  return read_npy_data(read_npy_layout(size, read, what), read, what);
+}
+
+Tensor parse_npy(std::span<const std::byte> bytes, std::string_view what) {
+  std::size_t at = 0;
+  return read_npy_source(
+      bytes.size(),
+      [&](std::byte* dst, std::size_t n) {
+        n = std::min(n, bytes.size() - at);
+        if (n) std::memcpy(dst, bytes.data() + at, n);
+        at += n;
+        return n;
+      },
+      what);
+}
+
+namespace {
+
+class File {
+ public:
+  explicit File(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail("cannot open '" + path + "': " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) fail("cannot read '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail("'" + path + "' is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) fail("'" + path + "' is not a regular file");
+    size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  if (std::ferror(f.get())) fail("cannot read '" + path + "': " + std::strerror(errno));
+  ~File() { ::close(fd_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  std::uint64_t size() const { return size_; }
+  std::size_t read(std::byte* dst, std::size_t n) {
+    while (true) {
+      const ssize_t got = ::read(fd_, dst, std::min<std::size_t>(n, std::size_t{1} << 30));
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) fail("cannot read '" + path_ + "': " + std::strerror(errno));
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+}  // namespace
+
+void check_input_file(const std::string& path) {
+  File f(path);
+}
+
+std::vector<std::byte> read_file_bytes(const std::string& path) {
+  File f(path);
+  check_memory_limit(f.size(), "'" + path + "'");
+  std::vector<std::byte> out(static_cast<std::size_t>(f.size()));
+  std::size_t at = 0;
+  while (at < out.size()) {
+    const std::size_t got = f.read(out.data() + at, out.size() - at);
+    if (got == 0) break;
+    at += got;
+  }
+  out.resize(at);
   return out;
 }
 
 Tensor read_npy(const std::string& path) {
-  return parse_npy(read_file_bytes(path), path);
+  File f(path);
+  const ByteSource read = [&](std::byte* dst, std::size_t n) { return f.read(dst, n); };
+  // Read into place, not mapped: a file rewritten in place later (np.save truncates) would take
+  // a mapping's pages away from under a long-running session.
+  return read_npy_data(read_npy_layout(f.size(), read, path), read, path);
 }
 
-std::vector<std::byte> serialize_npy(const Tensor& t) {
+std::string npy_header_bytes(const Tensor& t) {
   std::string header = header_text(t);
   // numpy pads so the data starts at a multiple of 64 bytes and ends the header with '\n'.
   const bool v2 = header.size() + 11 > 65535;
@@ -188,23 +275,31 @@ std::vector<std::byte> serialize_npy(const Tensor& t) {
   const std::size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
   header.append(total - prefix - header.size() - 1, ' ');
   header += '\n';
-  std::vector<std::byte> out;
-  out.reserve(total + t.nbytes());
-  for (unsigned char c : {0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59})  // \x93NUMPY
-    out.push_back(std::byte{c});
-  out.push_back(std::byte{static_cast<unsigned char>(v2 ? 2 : 1)});
-  out.push_back(std::byte{0});
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(v2 ? 2 : 1);
+  out += '\0';
   const std::size_t len = header.size();
-  for (std::size_t b = 0; b < prefix - 8; ++b)
-    out.push_back(static_cast<std::byte>((len >> (8 * b)) & 0xff));
-  for (char c : header) out.push_back(static_cast<std::byte>(c));
-  const auto* data = static_cast<const std::byte*>(t.raw());
-  if (t.nbytes()) out.insert(out.end(), data, data + t.nbytes());
+  for (std::size_t b = 0; b < prefix - 8; ++b) out += static_cast<char>((len >> (8 * b)) & 0xff);
+  return out + header;
+}
+
+std::vector<std::byte> serialize_npy(const Tensor& t) {
+  const std::string head = npy_header_bytes(t);
+  std::vector<std::byte> out(head.size() + t.nbytes());
+  std::memcpy(out.data(), head.data(), head.size());
+  if (t.nbytes()) std::memcpy(out.data() + head.size(), t.raw(), t.nbytes());
   return out;
 }
 
+void write_npy_to(std::FILE* f, const Tensor& t, const std::string& what) {
+  const std::string head = npy_header_bytes(t);
+  if (std::fwrite(head.data(), 1, head.size(), f) != head.size() ||
+      (t.nbytes() && std::fwrite(t.raw(), 1, t.nbytes(), f) != t.nbytes()))
+    fail("cannot write '" + what + "': " + std::strerror(errno));
+}
+
 void write_npy(const std::string& path, const Tensor& t) {
-  write_file_atomic(path, serialize_npy(t));
+  write_file_atomic_cfile(path, [&](std::FILE* f) { write_npy_to(f, t, path); });
 }
 
 }  // namespace bnscope

@@ -257,6 +257,7 @@ DType NpyDescr::target() const {
     case Kind::Int:
     case Kind::UInt:
     case Kind::Bool:
+    case Kind::Complex:
       break;
   }
   return DType::F64;
@@ -269,7 +270,7 @@ NpyDescr parse_npy_descr(std::string_view descr, std::string_view what) {
   quoted += '\'';
   auto reject = [&](const std::string& why) -> NpyDescr {
     fail(std::string(what) + ": unsupported dtype " + quoted + " (" + why +
-         "); expected float16/32/64, bfloat16 ('<V2'), a signed or unsigned integer, or bool");
+         "); expected float16, float32, float64 or bfloat16 ('<V2')");
   };
   NpyDescr d;
   d.text = std::string(descr);
@@ -282,8 +283,6 @@ NpyDescr parse_npy_descr(std::string_view descr, std::string_view what) {
   if (rest.empty()) return reject("not a numpy type string");
   const char kind = rest[0];
   switch (kind) {
-    case 'c':
-      return reject("complex");
     case 'O':
       return reject("python objects");
     case 'S':
@@ -312,6 +311,10 @@ NpyDescr parse_npy_descr(std::string_view descr, std::string_view what) {
       if (size != 1 && size != 2 && size != 4 && size != 8)
         return reject("only 1-, 2-, 4- and 8-byte integers");
       d.kind = kind == 'i' ? NpyDescr::Kind::Int : NpyDescr::Kind::UInt;
+      break;
+    case 'c':
+      if (size != 8 && size != 16) return reject("complex of 8 or 16 bytes only");
+      d.kind = NpyDescr::Kind::Complex;  // read as such only to be refused by name
       break;
     case 'b':
       if (size != 1) return reject("bool must be 1 byte");

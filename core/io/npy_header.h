@@ -14,13 +14,14 @@
 namespace bnscope {
 
 struct NpyDescr {
-  enum class Kind { Float, Int, UInt, Bool, BFloat16 };
+  // Int, UInt, Bool and Complex are recognised only so readers can refuse them by name.
+  enum class Kind { Float, Int, UInt, Bool, BFloat16, Complex };
   Kind kind = Kind::Float;
   int itemsize = 4;
   bool big_endian = false;
   std::string text;  // as written in the file, for messages
 
-  // Floats keep their type; integers and bool load as float64.
+  // The tensor dtype of a float kind (F64 for the kinds that are refused).
   DType target() const;
 };
 

@@ -2,12 +2,16 @@
 
 #include <zip.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <set>
 
 #include "io/atomic_file.h"
 #include "io/npy.h"
+#include "io/zip_stored.h"
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 
 namespace bnscope {
 
@@ -30,8 +34,10 @@ std::string zip_code_text(int code) {
 class ZipReader {
  public:
   explicit ZipReader(const std::string& path) : path_(path) {
+    check_input_file(path);  // a directory or a missing file says so
     int code = 0;
     za_ = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+    if (!za_ && code == ZIP_ER_EXISTS) name_duplicate();
     if (!za_) fail("cannot read .npz '" + path + "': " + zip_code_text(code));
   }
   ~ZipReader() { zip_discard(za_); }
@@ -51,42 +57,87 @@ class ZipReader {
 
   bool has(const std::string& name) const { return zip_name_locate(za_, name.c_str(), 0) >= 0; }
 
-  // Reads in chunks so a member whose recorded size is a lie cannot make us allocate more than
-  // the archive really holds.
+  // The member as a .npy: its declared uncompressed size bounds everything read; the data
+  // inflates straight into the tensor, and a member that inflates past its size is refused.
+  Tensor tensor(const std::string& name) const {
+    Member m = open(name);
+    const ByteSource read = [&](std::byte* dst, std::size_t n) { return m.read(dst, n); };
+    Tensor t = read_npy_source(m.size, read, m.what);
+    m.expect_end();
+    return t;
+  }
+
   std::vector<std::byte> bytes(const std::string& name) const {
-    const std::string what = path_ + ":" + name;
-    const zip_int64_t index = zip_name_locate(za_, name.c_str(), 0);
-    if (index < 0) fail(path_ + ": the archive has no member '" + name + "'");
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(za_, static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
-        !(st.valid & ZIP_STAT_SIZE))
-      fail(what + ": cannot read the member's size: " + zip_strerror(za_));
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(
-        zip_fopen_index(za_, static_cast<zip_uint64_t>(index), 0), &zip_fclose);
-    if (!f) fail(what + ": cannot open the member: " + zip_strerror(za_));
-    std::vector<std::byte> out;
-    constexpr std::size_t kChunk = 1 << 20;
-    while (true) {
-      const std::size_t at = out.size();
-      out.resize(at + kChunk);
-      const zip_int64_t got = zip_fread(f.get(), out.data() + at, kChunk);
-      if (got < 0) fail(what + ": cannot read the member: " + zip_file_strerror(f.get()));
-      out.resize(at + static_cast<std::size_t>(got));
-      if (out.size() > st.size)
-        fail(what + ": the member holds more than its recorded " + std::to_string(st.size) +
-             " bytes");
-      if (got == 0) break;
+    Member m = open(name);
+    check_memory_limit(m.size, m.what);
+    std::vector<std::byte> out(static_cast<std::size_t>(m.size));
+    std::size_t at = 0;
+    while (at < out.size()) {
+      const std::size_t got = m.read(out.data() + at, out.size() - at);
+      if (got == 0)
+        fail(m.what + ": truncated member: " + std::to_string(at) + " of its declared " +
+             std::to_string(m.size) + " bytes");
+      at += got;
     }
-    if (out.size() != st.size)
-      fail(what + ": truncated member: " + std::to_string(out.size()) + " of its recorded " +
-           std::to_string(st.size) + " bytes");
+    m.expect_end();
     return out;
   }
 
   const std::string& path() const { return path_; }
 
  private:
+  struct Member {
+    std::string what;
+    std::uint64_t size = 0;
+    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f{nullptr, &zip_fclose};
+
+    std::size_t read(std::byte* dst, std::size_t n) {
+      const zip_int64_t got = zip_fread(f.get(), dst, std::min<std::size_t>(n, 1u << 30));
+      if (got < 0) fail(what + ": cannot read the member: " + zip_file_strerror(f.get()));
+      return static_cast<std::size_t>(got);
+    }
+    void expect_end() {
+      std::byte extra;
+      if (read(&extra, 1) != 0)
+        fail(what + ": the member inflates past its declared size of " + std::to_string(size) +
+             " bytes");
+    }
+  };
+
+  Member open(const std::string& name) const {
+    Member m;
+    m.what = path_ + ":" + name;
+    const zip_int64_t index = zip_name_locate(za_, name.c_str(), 0);
+    if (index < 0) fail(path_ + ": the archive has no member '" + name + "'");
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(za_, static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
+        !(st.valid & ZIP_STAT_SIZE))
+      fail(m.what + ": cannot read the member's size: " + zip_strerror(za_));
+    m.size = st.size;
+    m.f.reset(zip_fopen_index(za_, static_cast<zip_uint64_t>(index), 0));
+    if (!m.f) fail(m.what + ": cannot open the member: " + zip_strerror(za_));
+    return m;
+  }
+
+  // libzip refuses an archive naming a member twice without saying which; open it leniently to
+  // find out.
+  void name_duplicate() const {
+    int code = 0;
+    zip_t* za = zip_open(path_.c_str(), ZIP_RDONLY, &code);
+    if (!za) return;
+    std::set<std::string> seen;
+    std::string twice;
+    const zip_int64_t n = zip_get_num_entries(za, 0);
+    for (zip_int64_t k = 0; k < n && twice.empty(); ++k)
+      if (const char* name = zip_get_name(za, static_cast<zip_uint64_t>(k), ZIP_FL_ENC_RAW))
+        if (!seen.insert(name).second) twice = name;
+    zip_discard(za);
+    if (!twice.empty())
+      fail(path_ + ": the archive holds member '" + clip_for_message(twice) +
+           "' twice (a duplicate name)");
+  }
+
   std::string path_;
   zip_t* za_ = nullptr;
 };
@@ -95,6 +146,13 @@ std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "none" : out;
+}
+
+void check_member_name(const std::string& name, std::set<std::string>& seen) {
+  if (name.empty() || name.find('\0') != std::string::npos)
+    fail("cannot write .npz member '" + clip_for_message(name) + "': invalid name");
+  if (!seen.insert(name).second)
+    fail("cannot write .npz: member '" + clip_for_message(name) + "' given twice");
 }
 
 // The central-directory end record alone: libzip deletes an archive with no entries instead of
@@ -110,14 +168,17 @@ std::vector<std::byte> empty_zip() {
 
 }  // namespace
 
-std::map<std::string, Tensor> read_npz(const std::string& path) {
+std::map<std::string, Tensor> read_npz(const std::string& path,
+                                       const std::function<bool(const std::string&)>& wanted) {
   ZipReader zip(path);
   std::map<std::string, Tensor> out;
   for (const std::string& name : zip.names()) {
     if (!ends_with_npy(name)) continue;
     const std::string key = name.substr(0, name.size() - kNpy.size());
-    if (out.count(key)) fail(path + ": the archive holds member '" + name + "' twice");
-    out.emplace(key, parse_npy(zip.bytes(name), path + ":" + name));
+    if (out.count(key))
+      fail(path + ": the archive holds member '" + name + "' twice (a duplicate name)");
+    if (wanted && !wanted(key)) continue;
+    out.emplace(key, zip.tensor(name));
   }
   return out;
 }
@@ -128,7 +189,7 @@ Tensor read_npz_member(const std::string& path, const std::string& member) {
   if (!ends_with_npy(member) && zip.has(member + ".npy")) name = member + ".npy";
   if (!zip.has(name))
     fail(path + ": the archive has no member '" + member + "'; it holds " + joined(zip.names()));
-  return parse_npy(zip.bytes(name), path + ":" + name);
+  return zip.tensor(name);
 }
 
 std::vector<std::string> npz_members(const std::string& path) {
@@ -146,19 +207,19 @@ std::vector<std::byte> read_npz_bytes(const std::string& path, const std::string
   return zip.bytes(member);
 }
 
-std::vector<std::byte> serialize_npz(
-    const std::vector<std::pair<std::string, Tensor>>& members,
+namespace {
+
+std::vector<std::byte> deflated_npz(
+    const std::vector<std::pair<std::string, const Tensor*>>& members,
     const std::vector<std::pair<std::string, std::string>>& extra_text_members) {
   // Buffers must outlive zip_close, which is when libzip compresses them.
   std::vector<std::pair<std::string, std::vector<std::byte>>> files;
   std::set<std::string> seen;
   auto add = [&](std::string name, std::vector<std::byte> data) {
-    if (name.empty() || name.find('\0') != std::string::npos)
-      fail("cannot write .npz member '" + name + "': invalid name");
-    if (!seen.insert(name).second) fail("cannot write .npz: member '" + name + "' given twice");
+    check_member_name(name, seen);
     files.emplace_back(std::move(name), std::move(data));
   };
-  for (const auto& [name, t] : members) add(name + ".npy", serialize_npy(t));
+  for (const auto& [name, t] : members) add(name + ".npy", serialize_npy(*t));
   for (const auto& [name, text] : extra_text_members) {
     const auto* p = reinterpret_cast<const std::byte*>(text.data());
     add(name, std::vector<std::byte>(p, p + text.size()));
@@ -213,9 +274,56 @@ std::vector<std::byte> serialize_npz(
   return out;
 }
 
+std::vector<std::pair<std::string, const Tensor*>> pointers(
+    const std::vector<std::pair<std::string, Tensor>>& members) {
+  std::vector<std::pair<std::string, const Tensor*>> out;
+  for (const auto& [name, t] : members) out.emplace_back(name, &t);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::byte> serialize_npz(
+    const std::vector<std::pair<std::string, Tensor>>& members,
+    const std::vector<std::pair<std::string, std::string>>& extra_text_members) {
+  return deflated_npz(pointers(members), extra_text_members);
+}
+
+void write_npz_to(std::FILE* f, const std::string& what,
+                  const std::vector<std::pair<std::string, const Tensor*>>& members,
+                  const std::vector<std::pair<std::string, std::string>>& extra_text_members,
+                  bool compress) {
+  if (compress) {
+    const std::vector<std::byte> bytes = deflated_npz(members, extra_text_members);
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size())
+      fail("cannot write '" + what + "': " + std::strerror(errno));
+    return;
+  }
+  std::set<std::string> seen;
+  std::vector<std::string> headers;  // stable storage for the spans below
+  headers.reserve(members.size());
+  std::vector<StoredMember> stored;
+  for (const auto& [name, t] : members) {
+    check_member_name(name + ".npy", seen);
+    headers.push_back(npy_header_bytes(*t));
+    stored.push_back(
+        {name + ".npy",
+         {std::as_bytes(std::span<const char>(headers.back())),
+          std::span<const std::byte>(static_cast<const std::byte*>(t->raw()), t->nbytes())}});
+  }
+  for (const auto& [name, text] : extra_text_members) {
+    check_member_name(name, seen);
+    stored.push_back({name, {std::as_bytes(std::span<const char>(text))}});
+  }
+  write_stored_zip(f, stored, what);
+}
+
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& members,
-               const std::vector<std::pair<std::string, std::string>>& extra_text_members) {
-  write_file_atomic(path, serialize_npz(members, extra_text_members));
+               const std::vector<std::pair<std::string, std::string>>& extra_text_members,
+               bool compress) {
+  write_file_atomic_cfile(path, [&](std::FILE* f) {
+    write_npz_to(f, path, pointers(members), extra_text_members, compress);
+  });
 }
 
 }  // namespace bnscope

@@ -1,10 +1,14 @@
 #pragma once
-// .npz archives (numpy's zip of .npy members), read and written through libzip. Stored and
-// deflated members are read; archives are written deflated, atomically. A member "x.npy" is the
-// tensor named "x"; other members (e.g. a problem.json) are skipped by read_npz and read as raw
-// bytes by name.
+// .npz archives (numpy's zip of .npy members). Stored and deflated members are read through
+// libzip, each bounded by its declared uncompressed size and by the memory limit before anything
+// is inflated, straight into the tensor's buffer. Archives are written atomically, stored (as
+// numpy's savez does, straight from the tensors' buffers) or deflated on request. A member
+// "x.npy" is the tensor named "x"; other members (e.g. a problem.json) are skipped by read_npz
+// and read as raw bytes by name.
 
 #include <cstddef>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,8 +18,10 @@
 
 namespace bnscope {
 
-// Every .npy member, keyed by its name without ".npy".
-std::map<std::string, Tensor> read_npz(const std::string& path);
+// Every .npy member, keyed by its name without ".npy"; with `wanted`, only the members it
+// accepts are inflated.
+std::map<std::string, Tensor> read_npz(const std::string& path,
+                                       const std::function<bool(const std::string&)>& wanted = {});
 // `member` with or without the ".npy" suffix.
 Tensor read_npz_member(const std::string& path, const std::string& member);
 // Member names as stored, in archive order.
@@ -26,8 +32,14 @@ std::vector<std::byte> read_npz_bytes(const std::string& path, const std::string
 
 // Tensors are stored as NAME.npy; extra_text_members are (exact name, content) pairs.
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& members,
-               const std::vector<std::pair<std::string, std::string>>& extra_text_members = {});
-// The archive write_npz would produce, in memory.
+               const std::vector<std::pair<std::string, std::string>>& extra_text_members = {},
+               bool compress = false);
+// The same into an open file, from tensors the caller keeps alive.
+void write_npz_to(std::FILE* f, const std::string& what,
+                  const std::vector<std::pair<std::string, const Tensor*>>& members,
+                  const std::vector<std::pair<std::string, std::string>>& extra_text_members,
+                  bool compress);
+// The deflated archive write_npz(..., compress = true) would produce, in memory.
 std::vector<std::byte> serialize_npz(
     const std::vector<std::pair<std::string, Tensor>>& members,
     const std::vector<std::pair<std::string, std::string>>& extra_text_members = {});

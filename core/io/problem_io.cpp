@@ -1,6 +1,10 @@
 #include "io/problem_io.h"
 
+#include <algorithm>
+
+#include "io/atomic_file.h"
 #include "io/json_value.h"
+#include "io/npy.h"
 #include "io/npz.h"
 #include "tensor/error.h"
 
@@ -50,6 +54,12 @@ const AttrSpec& known_attr(const OpSpec& op, const std::string& name, const std:
          names);
   }
   return *a;
+}
+
+std::string input_names(const OpSpec& op) {
+  std::string out;
+  for (const ArgSpec& a : op.inputs) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
 }
 
 }  // namespace
@@ -127,9 +137,41 @@ Problem problem_from_json(const std::string& text, const std::string& what) {
   return p;
 }
 
-void save_problem(const std::string& path, const Problem& p) {
-  std::vector<std::pair<std::string, Tensor>> members(p.inputs.begin(), p.inputs.end());
-  write_npz(path, members, {{kProblemMember, problem_to_json(p)}});
+std::string input_dtypes_text(const OpSpec& op, const std::string& input) {
+  const int i = op.input_index(input);
+  std::vector<DType> types;
+  for (DType t : kAllDTypes) {
+    const bool has = std::find(op.cpu_types.begin(), op.cpu_types.end(), t) != op.cpu_types.end() ||
+                     std::find(op.gpu_types.begin(), op.gpu_types.end(), t) != op.gpu_types.end();
+    if (!has) continue;
+    const DType want =
+        i < 0 ? t : resolve_arg_type(op, op.inputs[static_cast<std::size_t>(i)].type, t);
+    if (std::find(types.begin(), types.end(), want) == types.end()) types.push_back(want);
+  }
+  std::string out;
+  for (DType t : types) out += (out.empty() ? "" : ", ") + std::string(dtype_name(t));
+  return out;
+}
+
+Tensor read_input_tensor(const OpSpec& op, const std::string& input, const std::string& source,
+                         const std::function<Tensor()>& read) {
+  try {
+    return read();
+  } catch (const UnsupportedDTypeError& e) {
+    fail("input '" + input + "' (" + source + ") has dtype " + e.dtype() +
+         ", which no TensorFlow kernel of " + std::string(op.name) + " takes; " + input +
+         " must be one of " + input_dtypes_text(op, input));
+  }
+}
+
+void save_problem(const std::string& path, const Problem& p, bool compress) {
+  // The archive is written from the problem's own buffers.
+  std::vector<std::pair<std::string, const Tensor*>> members;
+  for (const auto& [name, t] : p.inputs) members.emplace_back(name, &t);
+  const std::string json = problem_to_json(p);
+  write_file_atomic_cfile(path, [&](std::FILE* f) {
+    write_npz_to(f, path, members, {{kProblemMember, json}}, compress);
+  });
 }
 
 Problem load_problem(const std::string& path) {
@@ -145,8 +187,17 @@ Problem load_problem(const std::string& path) {
   Problem p =
       problem_from_json(std::string(reinterpret_cast<const char*>(json.data()), json.size()),
                         path + ":" + kProblemMember);
-  p.inputs = read_npz(path);
-  std::erase_if(p.inputs, [](const auto& m) { return m.first.starts_with(kExpectedPrefix); });
+  const OpSpec& op = known_op(p.op, path);
+  // Every member is checked by name before any is inflated: a stray one is refused unread.
+  for (const std::string& member : names) {
+    if (member.size() <= kNpy.size() || !member.ends_with(kNpy)) continue;
+    const std::string name = member.substr(0, member.size() - kNpy.size());
+    if (name.starts_with(kExpectedPrefix)) continue;  // the reference outputs it carries
+    if (op.input_index(name) < 0)
+      fail(path + ": unknown input '" + clip_for_message(name) + "' for " + std::string(op.name) +
+           "; expected one of " + input_names(op));
+  }
+  add_npz_inputs(p, path);
   return p;
 }
 
@@ -157,7 +208,9 @@ std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path) {
     if (member.size() <= kNpy.size() || !member.ends_with(kNpy)) continue;
     const std::string name = member.substr(0, member.size() - kNpy.size());
     if (op.input_index(name) < 0) continue;
-    p.inputs.insert_or_assign(name, read_npz_member(path, member));
+    p.inputs.insert_or_assign(name, read_input_tensor(op, name, path + ":" + member, [&] {
+                                return read_npz_member(path, member);
+                              }));
     added.push_back(name);
   }
   return added;

@@ -9,6 +9,7 @@
 // (TensorFlow's, in a capture) that travel with the problem: they are not inputs, and
 // load_expected_outputs (analysis/diff.h) reads them from the same file.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,20 @@ namespace bnscope {
 inline constexpr const char* kProblemMember = "problem.json";
 inline constexpr std::string_view kExpectedPrefix = "out_";
 
-void save_problem(const std::string& path, const Problem& p);  // atomic
+// Atomic; inputs stored uncompressed like numpy's savez unless `compress` (deflate).
+void save_problem(const std::string& path, const Problem& p, bool compress = false);
 // An archive without problem.json loads as a Problem with the default op whose inputs are the
 // members named like that op's inputs.
 Problem load_problem(const std::string& path);
 // Adds (replacing same-named ones) every member named like an input of p.op; returns their names.
 std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path);
+
+// Runs `read` for input `input` of op; a refused dtype (integers, bool) becomes a message naming
+// the input, its source and the dtypes the op takes for it (from the catalog).
+Tensor read_input_tensor(const OpSpec& op, const std::string& input, const std::string& source,
+                         const std::function<Tensor()>& read);
+// The dtypes `op` has a kernel for at `input`, as "float16, bfloat16, float32".
+std::string input_dtypes_text(const OpSpec& op, const std::string& input);
 
 std::string problem_to_json(const Problem& p);
 // Sets everything but the inputs; `what` names the source in error messages.

@@ -1,9 +1,22 @@
 #include "ops/input_health.h"
 
+#include <charconv>
+#include <string>
+
 #include "ops/reserve_check.h"
 #include "tensor/non_finite.h"
 
 namespace bnscope {
+
+namespace {
+
+// The shortest text that reads back as the same float: a tiny epsilon such as 1e-45 in full.
+std::string shortest_float_text(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+}  // namespace
 
 void note_input_health(Prepared& p) {
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
@@ -17,7 +30,7 @@ void note_input_health(Prepared& p) {
   // tf.nn.fused_batch_norm clamps epsilon to 1.001e-5 "as required by cuDNN"; raw ops do not.
   if (p.op->family == OpFamily::Fused && p.epsilon < 1.001e-5)
     p.notes.push_back({NoteKind::Warning, "epsilon-below-cudnn-min",
-                       "epsilon " + std::to_string(p.epsilon) +
+                       "epsilon " + shortest_float_text(static_cast<float>(p.epsilon)) +
                            " is below 1.001e-5: tf.nn.fused_batch_norm would clamp it and older "
                            "cuDNN rejects it, so CPU and GPU results may differ",
                        "epsilon", -1});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensor/layout.h"
+#include "tensor/tensor.h"
 
 namespace bnscope {
 
@@ -21,6 +22,10 @@ struct ChannelMoments {
 // after_pass(k), when given, is called after pass k = 1 (mean) and 2 (variance), so long runs
 // can report progress and honour cancellation between the passes.
 ChannelMoments channel_moments_biased(const std::vector<double>& x, const ChannelView& view,
+                                      const std::function<void(int)>& after_pass = {});
+// The same, read from the tensor in its own dtype: no float64 copy of the data (which would
+// double a large problem's memory).
+ChannelMoments channel_moments_biased(const Tensor& x, const ChannelView& view,
                                       const std::function<void(int)>& after_pass = {});
 
 }  // namespace bnscope

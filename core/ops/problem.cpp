@@ -1,6 +1,8 @@
 #include "ops/problem.h"
 
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -43,19 +45,19 @@ AttrValue parse_value(const Problem& p, const AttrSpec& a, const std::string& te
       errno = 0;
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || errno == ERANGE)
-        fail("attr '" + std::string(a.name) + "' of " + p.op + " expects a number, got '" + text +
-             "'");
+      // Underflow to a subnormal (1e-45) is still a number; only overflow is refused.
+      if (text.empty() || *end != '\0' || (errno == ERANGE && std::fabs(v) > 1))
+        fail("attr '" + std::string(a.name) + "' of " + p.op + " expects a number, got '" +
+             clip_for_message(text) + "'");
       if (!std::isfinite(v))
-        fail("attr '" + std::string(a.name) + "' of " + p.op + " must be finite, got '" + text +
-             "'");
+        fail("attr '" + std::string(a.name) + "' of " + p.op + " must be finite, got '" +
+             clip_for_message(text) + "'");
       return v;
     }
     case AttrType::Bool:
-      if (text == "true" || text == "True" || text == "1") return true;
-      if (text == "false" || text == "False" || text == "0") return false;
+      if (const auto b = parse_bool_text(text)) return *b;
       fail("attr '" + std::string(a.name) + "' of " + p.op + " expects true or false, got '" +
-           text + "'");
+           clip_for_message(text) + "'");
     case AttrType::String:
       break;
   }
@@ -99,11 +101,19 @@ std::string attr_string(const Problem& p, std::string_view name) {
   fail("attr '" + std::string(name) + "' must be a string");
 }
 
+std::optional<bool> parse_bool_text(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "true" || lower == "1") return true;
+  if (lower == "false" || lower == "0") return false;
+  return std::nullopt;
+}
+
 std::string attr_value_text(const AttrValue& v) {
   if (const double* d = std::get_if<double>(&v)) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", *d);
-    return buf;
+    char buf[64];  // the shortest text that reads back as the same double
+    const auto r = std::to_chars(buf, buf + sizeof buf, *d);
+    return std::string(buf, r.ptr);
   }
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   return std::get<std::string>(v);

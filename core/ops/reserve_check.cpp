@@ -26,8 +26,10 @@ struct Moments {
   std::vector<bool> finite;       // channels whose x holds NaN/Inf are left to the health notes
 };
 
+// Two passes straight over x in its own dtype: no float64 copy of the data (which would double
+// a large problem's memory).
 Moments moments_of_x(const Prepared& p) {
-  ChannelMoments m = channel_moments_biased(p.in("x").to_doubles(), p.view);
+  ChannelMoments m = channel_moments_biased(p.in("x"), p.view);
   Moments s{std::move(m.mean), std::move(m.biased_variance), {}};
   for (double mean : s.mean) s.finite.push_back(std::isfinite(mean));
   return s;

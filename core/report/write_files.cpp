@@ -1,24 +1,23 @@
-#include <filesystem>
-
 #include "io/atomic_file.h"
 #include "report/writers.h"
-#include "tensor/error.h"
 
 namespace bnscope {
 
+std::vector<std::string> report_file_names() {
+  return {"report.html", "report.json", "report.csv", "trace.json"};
+}
+
 void write_report_files(const Report& r, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail("--out " + dir + ": cannot create the directory: " + ec.message());
-  const std::filesystem::path d(dir);
-  write_file_atomic_stream((d / "report.html").string(),
-                           [&](std::ostream& os) { write_report_html(r, os); });
-  write_file_atomic_stream((d / "report.json").string(),
-                           [&](std::ostream& os) { write_report_json(r, os); });
-  write_file_atomic_stream((d / "report.csv").string(),
-                           [&](std::ostream& os) { write_report_csv(r, os); });
-  write_file_atomic_stream((d / "trace.json").string(),
-                           [&](std::ostream& os) { write_chrome_trace(r, os); });
+  OutputSet set(dir, report_file_names());
+  write_report_files(r, set);
+}
+
+void write_report_files(const Report& r, OutputSet& set) {
+  set.write_stream("report.html", [&](std::ostream& os) { write_report_html(r, os); });
+  set.write_stream("report.json", [&](std::ostream& os) { write_report_json(r, os); });
+  set.write_stream("report.csv", [&](std::ostream& os) { write_report_csv(r, os); });
+  set.write_stream("trace.json", [&](std::ostream& os) { write_chrome_trace(r, os); });
+  set.commit();
 }
 
 }  // namespace bnscope

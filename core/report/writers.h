@@ -3,7 +3,9 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "io/atomic_file.h"
 #include "report/report.h"
 
 namespace bnscope {
@@ -16,8 +18,13 @@ void write_chrome_trace(const Report& r, std::ostream& os);
 // One self-contained page: inline CSS and SVG, the JSON form embedded, no network.
 void write_report_html(const Report& r, std::ostream& os);
 
-// Writes report.html, report.json, report.csv and trace.json into dir (created if missing), each
-// atomically.
+// report.html, report.json, report.csv and trace.json: the names of a report's file set.
+std::vector<std::string> report_file_names();
+// Writes the four into dir (created if missing) as one set: all replace the earlier ones, or
+// none does.
 void write_report_files(const Report& r, const std::string& dir);
+// The same into a set made before the work (OutputSet(dir, report_file_names())), which checked
+// the path already.
+void write_report_files(const Report& r, OutputSet& set);
 
 }  // namespace bnscope

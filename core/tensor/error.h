@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace bnscope {
 
@@ -23,6 +24,12 @@ class Error : public std::runtime_error {
  private:
   ErrorCode code_;
 };
+
+// A value quoted in a message: at most `max` characters, with the total length when clipped.
+inline std::string clip_for_message(std::string_view s, std::size_t max = 200) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max)) + "... (" + std::to_string(s.size()) + " characters)";
+}
 
 [[noreturn]] inline void fail(const std::string& message) {
   throw Error(ErrorCode::InvalidArgument, message);

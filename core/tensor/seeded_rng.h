@@ -20,6 +20,9 @@ class SeededRng {
   // [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  // The state after n more draws: splitmix64 is a counter, so a range of draws can be made on
+  // another thread with the very values this generator would give.
+  SeededRng skipped(std::uint64_t n) const { return SeededRng(s_ + n * 0x9e3779b97f4a7c15ull); }
   // Standard normal by Box-Muller (one draw of two uniforms per value).
   double normal() {
     const double u1 = 1.0 - uniform(), u2 = uniform();

@@ -1,5 +1,7 @@
 #include "tensor/tensor.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,7 +14,9 @@ namespace bnscope {
 
 namespace {
 constexpr std::size_t kAlign = 64;
-}
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugeFrom = std::size_t{8} << 20;
+}  // namespace
 
 void Tensor::Free::operator()(std::byte* p) const {
   std::free(p);
@@ -22,10 +26,19 @@ Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numel_(0) {}
 
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(num_elements(shape_)) {
-  allocate();
+  allocate(true);
 }
 
-void Tensor::allocate() {
+Tensor::Tensor(DType dtype, Shape shape, NoInit)
+    : dtype_(dtype), shape_(std::move(shape)), numel_(num_elements(shape_)) {
+  allocate(false);
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  return Tensor(dtype, std::move(shape), NoInit{});
+}
+
+void Tensor::allocate(bool zero) {
   const std::size_t size = dtype_size(dtype_);
   if (static_cast<std::uint64_t>(numel_) > SIZE_MAX / size / 2)
     throw Error(ErrorCode::ResourceExhausted,
@@ -36,37 +49,34 @@ void Tensor::allocate() {
     data_.reset();
     return;
   }
-  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* p = std::aligned_alloc(kAlign, rounded);
+  // Large buffers are 2 MiB aligned and asked for huge pages: one page fault per 2 MiB instead
+  // of per 4 KiB when a file is read into them or a kernel first writes them.
+  const bool huge = bytes >= kHugeFrom;
+  const std::size_t align = huge ? kHugePage : kAlign;
+  const std::size_t rounded = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+  if (p && huge) ::madvise(p, rounded, MADV_HUGEPAGE);
   if (!p)
     throw Error(ErrorCode::ResourceExhausted, "cannot allocate " + std::to_string(bytes) +
                                                   " bytes for a tensor of shape " +
                                                   shape_str(shape_));
-  std::memset(p, 0, rounded);
-  data_.reset(static_cast<std::byte*>(p));
+  if (zero) std::memset(p, 0, rounded);
+  data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), Free{});
 }
 
-Tensor::Tensor(const Tensor& other)
-    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_) {
-  allocate();
-  if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
+void Tensor::detach() {
+  const std::shared_ptr<std::byte> shared = data_;
+  allocate(false);
+  if (nbytes()) std::memcpy(data_.get(), shared.get(), nbytes());
 }
 
-Tensor& Tensor::operator=(const Tensor& other) {
-  if (this != &other) {
-    reset(other.dtype_, other.shape_);
-    if (nbytes()) std::memcpy(raw(), other.raw(), nbytes());
-  }
-  return *this;
-}
-
-void Tensor::reset(DType dtype, Shape shape) {
+void Tensor::reset(DType dtype, Shape shape, bool zero) {
   const std::int64_t n = num_elements(shape);
-  const bool keep = data_ && n == numel_ && dtype == dtype_;
+  const bool keep = data_ && data_.use_count() == 1 && n == numel_ && dtype == dtype_;
   dtype_ = dtype;
   shape_ = std::move(shape);
   numel_ = n;
-  if (!keep) allocate();
+  if (!keep) allocate(zero);
 }
 
 void Tensor::check_type(DType t) const {
@@ -132,7 +142,7 @@ Tensor Tensor::from_floats(DType dtype, Shape shape, std::span<const float> valu
 
 Tensor Tensor::to(DType dtype) const {
   if (dtype == dtype_) return *this;
-  Tensor out(dtype, shape_);
+  Tensor out = uninitialized(dtype, shape_);
   for (std::int64_t i = 0; i < numel_; ++i) out.set(i, get(i));
   return out;
 }
@@ -140,7 +150,7 @@ Tensor Tensor::to(DType dtype) const {
 Tensor Tensor::reshaped(Shape shape) const {
   if (num_elements(shape) != numel_)
     fail("cannot reshape " + shape_str(shape_) + " to " + shape_str(shape));
-  Tensor out = *this;
+  Tensor out = *this;  // shares the storage
   out.shape_ = std::move(shape);
   return out;
 }

@@ -1,6 +1,8 @@
 #pragma once
 // A dense, row-major tensor with value semantics. Storage is 64-byte aligned so vector loops
-// can use aligned loads and non-temporal stores.
+// can use aligned loads and non-temporal stores. Copies share the storage until one of them is
+// written through a non-const accessor (copy on write): a problem's inputs, prepared with the
+// op's dtype already, are the very buffers that were read.
 
 #include <cstddef>
 #include <memory>
@@ -16,11 +18,14 @@ class Tensor {
  public:
   Tensor();                          // float32, shape [0]
   Tensor(DType dtype, Shape shape);  // zero-filled
+  // For storage about to be overwritten whole (a file read into place, a kernel's output): no
+  // zero-fill pass, and the pages are first touched by whoever writes them.
+  static Tensor uninitialized(DType dtype, Shape shape);
   static Tensor from_doubles(DType dtype, Shape shape, std::span<const double> values);
   static Tensor from_floats(DType dtype, Shape shape, std::span<const float> values);
 
-  Tensor(const Tensor& other);
-  Tensor& operator=(const Tensor& other);
+  Tensor(const Tensor& other) = default;
+  Tensor& operator=(const Tensor& other) = default;
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
 
@@ -31,8 +36,12 @@ class Tensor {
   std::int64_t numel() const { return numel_; }
   std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
 
-  void* raw() { return data_.get(); }
+  void* raw() {
+    if (data_.use_count() > 1) detach();
+    return data_.get();
+  }
   const void* raw() const { return data_.get(); }
+  bool shares_storage_with(const Tensor& other) const { return data_ && data_ == other.data_; }
   // Typed views; T must be the storage type of dtype() (f16, bf16, float, double).
   template <class T>
   T* data() {
@@ -54,20 +63,24 @@ class Tensor {
 
   Tensor to(DType dtype) const;  // converts through float64 (exact for every supported source)
   Tensor reshaped(Shape shape) const;  // same element count required
-  // Keeps the allocation when dtype and element count already match (outputs reused across runs).
-  void reset(DType dtype, Shape shape);
+  // Keeps the allocation (and its contents) when dtype and element count already match (outputs
+  // reused across runs); a new allocation is zero-filled unless `zero` is false.
+  void reset(DType dtype, Shape shape, bool zero = true);
 
  private:
   struct Free {
     void operator()(std::byte* p) const;
   };
+  struct NoInit {};
+  Tensor(DType dtype, Shape shape, NoInit);
   void check_type(DType t) const;
-  void allocate();
+  void allocate(bool zero);
+  void detach();  // a private copy of shared storage
 
   DType dtype_;
   Shape shape_;
   std::int64_t numel_;
-  std::unique_ptr<std::byte[], Free> data_;
+  std::shared_ptr<std::byte> data_;
 };
 
 bool same_shape(const Tensor& a, const Tensor& b);

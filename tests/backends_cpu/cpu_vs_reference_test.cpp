@@ -59,6 +59,12 @@ void expect_close(const Result& got, const Result& want, const std::string& what
     // A per-channel sum can cancel to nearly zero while its rounding error still scales with
     // its terms, which the generated inputs keep near 1: those outputs get a floor of 1.
     const bool per_channel = i > 0;
+    // BatchNormWithGlobalNormalizationGrad in half sums over the rows in half, as TensorFlow's
+    // CPU kernel does, while cpu-reference sums exactly: its per-channel outputs are checked
+    // bit for bit against a step-by-step half model in tests/analysis/half_sums_test.cpp.
+    if (per_channel && got.op == "BatchNormWithGlobalNormalizationGrad" &&
+        w.tensor.dtype() == DType::F16)
+      continue;
     const double tol = tolerance(w.tensor.dtype()) * std::max(scale, per_channel ? 1.0 : 1e-30);
     double worst = 0;
     std::size_t at = 0;

@@ -79,6 +79,19 @@ TEST(Validation, ValidProblemsPrepare) {
     EXPECT_NO_THROW(prepare(p)) << p.op;
 }
 
+// Inputs that already have the op's dtype are the problem's own buffers, not copies; one that is
+// converted is a new buffer and the problem's stays as it was.
+TEST(Validation, PrepareSharesInputsThatNeedNoConversion) {
+  Problem p = grad();
+  p.inputs["scale"] = ones({5}, DType::F64);
+  const Prepared prepared = prepare(p);
+  EXPECT_TRUE(prepared.in("x").shares_storage_with(p.inputs.at("x")));
+  EXPECT_TRUE(prepared.in("y_backprop").shares_storage_with(p.inputs.at("y_backprop")));
+  EXPECT_FALSE(prepared.in("scale").shares_storage_with(p.inputs.at("scale")));
+  EXPECT_EQ(prepared.in("scale").dtype(), DType::F32);
+  EXPECT_EQ(p.inputs.at("scale").dtype(), DType::F64);
+}
+
 // --- grad ops: ranks, shape equality, channel counts (spec 3.2) ---
 
 TEST(Validation, GradYBackpropRank) {

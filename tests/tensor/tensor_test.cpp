@@ -71,6 +71,33 @@ TEST(Tensor, TypedAccessChecksTheDType) {
   EXPECT_THROW(t.data<float>(), Error);
 }
 
+TEST(Tensor, CopiesShareStorageUntilOneIsWritten) {
+  Tensor t(DType::F32, {3, 5});
+  t.set(0, 1.5);
+  Tensor copy = t;
+  const Tensor& ct = t;
+  EXPECT_TRUE(copy.shares_storage_with(t));
+  EXPECT_EQ(static_cast<const Tensor&>(copy).raw(), ct.raw());  // reading does not copy
+  copy.set(0, 7);                                               // writing does
+  EXPECT_FALSE(copy.shares_storage_with(t));
+  EXPECT_EQ(t.get(0), 1.5);
+  EXPECT_EQ(copy.get(0), 7);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(copy.raw()) % 64, 0u);
+  // A reset that keeps the size must not write into storage another tensor still holds.
+  Tensor again = t;
+  again.reset(DType::F32, {15});
+  EXPECT_FALSE(again.shares_storage_with(t));
+  EXPECT_EQ(t.get(0), 1.5);
+}
+
+TEST(Tensor, UninitializedAndLargeBuffersAreAligned) {
+  const Tensor small = Tensor::uninitialized(DType::F16, {7});
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.raw()) % 64, 0u);
+  const Tensor big = Tensor::uninitialized(DType::F32, {3, 1 << 20});
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.raw()) % (2u << 20), 0u);
+  EXPECT_EQ(big.numel(), 3 << 20);
+}
+
 TEST(Tensor, ResetKeepsTheAllocationWhenTheSizeMatches) {
   Tensor t(DType::F32, {4, 4});
   const void* before = t.raw();

@@ -103,6 +103,7 @@ void run_fused_grad(const Exec& ex, const Prepared& p, Result& result) {
 }
 
 void run_global_grad(const Exec& ex, const Prepared& p, Result& result) {
+  if (p.t == DType::F16) return run_global_grad_half(ex, p, result);
   visit_dtype(p.t, [&](auto tag) { global_grad<typename decltype(tag)::type>(ex, p, result); });
 }
 

@@ -1,0 +1,158 @@
+#include "io/zip_stored.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace {
+
+constexpr std::uint32_t kMax32 = 0xffffffffu;
+
+class Out {
+ public:
+  Out(std::FILE* f, const std::string& what) : f_(f), what_(what) {}
+  void u16(std::uint32_t v) { le(v, 2); }
+  void u32(std::uint64_t v) { le(v, 4); }
+  void u64(std::uint64_t v) { le(v, 8); }
+  void bytes(const void* p, std::size_t n) {
+    if (n && std::fwrite(p, 1, n, f_) != n)
+      fail("cannot write '" + what_ + "': " + std::strerror(errno));
+    at_ += n;
+  }
+  std::uint64_t at() const { return at_; }
+
+ private:
+  void le(std::uint64_t v, int n) {
+    unsigned char b[8];
+    for (int k = 0; k < n; ++k) b[k] = static_cast<unsigned char>(v >> (8 * k));
+    bytes(b, static_cast<std::size_t>(n));
+  }
+  std::FILE* f_;
+  const std::string& what_;
+  std::uint64_t at_ = 0;
+};
+
+struct Entry {
+  const StoredMember* m;
+  std::uint64_t size = 0, offset = 0;
+  std::uint32_t crc = 0;
+};
+
+std::uint32_t crc_of(const StoredMember& m) {
+  uLong crc = crc32(0, nullptr, 0);
+  for (std::span<const std::byte> part : m.parts) {
+    const auto* p = reinterpret_cast<const Bytef*>(part.data());
+    for (std::size_t left = part.size(); left;) {
+      const auto n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+      crc = crc32(crc, p, n);
+      p += n;
+      left -= n;
+    }
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+constexpr std::uint32_t kDosDate = (1 << 5) | 1;  // 1980-01-01, as numpy leaves it for tests
+
+}  // namespace
+
+void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
+                      const std::string& what) {
+  Out out(f, what);
+  std::vector<Entry> entries;
+  for (const StoredMember& m : members) {
+    Entry e{&m};
+    for (auto part : m.parts) e.size += part.size();
+    e.crc = crc_of(m);
+    e.offset = out.at();
+    const bool z64 = e.size >= kMax32;
+    out.u32(0x04034b50);
+    out.u16(z64 ? 45 : 20);
+    out.u16(1 << 11);  // names are UTF-8
+    out.u16(0);        // stored
+    out.u16(0);
+    out.u16(kDosDate);
+    out.u32(e.crc);
+    out.u32(z64 ? kMax32 : e.size);
+    out.u32(z64 ? kMax32 : e.size);
+    out.u16(static_cast<std::uint32_t>(m.name.size()));
+    out.u16(z64 ? 20 : 0);
+    out.bytes(m.name.data(), m.name.size());
+    if (z64) {
+      out.u16(1);
+      out.u16(16);
+      out.u64(e.size);
+      out.u64(e.size);
+    }
+    for (auto part : m.parts) out.bytes(part.data(), part.size());
+    entries.push_back(e);
+  }
+  const std::uint64_t cd_offset = out.at();
+  for (const Entry& e : entries) {
+    const bool big = e.size >= kMax32, far = e.offset >= kMax32;
+    const std::uint32_t extra = (big ? 16 : 0) + (far ? 8 : 0);
+    out.u32(0x02014b50);
+    out.u16((3 << 8) | 45);  // made by: Unix, zip 4.5
+    out.u16(big || far ? 45 : 20);
+    out.u16(1 << 11);
+    out.u16(0);
+    out.u16(0);
+    out.u16(kDosDate);
+    out.u32(e.crc);
+    out.u32(big ? kMax32 : e.size);
+    out.u32(big ? kMax32 : e.size);
+    out.u16(static_cast<std::uint32_t>(e.m->name.size()));
+    out.u16(extra ? extra + 4 : 0);
+    out.u16(0);               // comment
+    out.u16(0);               // disk
+    out.u16(0);               // internal attributes
+    out.u32(0100644u << 16);  // external: a regular file, rw-r--r--
+    out.u32(far ? kMax32 : e.offset);
+    out.bytes(e.m->name.data(), e.m->name.size());
+    if (extra) {
+      out.u16(1);
+      out.u16(extra);
+      if (big) {
+        out.u64(e.size);
+        out.u64(e.size);
+      }
+      if (far) out.u64(e.offset);
+    }
+  }
+  const std::uint64_t cd_size = out.at() - cd_offset;
+  const std::uint64_t count = entries.size();
+  const bool z64 = cd_offset >= kMax32 || cd_size >= kMax32 || count >= 0xffff;
+  if (z64) {
+    const std::uint64_t record = out.at();
+    out.u32(0x06064b50);
+    out.u64(44);
+    out.u16(45);
+    out.u16(45);
+    out.u32(0);
+    out.u32(0);
+    out.u64(count);
+    out.u64(count);
+    out.u64(cd_size);
+    out.u64(cd_offset);
+    out.u32(0x07064b50);
+    out.u32(0);
+    out.u64(record);
+    out.u32(1);
+  }
+  out.u32(0x06054b50);
+  out.u16(0);
+  out.u16(0);
+  out.u16(z64 ? 0xffff : count);
+  out.u16(z64 ? 0xffff : count);
+  out.u32(z64 ? kMax32 : cd_size);
+  out.u32(z64 ? kMax32 : cd_offset);
+  out.u16(0);
+}
+
+}  // namespace bnscope

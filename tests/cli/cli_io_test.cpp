@@ -1,0 +1,196 @@
+// Output sets, input files and dtypes at the command line: what a user meets first.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_harness.h"
+#include "io/npy.h"
+#include "io/npz.h"
+#include "io/problem_io.h"
+#include "ops/sample.h"
+
+namespace bnscope::test {
+
+namespace {
+
+Problem small_problem() {
+  SampleSpec s;
+  s.shape = {2, 3, 4, 5};
+  return random_problem(s);
+}
+
+std::vector<std::string> input_flags(const Problem& p, const TempDir& dir) {
+  std::vector<std::string> flags;
+  for (const auto& [name, t] : p.inputs) {
+    write_npy(dir.path(name + ".npy"), t);
+    flags.insert(flags.end(), {"--input", name + "=" + dir.path(name + ".npy")});
+  }
+  return flags;
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> all_entries(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void expect_exit2_one_line(const CliRun& r, const std::string& fragment) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << "stderr: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+
+// A directory in the way of one output: the run exits 2 and the earlier outputs stay as they
+// were, with no temporary left behind.
+TEST(CliIo, BlockedOutputNameLeavesTheEarlierSetUntouched) {
+  TempDir dir;
+  const Problem p = small_problem();
+  const std::vector<std::string> flags = input_flags(p, dir);
+  ASSERT_EQ(run_cli(with({"run", "--out", dir.path("out")}, flags)).status, 0);
+  const std::string before = slurp(dir.path("out/x_backprop.npy"));
+  std::filesystem::remove(dir.path("out/scale_backprop.npy"));
+  std::filesystem::create_directory(dir.path("out/scale_backprop.npy"));
+  const auto entries = all_entries(dir.path("out"));
+
+  const CliRun r = run_cli(with({"run", "--attr", "epsilon=0.5", "--out", dir.path("out")}, flags));
+  expect_exit2_one_line(r, "scale_backprop.npy");
+  EXPECT_NE(r.err.find("directory"), std::string::npos) << r.err;
+  EXPECT_EQ(all_entries(dir.path("out")), entries);
+  EXPECT_EQ(slurp(dir.path("out/x_backprop.npy")), before);
+}
+
+TEST(CliIo, ReportFilesAreOneSetAndTheOutputPathIsCheckedFirst) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path("rep/trace.json"));
+  const CliRun r = run_cli({"report", "--reps", "1", "--out", dir.path("rep")});
+  expect_exit2_one_line(r, "trace.json");
+  EXPECT_EQ(all_entries(dir.path("rep")), std::vector<std::string>{"trace.json"});
+
+  std::ofstream(dir.path("file")) << "x";
+  expect_exit2_one_line(run_cli({"report", "--out", dir.path("file")}), "not a directory");
+  expect_exit2_one_line(run_cli({"profile", "--json", dir.path("nowhere/p.json")}),
+                        "does not exist");
+  expect_exit2_one_line(run_cli({"profile", "--trace", dir.path("rep")}), "is a directory");
+}
+
+TEST(CliIo, IntegerAndBoolInputsAreRefusedNamingTheDtypesTheOpTakes) {
+  TempDir dir;
+  const Problem p = small_problem();
+  const std::vector<std::string> flags = input_flags(p, dir);
+  const std::string data = std::string(BNSCOPE_SOURCE_DIR) + "/tests/io/data/";
+  const CliRun r = run_cli(with({"run", "--out", dir.path("out")},
+                                with(flags, {"--input", "x=" + data + "int_i4.npy"})));
+  expect_exit2_one_line(r, "input 'x'");
+  EXPECT_NE(r.err.find("int32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("float16, bfloat16, float32"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
+
+  const CliRun b = run_cli(with({"run", "--out", dir.path("out")},
+                                with(flags, {"--input", "scale=" + data + "bool.npy"})));
+  expect_exit2_one_line(b, "input 'scale'");
+  EXPECT_NE(b.err.find("bool"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("float32"), std::string::npos) << b.err;
+}
+
+TEST(CliIo, OutputsHaveTheOpsDtype) {
+  TempDir dir;
+  SampleSpec s;
+  s.shape = {2, 3, 4, 5};
+  s.dtype = DType::F16;
+  const Problem p = random_problem(s);
+  ASSERT_EQ(run_cli(with({"run", "--out", dir.path("out")}, input_flags(p, dir))).status, 0);
+  EXPECT_EQ(read_npy(dir.path("out/x_backprop.npy")).dtype(), DType::F16);
+  EXPECT_EQ(read_npy(dir.path("out/scale_backprop.npy")).dtype(), DType::F32);
+}
+
+TEST(CliIo, InputFileSpellings) {
+  TempDir dir;
+  const Problem p = small_problem();
+  std::vector<std::pair<std::string, Tensor>> members(p.inputs.begin(), p.inputs.end());
+  write_npz(dir.path("in.npz"), members);
+  const std::vector<std::string> base = {"run", "--inputs", dir.path("in.npz"), "--out",
+                                         dir.path("out")};
+  EXPECT_EQ(run_cli(with(base, {"--input", "x=" + dir.path("in.npz") + ":x.npy"})).status, 0);
+  EXPECT_EQ(run_cli(with(base, {"--input", "x=" + dir.path("in.npz") + ":x"})).status, 0);
+
+  std::filesystem::create_directory(dir.path("d.npy"));
+  expect_exit2_one_line(run_cli(with(base, {"--input", "x=" + dir.path("d.npy")})),
+                        "is a directory");
+  std::filesystem::create_directory(dir.path("plain"));
+  expect_exit2_one_line(run_cli(with(base, {"--input", "x=" + dir.path("plain")})),
+                        "is a directory");
+}
+
+TEST(CliIo, BooleanAttrsTakeTheSameSpellingsEverywhere) {
+  TempDir dir;
+  for (const char* v : {"true", "True", "TRUE", "1", "false", "False", "FALSE", "0"}) {
+    SCOPED_TRACE(v);
+    const CliRun r = run_cli({"run", "--sample", "--quiet", "--attr",
+                              std::string("is_training=") + v, "--out", dir.path("out")});
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  expect_exit2_one_line(
+      run_cli({"run", "--sample", "--attr", "is_training=yes", "--out", dir.path("out")}),
+      "expects true or false");
+}
+
+TEST(CliIo, BadValuesAreQuotedAtMostAbout200Characters) {
+  TempDir dir;
+  const std::string huge(5000, 'q');
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--sample", "--attr", "epsilon=" + huge},
+        std::vector<std::string>{"run", "--sample", "--attr", "is_training=" + huge},
+        std::vector<std::string>{"run", "--sample", "--dtype", huge},
+        std::vector<std::string>{"run", "--sample", "--input", huge},
+        std::vector<std::string>{"run", "--sample", "--threads", huge},
+        std::vector<std::string>{"run", "--sample", huge}}) {
+    const CliRun r = run_cli(with(args, {"--out", dir.path("out")}));
+    EXPECT_EQ(r.status, 2) << r.err.substr(0, 300);
+    EXPECT_LT(r.err.size(), 600u) << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find("5000 characters"), std::string::npos) << r.err.substr(0, 300);
+  }
+}
+
+TEST(CliIo, TinyEpsilonKeepsEveryDigit) {
+  TempDir dir;
+  const CliRun s = run_cli(
+      {"sample", "--attr", "epsilon=1e-45", "--shape", "2,2,2,3", "--out", dir.path("p.npz")});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(std::get<double>(load_problem(dir.path("p.npz")).attrs.at("epsilon")), 1e-45);
+  const CliRun r = run_cli({"run", "--problem", dir.path("p.npz"), "--out", dir.path("out")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("epsilon 1e-45 is below"), std::string::npos) << r.out;
+  EXPECT_EQ(attr_value_text(AttrValue{1.2345678901234567e-45}), "1.2345678901234567e-45");
+}
+
+TEST(CliIo, SampleWritesStoredMembersUnlessAskedToCompress) {
+  TempDir dir;
+  ASSERT_EQ(run_cli({"sample", "--shape", "4,8,8,16", "--out", dir.path("s.npz")}).status, 0);
+  ASSERT_EQ(
+      run_cli({"sample", "--shape", "4,8,8,16", "--compress", "--out", dir.path("c.npz")}).status,
+      0);
+  const Problem s = load_problem(dir.path("s.npz")), c = load_problem(dir.path("c.npz"));
+  for (const auto& [name, t] : s.inputs)
+    EXPECT_EQ(t.to_doubles(), c.inputs.at(name).to_doubles()) << name;
+  EXPECT_GT(std::filesystem::file_size(dir.path("s.npz")), 4u * 8 * 8 * 16 * 4 * 2);
+  EXPECT_LT(std::filesystem::file_size(dir.path("c.npz")),
+            std::filesystem::file_size(dir.path("s.npz")));
+}
+
+}  // namespace bnscope::test
