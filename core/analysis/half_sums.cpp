@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "tensor/error.h"
 
 namespace bnscope {

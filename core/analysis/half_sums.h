@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/cause_finder.h"
-#include "backends/result.h"
+#include "engine/result.h"
 
 namespace bnscope {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "analysis/cause_finder.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace bnscope {
 namespace {
@@ -56,7 +56,7 @@ TEST(HalfSums, CpuSumsInHalfAsTensorFlowDoes) {
 TEST(HalfSums, CauseFinderNamesTheOverflowedSums) {
   const Problem p = overflowing_sums();
   const Result ref = run_problem(p, "cpu-reference");
-  const std::vector<Cause> causes = find_causes(p, "cpu", ref.outputs, {});
+  const std::vector<Cause> causes = find_causes(p, run_problem(p, "cpu"), ref.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "half-sum-overflow");
   EXPECT_NE(causes[0].title.find("dm"), std::string::npos) << causes[0].title;
@@ -68,7 +68,8 @@ TEST(HalfSums, CauseFinderNamesTheOverflowedSums) {
 TEST(HalfSums, CauseFinderNamesThemWhenTheReferenceSummedInHalf) {
   const Problem p = overflowing_sums();
   const Result tf_like = run_problem(p, "cpu");
-  const std::vector<Cause> causes = find_causes(p, "cpu-reference", tf_like.outputs, {});
+  const std::vector<Cause> causes =
+      find_causes(p, run_problem(p, "cpu-reference"), tf_like.outputs, {});
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "half-sum-overflow");
 }
@@ -134,7 +135,7 @@ TEST(HalfSums, FloatRunsKeepTheirSums) {
   for (auto& [name, t] : p.inputs) t = t.to(DType::F32);
   const Result cpu = run_problem(p, "cpu");
   EXPECT_NEAR(cpu.output("dm").tensor.get(0), -1000.0, 1.0);
-  EXPECT_TRUE(find_causes(p, "cpu", run_problem(p, "cpu-reference").outputs, {}).empty());
+  EXPECT_TRUE(find_causes(p, cpu, run_problem(p, "cpu-reference").outputs, {}).empty());
 }
 
 }  // namespace
