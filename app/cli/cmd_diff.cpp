@@ -11,21 +11,12 @@
 #include "io/atomic_file.h"
 #include "problem_setup.h"
 #include "report/writers.h"
+#include "table_text.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
 
 namespace {
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
-
-std::string ulps(std::uint64_t u) {
-  return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
-}
 
 std::size_t distinct(const std::vector<std::string>& names) {
   std::vector<std::string> seen;

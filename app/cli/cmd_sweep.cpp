@@ -14,21 +14,12 @@
 #include "io/atomic_file.h"
 #include "io/capture_folder.h"
 #include "report/sweep_writers.h"
+#include "table_text.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
 
 namespace {
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
-
-std::string ulps(std::uint64_t u) {
-  return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
-}
 
 // Every output any row compared, in first-seen order: the table's column groups.
 std::vector<std::string> output_columns(const SweepResult& s) {

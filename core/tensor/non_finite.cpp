@@ -1,21 +1,10 @@
 #include "tensor/non_finite.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 
 namespace bnscope {
-
-namespace {
-
-// The shortest text that reads back as the same float: 1e-45, not 0.000000.
-std::string float_text(float v) {
-  char buf[32];
-  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
-}  // namespace
 
 namespace {
 
