@@ -5,25 +5,25 @@
 // from memory instead of 5. Used for training grads when a plane's x+dy fits about half of a
 // core's L2 and there are at least as many channels as threads. The plane is reduced chunk by
 // chunk exactly as reduce_pass does it, so the sums (and dx) are bitwise identical to the
-// two-pass structure and independent of the thread count. Small planes (7x7: 196 bytes, 400 KB
+// two-pass structure and independent of the thread count. "Fits" is measured against this
+// host's L2 (host_caches.h), so the choice follows the machine: 1 MiB on a core with 2 MiB of
+// L2, 256 KiB on one with 512 KiB. Small planes (7x7: 196 bytes, 400 KB
 // apart) are taken a channel block at a time instead (block_kernels.h), so the unit a thread
 // reduces and rewrites is one long contiguous run per image rather than dozens of short ones.
 
 #include "backends/cpu/block_kernels.h"
+#include "backends/cpu/host_caches.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
 
-namespace {
-constexpr std::size_t kPlaneBytes = 1u << 20;
-}
-
 bool planes_fit(const Geometry& g, std::size_t element_size, int threads) {
+  const std::size_t budget = host_caches().reuse_bytes();
   if (g.blocks())
     return g.block_count() >= threads &&
-           2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= kPlaneBytes;
+           2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= budget;
   return !g.rows() && g.channels >= threads &&
-         2 * static_cast<std::size_t>(g.m) * element_size <= kPlaneBytes;
+         2 * static_cast<std::size_t>(g.m) * element_size <= budget;
 }
 
 namespace {

@@ -431,6 +431,9 @@ void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, fl
 const char* TargetName() {
   return hwy::TargetName(HWY_TARGET);
 }
+std::int64_t VectorBytes() {
+  return static_cast<std::int64_t>(hn::Lanes(DF()) * sizeof(float));
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace bnscope::cpu::simd
@@ -444,6 +447,7 @@ HWY_EXPORT(PlaneSweep);
 HWY_EXPORT(RowsAffine);
 HWY_EXPORT(PlaneAffine);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(VectorBytes);
 
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                 const float* m, const float* p, float* acc0, float* acc1) {
@@ -461,6 +465,9 @@ void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, f
 }
 const char* target_name() {
   return HWY_DYNAMIC_DISPATCH(TargetName)();
+}
+std::int64_t vector_bytes() {
+  return HWY_DYNAMIC_DISPATCH(VectorBytes)();
 }
 
 }  // namespace bnscope::cpu::simd
