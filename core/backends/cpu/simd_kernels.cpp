@@ -338,40 +338,12 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   T* out = static_cast<T*>(s.out);
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
-  const auto tail = [&](std::int64_t k) {
+  for (std::int64_t k = 0; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     T* po = out + k * stride;
-    for (std::int64_t j = Lv; j < L; ++j)
-      po[j] = store<T>(
-          affine<Normalize>(load(pa[j]), Normalize ? 0.0f : load(pb[j]), p[j], q[j], m[j], r[j]));
-  };
-  // Rows in pairs: one load of the four coefficient vectors serves both.
-  std::int64_t k = 0;
-  for (; k + 2 <= n_groups; k += 2) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    T* po = out + k * stride;
-    for (std::int64_t j = 0; j < Lv; j += N) {
-      prefetch_ahead(pa + j, Normalize ? pa + stride + j : pb + j);
-      if (!Normalize) prefetch_ahead(pa + stride + j, pb + stride + j);
-      const VF pv = hn::LoadU(d, p + j), qv = hn::LoadU(d, q + j), mv = hn::LoadU(d, m + j),
-               rv = hn::LoadU(d, r + j);
-      const VF av0 = load_vec(d, pa + j);
-      const VF bv0 = Normalize ? av0 : load_vec(d, pb + j);
-      store_vec(affine_vec<Normalize>(av0, bv0, pv, qv, mv, rv), po + j, nt);
-      const VF av1 = load_vec(d, pa + stride + j);
-      const VF bv1 = Normalize ? av1 : load_vec(d, pb + stride + j);
-      store_vec(affine_vec<Normalize>(av1, bv1, pv, qv, mv, rv), po + stride + j, nt);
-    }
-    tail(k);
-    tail(k + 1);
-  }
-  for (; k < n_groups; ++k) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    T* po = out + k * stride;
-    for (std::int64_t j = 0; j < Lv; j += N) {
+    std::int64_t j = 0;
+    for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
       const VF av = load_vec(d, pa + j);
       const VF bv = Normalize ? av : load_vec(d, pb + j);
@@ -379,7 +351,9 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                                       hn::LoadU(d, m + j), hn::LoadU(d, r + j)),
                 po + j, nt);
     }
-    tail(k);
+    for (; j < L; ++j)
+      po[j] = store<T>(
+          affine<Normalize>(load(pa[j]), Normalize ? 0.0f : load(pb[j]), p[j], q[j], m[j], r[j]));
   }
 }
 
