@@ -41,7 +41,8 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(g.block_count(), n, t);
     const std::size_t lanes = static_cast<std::size_t>(g.block_c * g.inner);
-    std::vector<A> acc(2 * lanes), mB, part0(static_cast<std::size_t>(g.channels)), part1(part0);
+    LaneArrays<A> acc(static_cast<std::int64_t>(lanes), 2);
+    std::vector<A> mB, part0(static_cast<std::size_t>(g.channels)), part1(part0);
     Affine<A> f;
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
@@ -51,8 +52,7 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       const std::int64_t c0 = g.block_begin(blk), c1 = g.block_end(blk);
       for (std::int64_t k = 0; k < g.chunks; ++k) {
         block_reduce<Sum::Grad, false, T>(g, x, dy, nullptr, blk, k, mB.data(), nullptr, false,
-                                          acc.data(), acc.data() + lanes, part0.data(),
-                                          part1.data());
+                                          acc[0], acc[1], part0.data(), part1.data());
         for (std::int64_t c = c0; c < c1; ++c) {
           totals.s0[c] += static_cast<double>(part0[c]);
           totals.s1[c] += static_cast<double>(part1[c]);

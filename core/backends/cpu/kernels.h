@@ -155,6 +155,31 @@ std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
   return out;
 }
 
+// A thread's lane arrays for the rows sweeps: the two accumulator rows and its own copies of
+// the per-lane tables the sweep reads beside them, in one buffer with each start one cache line
+// further into a 4 KiB page than the last. Side by side at their natural sizes (C = 1024, 2048:
+// whole multiples of 4 KiB) every accumulator store shares its page offset with the next loads
+// of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
+// from the heap land at offsets that vary from process to process, so the same case ran 2-3x
+// slower in one program than in another on the AVX2 host.
+template <class A>
+class LaneArrays {
+ public:
+  LaneArrays(std::int64_t lanes, int count)
+      : stride_(static_cast<std::size_t>((lanes + 15) / 16 * 16 + 16)),
+        buf_(stride_ * static_cast<std::size_t>(count)) {}
+  A* operator[](int k) { return buf_.data() + stride_ * static_cast<std::size_t>(k); }
+  // Array k filled with `values` (lanes long).
+  const A* copy(int k, const std::vector<A>& values) {
+    std::copy(values.begin(), values.end(), (*this)[k]);
+    return (*this)[k];
+  }
+
+ private:
+  std::size_t stride_;
+  std::vector<A> buf_;
+};
+
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
 // out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt.
 template <Sum S, bool W, class T>

@@ -220,28 +220,22 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
   // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
   // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
   // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
-  // AVX2, README).
+  // AVX2, README). Reductions only: with an output, pairs interleave non-temporal stores to two
+  // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
   std::int64_t k = 0;
-  for (; k + 2 <= n_groups; k += 2) {
+  for (; !out && k + 2 <= n_groups; k += 2) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
-    T* po = out ? out + k * stride : nullptr;
     for (std::int64_t j = 0; j < Lv; j += N) {
       prefetch_ahead(pa + j, pb + j);
       prefetch_ahead(pa + stride + j, pb + stride + j);
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
       const VF mv = hn::LoadU(d, m + j);
-      const VF bv0 = load_vec(d, pb + j);
-      accumulate_vec<Moments>(load_vec(d, pa + j), bv0, mv, s0, s1);
-      const VF bv1 = load_vec(d, pb + stride + j);
-      accumulate_vec<Moments>(load_vec(d, pa + stride + j), bv1, mv, s0, s1);
+      accumulate_vec<Moments>(load_vec(d, pa + j), load_vec(d, pb + j), mv, s0, s1);
+      accumulate_vec<Moments>(load_vec(d, pa + stride + j), load_vec(d, pb + stride + j), mv, s0,
+                              s1);
       hn::StoreU(s0, d, acc0 + j);
       hn::StoreU(s1, d, acc1 + j);
-      if (po) {
-        const VF pv = hn::LoadU(d, p + j);
-        store_vec(hn::Mul(pv, bv0), po + j, nt);
-        store_vec(hn::Mul(pv, bv1), po + stride + j, nt);
-      }
     }
     tail(k);
     tail(k + 1);
