@@ -39,8 +39,8 @@ ext = [f for f in ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw"
 print(f"Host: {field('Model name')} (family {field('CPU family')}, model {field('Model')}), {field('CPU(s)')} CPUs")
 print(f"Vector extensions: {' '.join(ext)}; dispatched target {ctx.get('simd_target', '?')}")
 print(f"Caches: {ctx.get('caches', '?')}")
-print(f"Copy bandwidth ({ctx.get('threads', '?')} threads, non-temporal, 1 GiB): {float(ctx.get('copy_GBps', 'nan')):.1f} GB/s")
-print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {open('/proc/loadavg').read().split()[:3]}")
+print(f"Copy bandwidth ({ctx.get('threads', '?')} threads, non-temporal copy): {float(ctx.get('copy_GBps', 'nan')):.1f} GB/s")
+print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"
 echo "$HOST"
