@@ -74,7 +74,7 @@ TEST(HostCaches, ReadsASysfsTree) {
   EXPECT_EQ(c.l3, std::size_t{32} << 20);
   EXPECT_EQ(c.l2_sharing, 1);
   EXPECT_EQ(c.l3_sharing, 2);
-  EXPECT_EQ(c.reuse_bytes(), std::size_t{256} << 10);
+  EXPECT_EQ(c.reuse_bytes(), std::size_t{448} << 10);  // 512 KiB less an eighth
   EXPECT_EQ(c.llc_bytes(), std::size_t{32} << 20);
   EXPECT_EQ(cpu::describe(c), "L1d 32 KiB, L2 512 KiB, L3 32 MiB shared by 2 (sysfs)");
 }
@@ -86,7 +86,7 @@ TEST(HostCaches, SharedL2AndNoL3) {
   const cpu::HostCaches c = cpu::read_sysfs_caches(t.path.string());
   EXPECT_EQ(c.l2, std::size_t{2} << 20);
   EXPECT_EQ(c.l3, 0u);
-  EXPECT_EQ(c.reuse_bytes(), std::size_t{512} << 10);  // half of this CPU's half
+  EXPECT_EQ(c.reuse_bytes(), std::size_t{896} << 10);  // this CPU's 1 MiB less an eighth
   EXPECT_EQ(c.llc_bytes(), std::size_t{2} << 20);
 }
 

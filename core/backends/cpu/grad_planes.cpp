@@ -6,8 +6,8 @@
 // core's L2 and there are at least as many channels as threads. The plane is reduced chunk by
 // chunk exactly as reduce_pass does it, so the sums (and dx) are bitwise identical to the
 // two-pass structure and independent of the thread count. "Fits" is measured against this
-// host's L2 (host_caches.h), so the choice follows the machine: 1 MiB on a core with 2 MiB of
-// L2, 256 KiB on one with 512 KiB. Small planes (7x7: 196 bytes, 400 KB
+// host's L2 (host_caches.h: reuse_bytes), so the choice follows the machine: 1.75 MiB on a core
+// with 2 MiB of L2, 448 KiB on one with 512 KiB. Small planes (7x7: 196 bytes, 400 KB
 // apart) are taken a channel block at a time instead (block_kernels.h), so the unit a thread
 // reduces and rewrites is one long contiguous run per image rather than dozens of short ones.
 

@@ -62,7 +62,8 @@ std::string bytes_text(std::size_t b) {
 }  // namespace
 
 std::size_t HostCaches::reuse_bytes() const {
-  return l2 / static_cast<std::size_t>(l2_sharing > 0 ? l2_sharing : 1) / 2;
+  const std::size_t share = l2 / static_cast<std::size_t>(l2_sharing > 0 ? l2_sharing : 1);
+  return share - share / 8;
 }
 
 std::size_t HostCaches::llc_bytes() const {
