@@ -27,6 +27,23 @@ fi
 
 LOAD_BEFORE="$(uptime)"
 export BNSCOPE_BENCH_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS"
+# The host first: the speed tables are per host (README), and a figure means nothing without it.
+"$BUILD/tests/bench/bnscope_bench" --host >"$OUT/host.txt"
+HOST="$(python3 - "$OUT/host.txt" <<'PY'
+import subprocess, sys, datetime
+ctx = dict(l.split(": ", 1) for l in open(sys.argv[1]).read().splitlines() if ": " in l)
+lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+field = lambda k: next((l.split(":", 1)[1].strip() for l in lscpu.splitlines() if l.startswith(k + ":")), "?")
+flags = field("Flags").split()
+ext = [f for f in ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_bf16", "amx_tile") if f in flags]
+print(f"Host: {field('Model name')} (family {field('CPU family')}, model {field('Model')}), {field('CPU(s)')} CPUs")
+print(f"Vector extensions: {' '.join(ext)}; dispatched target {ctx.get('simd_target', '?')}")
+print(f"Caches: {ctx.get('caches', '?')}")
+print(f"Copy bandwidth ({ctx.get('threads', '?')} threads, non-temporal copy): {float(ctx.get('copy_GBps', 'nan')):.1f} GB/s")
+print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
+PY
+)"
+echo "$HOST"
 GB=(--benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true
     --benchmark_format=json --benchmark_min_time=0.1)
 # Thread scaling (goal: 2 threads >= 1.7x one thread): the two largest ResNet-50 layers again,
@@ -46,7 +63,7 @@ for round in $(seq 1 "$ROUNDS"); do
                --ours-1thread "$R/ours_1thread.json")
 done
 "$BUILD/tests/bench/bnscope_interactive_bench" "${GB[@]}" >"$OUT/interactive.json"
-META="Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
+META="$(echo "$HOST" | tr '\n' ' ') Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
 $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \

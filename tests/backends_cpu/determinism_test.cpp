@@ -38,8 +38,9 @@ TEST(CpuDeterminism, ThreadCountDoesNotChangeAnyBit) {
           }
 }
 
-// Outputs of 16 MiB and more are written with non-temporal vector stores; the vector path must
-// agree with itself across thread counts there too (NCHW takes the planes structure here, NHWC
+// Outputs whose x+dy+dx exceed half the last-level cache (here 3 x 17 MiB, more than any x86
+// LLC instance up to 96 MiB holds) are written with non-temporal vector stores; the vector path
+// must agree with itself across thread counts there too (NCHW takes the planes structure here, NHWC
 // the two-pass one, freeze mode the single pass).
 TEST(CpuDeterminism, LargeStreamedOutputsMatchAcrossThreadCounts) {
   std::uint32_t seed = 900;

@@ -5,10 +5,13 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
+#include "backends/cpu/host_caches.h"
+#include "backends/cpu/simd.h"
 #include "profile/copy_bandwidth.h"
 
 namespace bnscope {
@@ -48,9 +51,26 @@ void register_timed(const std::string& name, Fn fn) {
       ->Unit(benchmark::kMillisecond);
 }
 
+// The host each JSON was measured on, in its context: caches as the cpu backend reads them, the
+// vector target it dispatches to and the copy probe (measured here, before any case).
+inline void add_host_context() {
+  benchmark::AddCustomContext("bnscope_host_caches", cpu::describe(cpu::host_caches()));
+  benchmark::AddCustomContext("bnscope_simd_target", cpu::simd::target_name());
+  benchmark::AddCustomContext("bnscope_copy_GBps", std::to_string(copy_bandwidth() / 1e9));
+  benchmark::AddCustomContext("bnscope_threads", std::to_string(bench_threads()));
+}
+
+// --host: prints what add_host_context records, one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
+  if (argc == 2 && std::string(argv[1]) == "--host") {
+    std::printf("caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\n",
+                cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(),
+                bench_threads(), copy_bandwidth() / 1e9);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  add_host_context();
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

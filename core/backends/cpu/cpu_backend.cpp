@@ -25,8 +25,8 @@ class CpuBackend : public Backend {
     ex.pool = &pool_;
     ex.threads = ThreadPool::resolve_threads(ctx.threads);
     ex.ctx = &ctx;
-    ex.nt = result.outputs[0].tensor.nbytes() >= cpu::kStreamBytes;
     const OpSpec& op = *p.op;
+    ex.nt = cpu::stream_output(result.outputs[0].tensor.nbytes(), op.is_grad ? 3 : 2);
     if (op.family == OpFamily::GlobalNorm)
       op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
     else

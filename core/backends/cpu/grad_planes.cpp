@@ -5,25 +5,25 @@
 // from memory instead of 5. Used for training grads when a plane's x+dy fits about half of a
 // core's L2 and there are at least as many channels as threads. The plane is reduced chunk by
 // chunk exactly as reduce_pass does it, so the sums (and dx) are bitwise identical to the
-// two-pass structure and independent of the thread count. Small planes (7x7: 196 bytes, 400 KB
+// two-pass structure and independent of the thread count. "Fits" is measured against this
+// host's L2 (host_caches.h: reuse_bytes), so the choice follows the machine: 1.75 MiB on a core
+// with 2 MiB of L2, 448 KiB on one with 512 KiB. Small planes (7x7: 196 bytes, 400 KB
 // apart) are taken a channel block at a time instead (block_kernels.h), so the unit a thread
 // reduces and rewrites is one long contiguous run per image rather than dozens of short ones.
 
 #include "backends/cpu/block_kernels.h"
+#include "backends/cpu/host_caches.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
 
-namespace {
-constexpr std::size_t kPlaneBytes = 1u << 20;
-}
-
 bool planes_fit(const Geometry& g, std::size_t element_size, int threads) {
+  const std::size_t budget = host_caches().reuse_bytes();
   if (g.blocks())
     return g.block_count() >= threads &&
-           2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= kPlaneBytes;
+           2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= budget;
   return !g.rows() && g.channels >= threads &&
-         2 * static_cast<std::size_t>(g.m) * element_size <= kPlaneBytes;
+         2 * static_cast<std::size_t>(g.m) * element_size <= budget;
 }
 
 namespace {
@@ -41,7 +41,8 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(g.block_count(), n, t);
     const std::size_t lanes = static_cast<std::size_t>(g.block_c * g.inner);
-    std::vector<A> acc(2 * lanes), mB, part0(static_cast<std::size_t>(g.channels)), part1(part0);
+    LaneArrays<A> acc(static_cast<std::int64_t>(lanes), 2);
+    std::vector<A> mB, part0(static_cast<std::size_t>(g.channels)), part1(part0);
     Affine<A> f;
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
@@ -51,8 +52,7 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       const std::int64_t c0 = g.block_begin(blk), c1 = g.block_end(blk);
       for (std::int64_t k = 0; k < g.chunks; ++k) {
         block_reduce<Sum::Grad, false, T>(g, x, dy, nullptr, blk, k, mB.data(), nullptr, false,
-                                          acc.data(), acc.data() + lanes, part0.data(),
-                                          part1.data());
+                                          acc[0], acc[1], part0.data(), part1.data());
         for (std::int64_t c = c0; c < c1; ++c) {
           totals.s0[c] += static_cast<double>(part0[c]);
           totals.s1[c] += static_cast<double>(part1[c]);

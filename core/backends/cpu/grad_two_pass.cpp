@@ -39,9 +39,10 @@ void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   const int n = threads_for(ex, items);
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
-    std::vector<A> acc(static_cast<std::size_t>(2 * g.block_c * g.inner)), mB;
-    A* acc0 = acc.data();
-    A* acc1 = acc0 + g.block_c * g.inner;
+    LaneArrays<A> acc(g.block_c * g.inner, 2);
+    std::vector<A> mB;
+    A* acc0 = acc[0];
+    A* acc1 = acc[1];
     std::int64_t tiled = -1;
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
@@ -94,16 +95,17 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
     if (g.rows()) {
-      std::vector<A> acc(static_cast<std::size_t>(2 * g.lanes()));
-      A* acc0 = acc.data();
-      A* acc1 = acc0 + g.lanes();
+      LaneArrays<A> lanes(g.lanes(), 3);
+      A* acc0 = lanes[0];
+      A* acc1 = lanes[1];
+      const A* m_t = lanes.copy(2, mL);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0.data() + k * g.channels;
         A* p1 = parts.s1.data() + k * g.channels;
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
         by_sum(kind, [&](auto S) {
-          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, mL.data(), nullptr,
-                                                    acc0, acc1, nullptr, p0, p1);
+          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
+                                                    acc1, nullptr, p0, p1);
         });
       }
       return;

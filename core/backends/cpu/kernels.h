@@ -11,8 +11,8 @@
 //
 // Rows (inner == 1: NHWC, NDHWC, and channels-first tensors with one spatial element) are
 // contiguous [C] rows. `group` consecutive rows are folded into one accumulator row of width
-// lanes = C*group >= 16, so small and odd C still give long contiguous loops that gcc vectorizes,
-// with per-lane coefficients tiled to the same width.
+// lanes = C*group >= 16 (a multiple of 16 where that stays <= kMaxRowLanes), so small and odd C
+// still give long contiguous vector loops, with per-lane coefficients tiled to the same width.
 // Planes (inner > 1) are contiguous runs of `inner` elements per (o, c); they are summed into 16
 // independent lanes.
 // Blocks (1 < inner <= kMaxBlockInner: channels-first with small planes, 14x14, 7x7) are planes
@@ -49,6 +49,7 @@ constexpr int kLanes = 16;
 constexpr std::int64_t kBlock = 4096;       // elements staged in L1 before a non-temporal copy out
 constexpr std::int64_t kBlockLanes = 2048;  // target row length of a channel block
 constexpr std::int64_t kMaxBlockInner = 512;  // larger planes are long enough on their own
+constexpr std::int64_t kMaxRowLanes = 1024;   // widest folded row (rows layout)
 
 struct Geometry {
   std::int64_t outer = 0, channels = 0, inner = 0, m = 0;
@@ -71,7 +72,17 @@ inline Geometry make_geometry(const ChannelView& v) {
   g.channels = v.channels;
   g.inner = v.inner;
   g.m = v.per_channel();
-  if (g.rows()) g.group = (kLanes + g.channels - 1) / g.channels;
+  if (g.rows() && g.channels > 0) {
+    // Rows a whole number of 16 elements wide (a 64-byte line of f32, the widest x86 vector)
+    // leave no scalar tail on any target: C = 3 folds 16 rows into 48 lanes, C = 17 into 272,
+    // where ceil(16/C) rows left 2 of every 18 lanes (1 of 17) to scalar code (callgrind on
+    // AVX2: 5-5.6 instructions per element). Capped so the accumulators, centres and
+    // coefficients stay within 16 KiB of L1; fixed, not per host, since it sets the order of
+    // additions.
+    const std::int64_t aligned = 16 / std::gcd<std::int64_t>(g.channels, 16);
+    g.group =
+        g.channels * aligned <= kMaxRowLanes ? aligned : (kLanes + g.channels - 1) / g.channels;
+  }
   if (g.inner > 1 && g.inner <= kMaxBlockInner && g.channels > 0) {
     // A multiple of `unit` channels makes every block start and row length a multiple of 16
     // elements, so rows start vector aligned and the dx stores can all be non-temporal.
@@ -143,6 +154,31 @@ std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
     std::copy_n(per_channel.begin(), std::min(per_channel.size(), out.size() - j), out.begin() + j);
   return out;
 }
+
+// A thread's lane arrays for the rows sweeps: the two accumulator rows and its own copies of
+// the per-lane tables the sweep reads beside them, in one buffer with each start one cache line
+// further into a 4 KiB page than the last. Side by side at their natural sizes (C = 1024, 2048:
+// whole multiples of 4 KiB) every accumulator store shares its page offset with the next loads
+// of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
+// from the heap land at offsets that vary from process to process, so the same case ran 2-3x
+// slower in one program than in another on the AVX2 host.
+template <class A>
+class LaneArrays {
+ public:
+  LaneArrays(std::int64_t lanes, int count)
+      : stride_(static_cast<std::size_t>((lanes + 15) / 16 * 16 + 16)),
+        buf_(stride_ * static_cast<std::size_t>(count)) {}
+  A* operator[](int k) { return buf_.data() + stride_ * static_cast<std::size_t>(k); }
+  // Array k filled with `values` (lanes long).
+  const A* copy(int k, const std::vector<A>& values) {
+    std::copy(values.begin(), values.end(), (*this)[k]);
+    return (*this)[k];
+  }
+
+ private:
+  std::size_t stride_;
+  std::vector<A> buf_;
+};
 
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
 // out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt.

@@ -1,6 +1,7 @@
 #pragma once
 // The cpu backend's ops: per-channel epilogues around the pass structures in passes.h.
 
+#include "backends/cpu/host_caches.h"
 #include "backends/cpu/passes.h"
 #include "ops/prepared.h"
 
@@ -14,8 +15,13 @@ void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result);
 void run_fused_forward(const Exec& ex, const Prepared& p, Result& result);
 void run_global_forward(const Exec& ex, const Prepared& p, Result& result);
 
-// Outputs at least this large are streamed with non-temporal stores.
-constexpr std::size_t kStreamBytes = 16u << 20;
+// Whether an output is streamed with non-temporal stores: when the run's tensors together
+// (`tensors` of output_bytes each: x, dy, dx for the grads) exceed half of this host's
+// last-level cache, a cached dx could not stay anyway; it would cost a read-for-ownership (a 4th
+// pass) and evict x and dy. Below that, cached stores leave dx where the next reader finds it.
+inline bool stream_output(std::size_t output_bytes, int tensors) {
+  return output_bytes * static_cast<std::size_t>(tensors) > host_caches().llc_bytes() / 2;
+}
 
 template <class A>
 std::vector<A> narrow(const std::vector<double>& v) {

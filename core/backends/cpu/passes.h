@@ -6,11 +6,12 @@
 //                      stay in cache between the two (NHWC with large M, big NCHW planes);
 //                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
 //   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
-//                      planes of <= 512 elements) x+dy fits half a core's L2: reduce then
-//                      write it while it is cache-hot, 3 passes.
+//                      planes of <= 512 elements) x+dy fits this host's L2 less an
+//                      eighth (host_caches.h): reduce then write it while it is cache-hot, 3 passes.
 //   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
 //                      needs no reduction, so sums and dx in one sweep, 3 passes.
-// dx is written with non-temporal stores when large (no read-for-ownership, which would be a
+// dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
+// (ops.h: stream_output; no read-for-ownership, which would be a
 // 4th/6th pass, and no eviction of x and dy). All structures produce bitwise identical sums for
 // a given shape, for any thread count (see kernels.h).
 

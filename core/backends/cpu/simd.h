@@ -83,4 +83,7 @@ void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, f
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 
+// Bytes of one vector of that target (64 on AVX-512, 32 on AVX2, 16 on SSE4).
+std::int64_t vector_bytes();
+
 }  // namespace bnscope::cpu::simd

@@ -23,9 +23,10 @@ void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* 
   const int n = threads_for(ex, items);
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
-    std::vector<A> acc(static_cast<std::size_t>(2 * g.block_c * g.inner)), mB, pB;
-    A* acc0 = acc.data();
-    A* acc1 = acc0 + g.block_c * g.inner;
+    LaneArrays<A> acc(g.block_c * g.inner, 2);
+    std::vector<A> mB, pB;
+    A* acc0 = acc[0];
+    A* acc1 = acc[1];
     std::int64_t tiled = -1;
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
@@ -59,15 +60,16 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   const int n = threads_for(ex, items);
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
-    std::vector<A> acc(g.rows() ? static_cast<std::size_t>(2 * g.lanes()) : 0);
+    LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
+    const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
+    const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       if (g.rows()) {
-        rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item),
-                                        mL.data(), pL.data(), acc.data(), acc.data() + g.lanes(),
-                                        staging, parts.s0.data() + item * g.channels,
-                                        parts.s1.data() + item * g.channels);
+        rows_reduce<Sum::Grad, true, T>(
+            g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t, p_t, lanes[0], lanes[1],
+            staging, parts.s0.data() + item * g.channels, parts.s1.data() + item * g.channels);
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c, mean[c],
