@@ -185,7 +185,7 @@ Problem build_global(const OpSpec* op, DType t, Shape shape, bool scaled, std::u
 
 void add_global(const OpSpec& op, std::vector<SelftestCase>& out) {
   std::uint64_t seed = 1000;
-  for (DType t : op.cpu_types)  // float64 too: TensorFlow registers it (on CPU)
+  for (DType t : op.gpu_types)
     for (const Shape& shape : kGlobalShapes)
       for (bool scaled : {true, false}) {
         const std::string label = std::string(op.name) + (scaled ? " scaled " : " unscaled ") +

@@ -4,6 +4,9 @@
 #ifdef BNSCOPE_HAVE_GPU
 #include "register.h"
 #endif
+#ifdef BNSCOPE_HAVE_CUDA_EMU
+#include "emu_backend.h"
+#endif
 
 namespace bnscope::app {
 
@@ -19,6 +22,13 @@ void register_all_backends() {
     r.add(make_unavailable_backend(
         name, name == std::string("cuda") ? "hand-written CUDA kernels" : "cuDNN 9",
         "not built: no CUDA toolkit was found when bnscope was configured"));
+#endif
+#ifdef BNSCOPE_HAVE_CUDA_EMU
+  r.add(gpu::make_cuda_emu_backend());
+#else
+  r.add(make_unavailable_backend(
+      "cuda-emu", "the cuda backend's kernels run on the CPU by a CUDA execution emulator",
+      "not built: CUDA's headers (cuda_fp16.h) were not found when bnscope was configured"));
 #endif
 }
 
