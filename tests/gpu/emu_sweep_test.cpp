@@ -14,6 +14,8 @@
 #include "emulator.h"
 #include "engine.h"
 #include "ops/prepared.h"
+#include "ops/sample.h"
+#include "profile/profiler.h"
 #include "selftest.h"
 
 namespace bnscope::gpu {
@@ -132,15 +134,79 @@ TEST(EmuSweepCoverage, ReachesBothVariantsAndTheWideIndexPath) {
     if (c.label.find("Grad") == std::string::npos) continue;
     const Prepared p = prepare(c.build());
     Result r;
-    run_emulated(p, r, [&](Plan& plan) {
-      cta = cta || plan.variant == Variant::CtaPerGroup;
-      split = split || plan.variant == Variant::SplitM;
-    });
+    struct Planned {};  // stops the run once the plan is known
+    try {
+      run_emulated(p, r, [&](Plan& plan) {
+        cta = cta || plan.variant == Variant::CtaPerGroup;
+        split = split || plan.variant == Variant::SplitM;
+        throw Planned{};
+      });
+    } catch (const Planned&) {
+    }
     if (cta && split) break;
   }
   // The planner alone picks both somewhere in the sweep; the forced runs cover the rest.
   EXPECT_TRUE(cta);
   EXPECT_TRUE(split);
+}
+
+// Shapes that reach the planner's other branches: partial channel groups (C = 33 over groups of
+// 32), small channel counts with many positions (split-m over a shared-memory tree), NCHW planes
+// long enough to split, one value; blocks spread over two host threads.
+TEST(EmuPlannerBranches, MatchCpuReferenceInEveryOrder) {
+  struct Shape_ {
+    Shape shape;
+    DataFormat format;
+  };
+  const Shape_ shapes[] = {{{2, 3, 5, 33}, DataFormat::NHWC},
+                           {{1, 1, 3000, 5}, DataFormat::NHWC},
+                           {{2, 60, 50, 3}, DataFormat::NCHW},
+                           {{1, 1, 1, 1}, DataFormat::NCHW}};
+  Backend& reference = *BackendRegistry::instance().find("cpu-reference");
+  std::unique_ptr<Backend> emu_backend = make_cuda_emu_backend();
+  std::uint64_t seed = 1;
+  for (const Shape_& sh : shapes)
+    for (const char* op : {"FusedBatchNormGradV3", "FusedBatchNormV3"})
+      for (bool training : {true, false})
+        for (emu::Order order : {emu::Order::Forward, emu::Order::Reverse, emu::Order::Random}) {
+          SampleSpec spec;
+          spec.op = op;
+          spec.shape = sh.shape;
+          spec.format = sh.format;
+          spec.is_training = training;
+          spec.seed = seed++;
+          emu::Config config;
+          config.order = order;
+          config.seed = spec.seed;
+          config.host_threads = 2;
+          emu::set_config(config);
+          const Prepared p = prepare(random_problem(spec));
+          SCOPED_TRACE(std::string(op) + " " + shape_str(sh.shape) + " " +
+                       std::string(data_format_name(sh.format)) + (training ? " train " : " ") +
+                       emu::order_name(order));
+          const Result want = run_prepared(p, reference);
+          const Result got = run_prepared(p, *emu_backend);
+          const CaseOutcome o = compare_results(got, want, p.t);
+          EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail;
+        }
+  emu::set_config({});
+}
+
+// The emulator has no device clock: a profile of cuda-emu is a host run (one "kernel:cpu" phase
+// of wall time), never device phases with host times in them, and no device roofline.
+TEST(CudaEmuBackend, ProfilingReportsHostTimeAsAHostRun) {
+  BackendRegistry::instance().add(make_cuda_emu_backend());
+  const SelftestCase& c = cases().front();
+  ProfileOptions o;
+  o.warmup = 0;
+  o.reps = 2;
+  o.measure_copy = false;
+  o.device_peak_gbps = 3000;
+  const Profile prof = profile_problem(c.build(), "cuda-emu", o);
+  ASSERT_EQ(prof.phases.size(), 1u);
+  EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");
+  EXPECT_EQ(prof.roofline_source, "");
+  EXPECT_EQ(prof.kernel_seconds, prof.wall.median);
 }
 
 }  // namespace
