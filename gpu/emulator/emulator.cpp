@@ -101,6 +101,9 @@ struct BlockRun {
   bool race_check = true;
 #ifdef BNSCOPE_EMU_ASAN
   void* fake_stack = nullptr;
+  // The scheduler's own stack (the host thread's), learnt when a fiber first runs.
+  const void* scheduler_bottom = nullptr;
+  std::size_t scheduler_size = 0;
 #endif
 };
 
@@ -180,9 +183,9 @@ void switch_to_fiber(BlockRun& b, Fiber& f) {
 void switch_to_scheduler(BlockRun& b, Fiber& f, bool exiting) {
 #ifdef BNSCOPE_EMU_ASAN
   void* fake = nullptr;
-  __sanitizer_start_switch_fiber(exiting ? nullptr : &fake, nullptr, 0);
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &fake, b.scheduler_bottom, b.scheduler_size);
   swapcontext(&f.ctx, &b.scheduler);
-  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+  __sanitizer_finish_switch_fiber(fake, &b.scheduler_bottom, &b.scheduler_size);
 #else
   (void)exiting;
   swapcontext(&f.ctx, &b.scheduler);
@@ -190,10 +193,10 @@ void switch_to_scheduler(BlockRun& b, Fiber& f, bool exiting) {
 }
 
 void fiber_main() {
-#ifdef BNSCOPE_EMU_ASAN
-  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
-#endif
   BlockRun& b = *g_block;
+#ifdef BNSCOPE_EMU_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &b.scheduler_bottom, &b.scheduler_size);
+#endif
   Fiber& f = *g_fiber;
   try {
     (*b.body)();
@@ -435,23 +438,25 @@ std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int arg, in
   const auto warp = static_cast<std::size_t>(f.linear / 32);
   const int lane = f.linear % 32;
   WarpSlot& w = b.warps[warp];
-  const std::string at =
-      std::string(op_name(op)) + " with mask " + hex(mask) + " in " + where(b, f.linear);
-  if (!(mask >> lane & 1u)) fault("warp check: " + at + ": the calling lane is not in the mask");
+  // Built only for a report: warp operations are the emulator's hot path.
+  const auto at = [&] {
+    return std::string(op_name(op)) + " with mask " + hex(mask) + " in " + where(b, f.linear);
+  };
+  if (!(mask >> lane & 1u)) fault("warp check: " + at() + ": the calling lane is not in the mask");
   if (width < 1 || width > 32 || (width & (width - 1)))
-    fault("warp check: " + at + ": width " + std::to_string(width) +
+    fault("warp check: " + at() + ": width " + std::to_string(width) +
           " is not a power of two <= 32");
   const std::size_t in_warp = std::min<std::size_t>(32, b.fibers.size() - warp * 32);
   const unsigned present = in_warp == 32 ? 0xffffffffu : (1u << in_warp) - 1u;
   if (mask & ~present)
-    fault("warp check: " + at + ": lanes " + lane_list(mask & ~present) +
+    fault("warp check: " + at() + ": lanes " + lane_list(mask & ~present) +
           " named in the mask do not exist in this block");
   if (w.arrived == 0) {
     w.op = op;
     w.mask = mask;
     w.width = width;
   } else if (w.op != op || w.mask != mask || w.width != width) {
-    fault("warp check: " + at + " while lanes " + lane_list(w.arrived) + " of its warp wait at " +
+    fault("warp check: " + at() + " while lanes " + lane_list(w.arrived) + " of its warp wait at " +
           op_name(w.op) + " with mask " + hex(w.mask));
   }
   w.value[lane] = value;
@@ -460,7 +465,7 @@ std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int arg, in
   for (int l = 0; l < 32; ++l)
     if ((mask & ~w.arrived) >> l & 1u &&
         b.fibers[warp * 32 + static_cast<std::size_t>(l)].state == State::Done)
-      fault("warp check: " + at + ": lane " + std::to_string(l) +
+      fault("warp check: " + at() + ": lane " + std::to_string(l) +
             " named in the mask has exited and never arrives");
   if (w.arrived != mask) {
     f.state = State::Warp;

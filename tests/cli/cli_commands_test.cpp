@@ -34,6 +34,14 @@ TEST(CliOps, DescribesTheBackendsCudaEmuAsTheKernelsOnTheCpu) {
   }
 }
 
+TEST(CliSelftest, RunsTheSweepOnCudaEmu) {
+  const CliRun r = run_cli({"selftest", "--backend", "cuda-emu", "--filter",
+                            "FusedBatchNormGradV3 NHWC train inv_std float32 [5,7,11,4]"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("cuda-emu pass"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 passed, 0 failed, 0 unsupported, 0 errors"), std::string::npos) << r.out;
+}
+
 TEST(CliOps, UnknownOpIsBadInput) {
   const CliRun r = run_cli({"ops", "--op", "FusedBatchNormGradV9"});
   EXPECT_EQ(r.status, 2);

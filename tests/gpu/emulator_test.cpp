@@ -8,6 +8,10 @@
 #include <gtest/gtest.h>
 // clang-format on
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -346,6 +350,33 @@ TEST(EmulatorChecks, LaunchesOutsideTheDeviceLimitsAreRefused) {
                      reinterpret_cast<unsigned*>(out.data()));
             }).find("threads per block"),
             std::string::npos);
+}
+
+// The race check sees only shared memory declared through dynamic_shared<T>() or SharedArray; a
+// plain `__shared__ T a[N]` in the device sources would compile in the emulator unchecked.
+TEST(EmulatorChecks, DeviceSourcesDeclareSharedMemoryThroughCheckedTypes) {
+  namespace fs = std::filesystem;
+  const std::regex plain(R"(__shared__\s+(?!SharedArray<)(?!__align__)[A-Za-z_])");
+  int files = 0;
+  for (const char* dir : {"gpu/kernels", "gpu/blocks"})
+    for (const auto& e : fs::directory_iterator(fs::path(BNSCOPE_SOURCE_DIR) / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".cu" && ext != ".cuh") continue;
+      ++files;
+      std::ifstream in(e.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string src = text.str();
+      for (auto it = std::sregex_iterator(src.begin(), src.end(), plain);
+           it != std::sregex_iterator(); ++it) {
+        // shared.cuh's device branch is where the checked types map to the plain ones.
+        const bool device_branch =
+            e.path().filename() == "shared.cuh" &&
+            src.compare(static_cast<std::size_t>(it->position()) - 7, 7, "extern ") == 0;
+        EXPECT_TRUE(device_branch) << e.path() << ": " << it->str();
+      }
+    }
+  EXPECT_GT(files, 5);
 }
 
 }  // namespace
