@@ -4,14 +4,14 @@
 
 namespace bnscope::gpu {
 
-DeviceBuffer upload_channel_input(const Prepared& p, std::string_view name, bool as_double,
-                                  Stream s) {
-  return upload_channels(p.in(name).to_doubles(), as_double, s);
+DeviceBuffer upload_channel_input(DeviceRuntime& rt, const Prepared& p, std::string_view name,
+                                  bool as_double, Stream s) {
+  return upload_channels(rt, p.in(name).to_doubles(), as_double, s);
 }
 
 void* ChannelResults::make(std::string output) {
   const std::size_t elem = as_double_ ? sizeof(double) : sizeof(float);
-  return adopt(DeviceBuffer(channels_ * elem), std::move(output));
+  return adopt(DeviceBuffer(rt_, channels_ * elem), std::move(output));
 }
 
 void* ChannelResults::adopt(DeviceBuffer buffer, std::string output) {

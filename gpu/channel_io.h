@@ -15,13 +15,13 @@
 namespace bnscope::gpu {
 
 // The input `name` of p as float (or double when as_double) on the device.
-DeviceBuffer upload_channel_input(const Prepared& p, std::string_view name, bool as_double,
-                                  Stream s);
+DeviceBuffer upload_channel_input(DeviceRuntime& rt, const Prepared& p, std::string_view name,
+                                  bool as_double, Stream s);
 
 class ChannelResults {
  public:
-  ChannelResults(std::size_t channels, bool as_double)
-      : channels_(channels), as_double_(as_double) {}
+  ChannelResults(DeviceRuntime& rt, std::size_t channels, bool as_double)
+      : rt_(rt), channels_(channels), as_double_(as_double) {}
 
   // A new device vector whose contents end up in `output`.
   void* make(std::string output);
@@ -40,6 +40,7 @@ class ChannelResults {
     std::string output;
     std::vector<double> values;
   };
+  DeviceRuntime& rt_;
   std::size_t channels_;
   bool as_double_;
   std::vector<Item> items_;  // moving an Item keeps its device pointer

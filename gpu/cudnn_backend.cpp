@@ -5,6 +5,7 @@
 
 #include "channel_io.h"
 #include "cuda_backend.h"
+#include "cuda_runtime_impl.h"
 #include "cudnn_legacy.h"
 #include "device_memory.h"
 #include "device_query.h"
@@ -60,7 +61,7 @@ class CudnnBackend : public Backend {
     ctx.check_cancel();
     if (p.op->is_grad && !p.is_training) {
       run_cuda_kernels(p, r, name());
-      note(r, "freeze-grad-not-cudnn",
+      note(r, "inference-grad-not-cudnn",
            "TensorFlow computes the is_training=false gradient with an Eigen GPU reduction, "
            "not cuDNN; bnscope ran its cuda kernel for it");
       return;
@@ -87,17 +88,18 @@ class CudnnBackend : public Backend {
   }
 
  private:
+  static DeviceRuntime& rt() { return cuda_runtime(); }
   struct CudnnStream {
     explicit CudnnStream(CudnnHandle& h) : handle(h) { handle.set_stream(stream.get()); }
     CudnnHandle& handle;
-    CudaStream stream;
+    DeviceStream stream{cuda_runtime()};
   };
 
   void backward(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
     const Stream s = run.stream.get();
     const auto c = static_cast<std::size_t>(p.channels());
     const bool persistent = persistent_mode_requested();
-    PhaseTimer timer(p.op->name, name(), s);
+    PhaseTimer timer(rt(), p.op->name, name(), s);
     if (!p.reserve_is_inv_std())
       note(r, "reserve-converted",
            "reserve_space_2 converted from the variance to 1/sqrt(variance + epsilon) for cuDNN",
@@ -107,12 +109,12 @@ class CudnnBackend : public Backend {
     DeviceBuffer x, dy, scale, mean, inv_std, reserve;
     {
       PhaseScope phase(timer, "upload");
-      x = upload(p.in("x"), s);
-      dy = upload(p.in("y_backprop"), s);
-      scale = upload_channel_input(p, "scale", false, s);
-      mean = upload_channel_input(p, "reserve_space_1", false, s);
-      inv_std = upload_channels(saved_inv_std(p), false, s);
-      if (ex) reserve = upload(p.in("reserve_space_3"), s);
+      x = upload(rt(), p.in("x"), s);
+      dy = upload(rt(), p.in("y_backprop"), s);
+      scale = upload_channel_input(rt(), p, "scale", false, s);
+      mean = upload_channel_input(rt(), p, "reserve_space_1", false, s);
+      inv_std = upload_channels(rt(), saved_inv_std(p), false, s);
+      if (ex) reserve = upload(rt(), p.in("reserve_space_3"), s);
     }
     std::size_t workspace_bytes = 0;
     if (ex) {
@@ -127,8 +129,8 @@ class CudnnBackend : public Backend {
       }
     }
     OutputTensor& dx_out = r.outputs[0];
-    DeviceBuffer dx(dx_out.tensor.nbytes()), workspace(workspace_bytes);
-    ChannelResults results(c, false);
+    DeviceBuffer dx(rt(), dx_out.tensor.nbytes()), workspace(rt(), workspace_bytes);
+    ChannelResults results(rt(), c, false);
     BnBackward a;
     a.x = x.get();
     a.dy = dy.get();
@@ -161,31 +163,32 @@ class CudnnBackend : public Backend {
     const bool persistent = persistent_mode_requested();
     const bool ex = p.op->version == 3;  // only V3 hands TensorFlow a reserve-space allocator
     const bool blend = p.exponential_avg_factor != 1.0;
-    PhaseTimer timer(p.op->name, name(), s);
-    ChannelResults results(c, false);
+    PhaseTimer timer(rt(), p.op->name, name(), s);
+    ChannelResults results(rt(), c, false);
     DeviceBuffer x, scale, offset;
     void* running_mean = nullptr;
     void* running_var = nullptr;
     {
       PhaseScope phase(timer, "upload");
-      x = upload(p.in("x"), s);
-      scale = upload_channel_input(p, "scale", false, s);
-      offset = upload_channel_input(p, "offset", false, s);
+      x = upload(rt(), p.in("x"), s);
+      scale = upload_channel_input(rt(), p, "scale", false, s);
+      offset = upload_channel_input(rt(), p, "offset", false, s);
       // TensorFlow pre-copies mean/variance into the outputs when blending, else zero-fills.
       const std::vector<double> zeros(c);
-      running_mean = results.adopt(
-          blend ? upload_channel_input(p, "mean", false, s) : upload_channels(zeros, false, s),
-          "batch_mean");
-      running_var = results.adopt(
-          blend ? upload_channel_input(p, "variance", false, s) : upload_channels(zeros, false, s),
-          "batch_variance");
+      running_mean = results.adopt(blend ? upload_channel_input(rt(), p, "mean", false, s)
+                                         : upload_channels(rt(), zeros, false, s),
+                                   "batch_mean");
+      running_var = results.adopt(blend ? upload_channel_input(rt(), p, "variance", false, s)
+                                        : upload_channels(rt(), zeros, false, s),
+                                  "batch_variance");
     }
     const std::size_t ws_bytes =
         ex ? forward_training_ex_workspace_bytes(run.handle, persistent, t) : 0;
     const std::size_t rs_bytes = ex ? training_ex_reserve_bytes(run.handle, persistent, t) : 0;
     OutputTensor& y_out = r.outputs[0];
     // The reserve buffer is padded to whole floats: reserve_space_3 is a float tensor.
-    DeviceBuffer y(y_out.tensor.nbytes()), workspace(ws_bytes), reserve((rs_bytes + 3) / 4 * 4);
+    DeviceBuffer y(rt(), y_out.tensor.nbytes()), workspace(rt(), ws_bytes),
+        reserve(rt(), (rs_bytes + 3) / 4 * 4);
     BnForward a;
     a.x = x.get();
     a.y = y.get();
@@ -234,19 +237,19 @@ class CudnnBackend : public Backend {
 
   void forward_inference(const Prepared& p, Result& r, const BnTensors& t, CudnnStream& run) {
     const Stream s = run.stream.get();
-    PhaseTimer timer(p.op->name, name(), s);
+    PhaseTimer timer(rt(), p.op->name, name(), s);
     const std::vector<double> mean = p.in("mean").to_doubles(), var = p.in("variance").to_doubles();
     DeviceBuffer x, scale, offset, mean_b, var_b;
     {
       PhaseScope phase(timer, "upload");
-      x = upload(p.in("x"), s);
-      scale = upload_channel_input(p, "scale", false, s);
-      offset = upload_channel_input(p, "offset", false, s);
-      mean_b = upload_channels(mean, false, s);
-      var_b = upload_channels(var, false, s);
+      x = upload(rt(), p.in("x"), s);
+      scale = upload_channel_input(rt(), p, "scale", false, s);
+      offset = upload_channel_input(rt(), p, "offset", false, s);
+      mean_b = upload_channels(rt(), mean, false, s);
+      var_b = upload_channels(rt(), var, false, s);
     }
     OutputTensor& y_out = r.outputs[0];
-    DeviceBuffer y(y_out.tensor.nbytes());
+    DeviceBuffer y(rt(), y_out.tensor.nbytes());
     BnForward a;
     a.x = x.get();
     a.y = y.get();

@@ -71,11 +71,23 @@ struct ElementwiseLaunch {
   const void* coef = nullptr;
 };
 
-void launch_grad(DType t, const Plan& plan, const View& view, const GradLaunch& a, Stream s,
-                 PhaseHooks& hooks);
-void launch_forward_training(DType t, const Plan& plan, const View& view,
-                             const ForwardTrainingLaunch& a, Stream s, PhaseHooks& hooks);
-void launch_elementwise(DType t, const Plan& plan, const View& view, const ElementwiseLaunch& a,
-                        Stream s, PhaseHooks& hooks);
+// The launchers of kernels/*.cu: built by nvcc for a device (cuda_device) and, from the same
+// sources, as host C++ for the emulator (emulated). The orchestration picks a set through
+// DeviceRuntime::kernels().
+struct KernelLaunchers {
+  void (*grad)(DType t, const Plan& plan, const View& view, const GradLaunch& a, Stream s,
+               PhaseHooks& hooks);
+  void (*forward_training)(DType t, const Plan& plan, const View& view,
+                           const ForwardTrainingLaunch& a, Stream s, PhaseHooks& hooks);
+  void (*elementwise)(DType t, const Plan& plan, const View& view, const ElementwiseLaunch& a,
+                      Stream s, PhaseHooks& hooks);
+};
+
+namespace cuda_device {
+const KernelLaunchers& launchers();
+}
+namespace emulated {
+const KernelLaunchers& launchers();
+}
 
 }  // namespace bnscope::gpu

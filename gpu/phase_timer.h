@@ -1,21 +1,20 @@
 #pragma once
-// NVTX 3 ranges "bnscope/<op>/<backend>/<phase>" and CUDA-event timings around every upload,
+// Named ranges "bnscope/<op>/<backend>/<phase>" and device-clock timings around every upload,
 // kernel and download of a run; finish() appends them to Result::timings as "upload",
-// "kernel:<name>", "download".
+// "kernel:<name>", "download". On a runtime without a device clock (the emulator) it records
+// nothing: host time is never reported as device time.
 
 #include <string>
 #include <vector>
 
+#include "device_runtime.h"
 #include "engine/result.h"
-#include "launch.h"
-
-struct CUevent_st;
 
 namespace bnscope::gpu {
 
 class PhaseTimer : public PhaseHooks {
  public:
-  PhaseTimer(std::string_view op, std::string_view backend, Stream s);
+  PhaseTimer(DeviceRuntime& rt, std::string_view op, std::string_view backend, Stream s);
   ~PhaseTimer() override;
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
@@ -29,9 +28,10 @@ class PhaseTimer : public PhaseHooks {
  private:
   struct Phase {
     std::string name;
-    CUevent_st* start = nullptr;
-    CUevent_st* stop = nullptr;
+    Event start = nullptr;
+    Event stop = nullptr;
   };
+  DeviceRuntime& rt_;
   std::string prefix_;
   Stream stream_;
   std::vector<Phase> phases_;

@@ -64,8 +64,8 @@ struct FusedCase {
 };
 
 std::string fused_label(const FusedCase& f) {
-  std::string label =
-      std::string(f.op->name) + " " + format_label(f.format) + (f.training ? " train" : " freeze");
+  std::string label = std::string(f.op->name) + " " + format_label(f.format) + " " +
+                      std::string(mode_name(f.training));
   if (f.op->is_grad && f.training)
     label += f.convention == ReserveConvention::InvStd ? " inv_std" : " variance";
   if (!f.op->is_grad && f.training && f.op->has_attr("exponential_avg_factor"))
@@ -161,7 +161,7 @@ Problem build_global(const OpSpec* op, DType t, Shape shape, bool scaled, std::u
 
 void add_global(const OpSpec& op, std::vector<SelftestCase>& out) {
   std::uint64_t seed = 1000;
-  for (DType t : op.cpu_types)  // float64 too: TensorFlow registers it (on CPU)
+  for (DType t : op.gpu_types)
     for (const Shape& shape : kGlobalShapes)
       for (bool scaled : {true, false}) {
         const std::string label = std::string(op.name) + (scaled ? " scaled " : " unscaled ") +

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "backends.h"
 #include "command.h"
 #include "flag_reader.h"
 #include "ops/catalog.h"
@@ -67,6 +68,7 @@ int run(Args args) {
       .read(args);
   if (!only) {
     for (const OpSpec& op : op_catalog()) print_op(op);
+    std::printf("%s", app::backends_help().c_str());
     return kExitOk;
   }
   const OpSpec* op = find_op(*only);
@@ -79,7 +81,8 @@ const CommandRegistration reg{
     {"ops", "list the ops: inputs, attrs with TensorFlow's defaults, outputs, dtypes",
      "usage: bnscope-cli ops [--op OP]\n\n"
      "Lists every op bnscope runs (or one), with TensorFlow's argument and attr names,\n"
-     "defaults, allowed values, output names and the dtypes TensorFlow registers.",
+     "defaults, allowed values, output names and the dtypes TensorFlow registers, then the\n"
+     "backends that run them.",
      run}};
 
 }  // namespace

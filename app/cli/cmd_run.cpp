@@ -95,7 +95,7 @@ const CommandRegistration reg{
      "[--quiet]\n\n"
      "Runs the op and writes DIR/<output>.npy for every output, with TensorFlow's output names.\n"
      "Nothing is written unless the whole run succeeds.\n\n"
-     "  --backend B     cpu (default), cpu-reference, cuda, cudnn\n"
+     "  --backend B     cpu (default), cpu-reference, cuda, cudnn, cuda-emu\n"
      "  --out DIR       output directory (created if missing)\n"
      "  --threads N     threads for the cpu backend (0: all)\n"
      "  --sample        without inputs on the command line, run on a seeded random problem\n"

@@ -1,19 +1,19 @@
-// bnscope-cli selftest: the GPU backends against cpu-reference over the selftest sweep (every
-// op x format x mode x dtype on the shapes of TensorFlow's tests), as a pass/fail table.
+// bnscope-cli selftest: the GPU backends (and cuda-emu, their kernels on the CPU) against
+// cpu-reference over the selftest sweep (every op x format x mode x dtype on the shapes of
+// TensorFlow's tests), as a pass/fail table.
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "backends.h"
+#include "backends/backend.h"
 #include "command.h"
 #include "flag_reader.h"
-#include "tensor/error.h"
-
-#ifdef BNSCOPE_HAVE_GPU
-#include "backends/backend.h"
-#include "device_query.h"
 #include "selftest.h"
+#include "tensor/error.h"
+#ifdef BNSCOPE_HAVE_GPU
+#include "device_query.h"
 #endif
 
 namespace bnscope::cli {
@@ -21,7 +21,7 @@ namespace bnscope::cli {
 namespace {
 
 struct Options {
-  std::vector<std::string> backends{"cuda", "cudnn"};
+  std::vector<std::string> backends{"cuda", "cudnn", "cuda-emu"};
   std::string filter;  // substring of the case label
   bool verbose = false;
 };
@@ -32,11 +32,11 @@ Options parse(Args args) {
       .value("--backend",
              [&](const std::string& b) {
                if (b == "all")
-                 o.backends = {"cuda", "cudnn"};
-               else if (b == "cuda" || b == "cudnn")
+                 o.backends = {"cuda", "cudnn", "cuda-emu"};
+               else if (b == "cuda" || b == "cudnn" || b == "cuda-emu")
                  o.backends = {b};
                else
-                 fail("--backend: expected cuda, cudnn or all, got '" + b + "'");
+                 fail("--backend: expected cuda, cudnn, cuda-emu or all, got '" + b + "'");
              })
       .text("--filter", o.filter)
       .set("--verbose", o.verbose)
@@ -47,8 +47,6 @@ Options parse(Args args) {
       .read(args);
   return o;
 }
-
-#ifdef BNSCOPE_HAVE_GPU
 
 int run(Args args) {
   const Options opt = parse(args);
@@ -67,8 +65,10 @@ int run(Args args) {
   if (runnable.empty()) return kExitUnavailable;
   Backend* reference = registry.find("cpu-reference");
   if (!reference) throw Error(ErrorCode::Internal, "cpu-reference is not registered");
+#ifdef BNSCOPE_HAVE_GPU
   std::printf("device: %s\n\n", gpu::device_status().info.summary().c_str());
-  std::printf("%-7s %-11s %9s  %s\n", "backend", "status", "worst", "case");
+#endif
+  std::printf("%-8s %-11s %9s  %s\n", "backend", "status", "worst", "case");
 
   int counts[4] = {0, 0, 0, 0};
   for (const gpu::SelftestCase& c : gpu::selftest_cases()) {
@@ -76,7 +76,7 @@ int run(Args args) {
     for (Backend* b : runnable) {
       const gpu::CaseOutcome o = gpu::run_selftest_case(c, *b, *reference);
       ++counts[static_cast<int>(o.status)];
-      std::printf("%-7s %-11s %9.3g  %s", std::string(b->name()).c_str(),
+      std::printf("%-8s %-11s %9.3g  %s", std::string(b->name()).c_str(),
                   std::string(gpu::case_status_name(o.status)).c_str(), o.worst, c.label.c_str());
       const bool show = o.status != gpu::CaseStatus::Pass || opt.verbose;
       if (show && !o.detail.empty()) std::printf("\n%21s%s", "", o.detail.c_str());
@@ -91,25 +91,15 @@ int run(Args args) {
   return counts[1] + counts[3] > 0 ? kExitMismatch : kExitOk;
 }
 
-#else
-
-int run(Args args) {
-  parse(args);
-  std::fprintf(stderr,
-               "bnscope-cli selftest: not built: no CUDA toolkit at configure time (the cuda "
-               "and cudnn backends are not in this build)\n");
-  return kExitUnavailable;
-}
-
-#endif
-
 const CommandRegistration reg{
     {"selftest", "compare the GPU backends with cpu-reference over every op, format and dtype",
-     "usage: bnscope-cli selftest [--backend cuda|cudnn|all] [--filter TEXT] [--verbose]\n\n"
+     "usage: bnscope-cli selftest [--backend cuda|cudnn|cuda-emu|all] [--filter TEXT] "
+     "[--verbose]\n\n"
      "Runs every op of the catalog x data format x training/inference x dtype on the shapes of\n"
      "TensorFlow's own tests, on the GPU backend(s) and on cpu-reference, and prints one\n"
      "pass/fail line per case with the worst error relative to the dtype's tolerance.\n"
-     "  --backend B   cuda, cudnn or all (default all)\n"
+     "  --backend B   cuda, cudnn, cuda-emu or all (default all); cuda-emu runs the cuda\n"
+     "                backend's kernels on the CPU (no GPU needed; results, no timings)\n"
      "  --filter T    only cases whose label contains T (e.g. 'GradV3 NCHW', 'bfloat16')\n"
      "  --verbose     show the worst element of passing cases too\n"
      "Exit status: 0 all passed, 1 a case failed, 3 no usable device or not built.",

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "command.h"
 #include "problem_args.h"
 #include "report/report.h"
@@ -25,6 +26,7 @@ void print_usage() {
       "commands:\n");
   for (const Command& c : commands())
     std::printf("  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
+  std::printf("\n%s", bnscope::app::backends_help().c_str());
 }
 void print_help(const Command& c) {
   std::printf("%s\n", std::string(c.help).c_str());

@@ -1,6 +1,11 @@
 #pragma once
 // Adds the GPU backends to the registry, or names them as not built.
 
+#include <string>
+
 namespace bnscope::app {
 void register_all_backends();
-}
+// "backends:" and one line per registered backend: its name, what it is, and why it cannot run
+// here when it cannot. Registers them first.
+std::string backends_help();
+}  // namespace bnscope::app

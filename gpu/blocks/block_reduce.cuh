@@ -8,10 +8,11 @@
 
 #include "warp_reduce.cuh"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
-template <class Acc>
-__device__ __forceinline__ void block_reduce_y(Acc& s0, Acc& s1, Acc* smem) {
+// smem: an Acc* into shared memory (dynamic_shared<Acc>() of shared.cuh).
+template <class Acc, class SharedPtr>
+__device__ __forceinline__ void block_reduce_y(Acc& s0, Acc& s1, SharedPtr smem) {
   const unsigned bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
   if (bx == 1) {
     s0 = warp_reduce_sum(s0);
@@ -38,8 +39,8 @@ __device__ __forceinline__ void block_reduce_y(Acc& s0, Acc& s1, Acc* smem) {
     __syncthreads();  // smem may be reused by the caller
     return;
   }
-  Acc* a = smem;
-  Acc* b = smem + bx * by;
+  const SharedPtr a = smem;
+  const SharedPtr b = smem + bx * by;
   a[ty * bx + tx] = s0;
   b[ty * bx + tx] = s1;
   __syncthreads();
@@ -55,4 +56,4 @@ __device__ __forceinline__ void block_reduce_y(Acc& s0, Acc& s1, Acc* smem) {
   __syncthreads();
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -4,7 +4,7 @@
 
 #include "warp_reduce.cuh"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 template <class Acc, class Index>
 __device__ __forceinline__ void sum_partials(const Acc* partials, int splits, Index channels,
@@ -20,4 +20,4 @@ __device__ __forceinline__ void sum_partials(const Acc* partials, int splits, In
   s1 = warp_reduce_sum(s1);
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -2,7 +2,9 @@
 // The [outer, C, inner] index model of core/tensor/layout.h on the device. Index is uint32_t
 // when the planner found E < 2^31, int64_t otherwise.
 
-namespace bnscope::gpu {
+#include "target.cuh"
+
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 template <class Index>
 struct DeviceView {
@@ -17,4 +19,4 @@ struct DeviceView {
   __device__ __forceinline__ Index channel_of(Index e) const { return (e / inner) % channels; }
 };
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -1,12 +1,15 @@
 #pragma once
 // Storage <-> accumulation conversions: f16/bf16/f32 data accumulate in float, f64 in double.
 
+#include "target.cuh"
+// clang-format off
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+// clang-format on
 
 #include "tensor/accumulate.h"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 // The kernels name their accumulation type Acc locally (using Acc = acc_t<T>, or a template
 // parameter), so the shared map is spelled acc_t here.
@@ -53,4 +56,4 @@ __device__ __forceinline__ double inv_sqrt(double v) {
   return 1.0 / sqrt(v);
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -2,7 +2,9 @@
 // Sum over the 32 lanes of a warp with a fixed butterfly, so the result is bitwise the same on
 // every run (no atomics anywhere in bnscope's reductions).
 
-namespace bnscope::gpu {
+#include "target.cuh"
+
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 template <class Acc>
 __device__ __forceinline__ Acc warp_reduce_sum(Acc v) {
@@ -11,4 +13,4 @@ __device__ __forceinline__ Acc warp_reduce_sum(Acc v) {
   return v;
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

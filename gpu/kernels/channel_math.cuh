@@ -6,7 +6,7 @@
 #include "../blocks/types.cuh"
 #include "../launch.h"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 template <class Acc>
 struct Coef {
@@ -102,4 +102,4 @@ __device__ __forceinline__ void store_coef(void* coef, long long channels, long 
   p[3 * channels + c] = r.mu;
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

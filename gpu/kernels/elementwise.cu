@@ -1,13 +1,14 @@
 // The one-pass elementwise launcher: inference y and the global-normalization forward, whose
 // coefficients need no reduction (read x once, write y once: the 2-pass minimum).
 
-#include <cuda_runtime.h>
-
-#include "../cuda_check.h"
-#include "../launch.h"
+#include "../blocks/target.cuh"
+// clang-format off
 #include "elementwise.cuh"
+#include "launch_kernel.cuh"
+#include "launchers.cuh"
+// clang-format on
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 namespace {
 
@@ -15,10 +16,8 @@ template <class T, class Index>
 void run_affine(const Plan& plan, const View& view, const ElementwiseLaunch& a, Stream s) {
   const DeviceView<Index> v{static_cast<Index>(view.outer), static_cast<Index>(view.channels),
                             static_cast<Index>(view.inner)};
-  affine_kernel<T, Index><<<static_cast<unsigned>(plan.ew_grid), plan.ew_block, 0, s>>>(
-      v, static_cast<const T*>(a.u), static_cast<const T*>(a.v), static_cast<T*>(a.out),
-      static_cast<const acc_t<T>*>(a.coef));
-  check_launch("affine_kernel");
+  launch_kernel("affine_kernel", affine_kernel<T, Index>, dim3(static_cast<unsigned>(plan.ew_grid)),
+                dim3(static_cast<unsigned>(plan.ew_block)), 0, s, v, a.u, a.v, a.out, a.coef);
 }
 
 template <class T>
@@ -51,4 +50,4 @@ void launch_elementwise(DType t, const Plan& plan, const View& view, const Eleme
   hooks.end();
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

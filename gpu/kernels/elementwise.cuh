@@ -4,7 +4,7 @@
 #include "../blocks/index.cuh"
 #include "../blocks/types.cuh"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 template <class T, class Index>
 __global__ void affine_kernel(DeviceView<Index> view, const T* u, const T* v, T* out,
@@ -21,4 +21,4 @@ __global__ void affine_kernel(DeviceView<Index> view, const T* u, const T* v, T*
   }
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -11,13 +11,15 @@
 // (read x three times, write y). Inference and the global op are one elementwise pass with
 // coefficients the host computes from the [C] inputs. Scalar loads, as in grad_kernels.cu.
 
-#include <cuda_runtime.h>
-
+#include "../blocks/target.cuh"
+// clang-format off
 #include "../blocks/grid_reduce.cuh"
-#include "../cuda_check.h"
+#include "launch_kernel.cuh"
+#include "launchers.cuh"
 #include "reduce_kernel.cuh"
+// clang-format on
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 namespace {
 
@@ -62,23 +64,21 @@ void run_forward(DType t, const Plan& plan, const View& view, const ForwardTrain
   r.m_per_split = plan.m_per_split;
 
   hooks.begin("forward_sum");
-  reduce_partials_kernel<T, Index, false><<<grid, block, smem, s>>>(v, r, GradLaunch{});
-  check_launch("reduce_partials_kernel");
+  launch_kernel("reduce_partials_kernel", reduce_partials_kernel<T, Index, false>, grid, block,
+                smem, s, v, r, GradLaunch{});
   hooks.end();
   hooks.begin("forward_mean");
-  mean_finish_kernel<Acc, Index><<<finish_blocks, 256, 0, s>>>(
-      v.channels, v.per_channel(), plan.splits, static_cast<const Acc*>(f.workspace), mu);
-  check_launch("mean_finish_kernel");
+  launch_kernel("mean_finish_kernel", mean_finish_kernel<Acc, Index>, dim3(finish_blocks),
+                dim3(256), 0, s, v.channels, v.per_channel(), plan.splits, f.workspace, mu);
   hooks.end();
   r.mu = mu;
   hooks.begin("forward_centered_sum");
-  reduce_partials_kernel<T, Index, false><<<grid, block, smem, s>>>(v, r, GradLaunch{});
-  check_launch("reduce_partials_kernel");
+  launch_kernel("reduce_partials_kernel", reduce_partials_kernel<T, Index, false>, grid, block,
+                smem, s, v, r, GradLaunch{});
   hooks.end();
   hooks.begin("forward_finish");
-  forward_finish_kernel<Acc, Index>
-      <<<finish_blocks, 256, 0, s>>>(v.channels, v.per_channel(), plan.splits, f);
-  check_launch("forward_finish_kernel");
+  launch_kernel("forward_finish_kernel", forward_finish_kernel<Acc, Index>, dim3(finish_blocks),
+                dim3(256), 0, s, v.channels, v.per_channel(), plan.splits, f);
   hooks.end();
   ElementwiseLaunch y;
   y.v = f.x;
@@ -114,4 +114,4 @@ void launch_forward_training(DType t, const Plan& plan, const View& view,
               "forward training in float64: TensorFlow registers no such kernel");
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

@@ -26,14 +26,17 @@
 //    and are the next step once timings on a device show the kernels instruction-bound.
 //  * Indexing: Index = uint32_t below 2^31 elements, int64_t above (planner's index64).
 
-#include <cuda_runtime.h>
-
+#include "../blocks/target.cuh"
+// clang-format off
 #include "../blocks/grid_reduce.cuh"
-#include "../cuda_check.h"
+#include "../blocks/shared.cuh"
 #include "channel_math.cuh"
+#include "launch_kernel.cuh"
+#include "launchers.cuh"
 #include "reduce_kernel.cuh"
+// clang-format on
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 namespace {
 
@@ -41,8 +44,7 @@ namespace {
 template <class T, class Index>
 __global__ void grad_cta_per_group_kernel(DeviceView<Index> v, GradLaunch g) {
   using Acc = acc_t<T>;
-  extern __shared__ unsigned char smem_raw[];
-  Acc* smem = reinterpret_cast<Acc*>(smem_raw);
+  const auto smem = dynamic_shared<Acc>();
   const Index c = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   const Index m = v.per_channel();
   const bool valid = c < v.channels;
@@ -67,7 +69,7 @@ __global__ void grad_cta_per_group_kernel(DeviceView<Index> v, GradLaunch g) {
     if (valid && threadIdx.y == 0) grad_epilogue<Acc>(g, c, s0, s1, m);
     return;
   }
-  Acc* coef = smem;  // 4 per column, after block_reduce_y's last barrier
+  const auto coef = smem;  // 4 per column, after block_reduce_y's last barrier
   if (valid && threadIdx.y == 0) {
     const Coef<Acc> r = grad_epilogue<Acc>(g, c, s0, s1, m);
     coef[threadIdx.x * 4 + 0] = r.a;
@@ -125,9 +127,8 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
   const auto smem = static_cast<size_t>(plan.shared_bytes);
   if (plan.variant == Variant::CtaPerGroup) {
     hooks.begin("grad_cta_per_group");
-    grad_cta_per_group_kernel<T, Index>
-        <<<dim3(static_cast<unsigned>(plan.groups)), block, smem, s>>>(v, g);
-    check_launch("grad_cta_per_group_kernel");
+    launch_kernel("grad_cta_per_group_kernel", grad_cta_per_group_kernel<T, Index>,
+                  dim3(static_cast<unsigned>(plan.groups)), block, smem, s, v, g);
     hooks.end();
     return;
   }
@@ -138,23 +139,22 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
   r.partials = g.workspace;
   r.m_per_split = plan.m_per_split;
   hooks.begin("grad_reduce");
-  reduce_partials_kernel<T, Index, true>
-      <<<dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block, smem,
-         s>>>(v, r, g);
-  check_launch("reduce_partials_kernel");
+  launch_kernel("reduce_partials_kernel", reduce_partials_kernel<T, Index, true>,
+                dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block,
+                smem, s, v, r, g);
   hooks.end();
   hooks.begin("grad_finish");
   const auto warps_per_block = 8;
   const auto blocks =
       static_cast<unsigned>((view.channels + warps_per_block - 1) / warps_per_block);
-  grad_finish_kernel<Acc, Index>
-      <<<blocks, 32 * warps_per_block, 0, s>>>(v.channels, v.per_channel(), plan.splits, g);
-  check_launch("grad_finish_kernel");
+  launch_kernel("grad_finish_kernel", grad_finish_kernel<Acc, Index>, dim3(blocks),
+                dim3(32 * warps_per_block), 0, s, v.channels, v.per_channel(), plan.splits, g);
   hooks.end();
   if (g.kind != GradKind::Training) return;
   hooks.begin("grad_dx");
-  grad_dx_kernel<T, Index><<<static_cast<unsigned>(plan.ew_grid), plan.ew_block, 0, s>>>(v, g);
-  check_launch("grad_dx_kernel");
+  launch_kernel("grad_dx_kernel", grad_dx_kernel<T, Index>,
+                dim3(static_cast<unsigned>(plan.ew_grid)),
+                dim3(static_cast<unsigned>(plan.ew_block)), 0, s, v, g);
   hooks.end();
 }
 
@@ -183,4 +183,4 @@ void launch_grad(DType t, const Plan& plan, const View& view, const GradLaunch& 
   }
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

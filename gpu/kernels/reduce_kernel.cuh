@@ -7,10 +7,11 @@
 
 #include "../blocks/block_reduce.cuh"
 #include "../blocks/index.cuh"
+#include "../blocks/shared.cuh"
 #include "../blocks/types.cuh"
 #include "channel_math.cuh"
 
-namespace bnscope::gpu {
+namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 struct ReduceArgs {
   const void* a = nullptr;   // x
@@ -23,8 +24,7 @@ struct ReduceArgs {
 template <class T, class Index, bool kGrad>
 __global__ void reduce_partials_kernel(DeviceView<Index> v, ReduceArgs r, GradLaunch g) {
   using Acc = acc_t<T>;
-  extern __shared__ unsigned char smem_raw[];
-  Acc* smem = reinterpret_cast<Acc*>(smem_raw);
+  const auto smem = dynamic_shared<Acc>();
   const Index c = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   const Index m = v.per_channel();
   const Index begin = static_cast<Index>(blockIdx.y) * static_cast<Index>(r.m_per_split);
@@ -59,4 +59,4 @@ __global__ void reduce_partials_kernel(DeviceView<Index> v, ReduceArgs r, GradLa
   }
 }
 
-}  // namespace bnscope::gpu
+}  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

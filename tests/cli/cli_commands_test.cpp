@@ -26,6 +26,26 @@ TEST(CliOps, ListsEveryCatalogOpWithItsArgumentNames) {
   }
 }
 
+TEST(CliOps, DescribesTheBackendsCudaEmuAsTheKernelsOnTheCpu) {
+  for (const char* args : {"ops", "--help"}) {
+    const CliRun r = run_cli({args});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::size_t at = r.out.find("\n  cuda-emu ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at + 1) - at);
+    EXPECT_NE(line.find("on the CPU"), std::string::npos) << line;
+    EXPECT_NE(line.find("no GPU timings"), std::string::npos) << line;
+  }
+}
+
+TEST(CliSelftest, RunsTheSweepOnCudaEmu) {
+  const CliRun r = run_cli({"selftest", "--backend", "cuda-emu", "--filter",
+                            "FusedBatchNormGradV3 NHWC train inv_std float32 [5,7,11,4]"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("cuda-emu pass"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 passed, 0 failed, 0 unsupported, 0 errors"), std::string::npos) << r.out;
+}
+
 TEST(CliOps, UnknownOpIsBadInput) {
   const CliRun r = run_cli({"ops", "--op", "FusedBatchNormGradV9"});
   EXPECT_EQ(r.status, 2);

@@ -26,10 +26,19 @@ TEST(SelftestCases, CoverEveryCatalogOpWithUniqueLabels) {
 TEST(SelftestCases, CoverFormatsModesAndDtypes) {
   std::set<std::string> seen;
   for (const SelftestCase& c : selftest_cases())
-    for (const char* key : {"NHWC", "NCHW", "NDHWC", "NCDHW", "train", "freeze", "inv_std",
-                            "float16", "bfloat16", "float32", "float64", "unscaled"})
+    for (const char* key : {"NHWC", "NCHW", "NDHWC", "NCDHW", "training", "inference", "inv_std",
+                            "float16", "bfloat16", "float32", "unscaled"})
       if (c.label.find(key) != std::string::npos) seen.insert(key);
-  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_EQ(seen.size(), 11u);
+}
+
+TEST(SelftestCases, HoldOnlyTheCatalogsGpuTypes) {
+  for (const SelftestCase& c : selftest_cases()) {
+    const Prepared p = prepare(c.build());
+    bool listed = false;
+    for (DType t : p.op->gpu_types) listed = listed || t == p.t;
+    EXPECT_TRUE(listed) << c.label;
+  }
 }
 
 TEST(SelftestCases, AllPrepareAndTrainingReservesMatchTheirX) {

@@ -1,0 +1,58 @@
+#pragma once
+// A CUDA execution-model emulator: runs __global__ functions compiled as host C++ (see device.h).
+// The blocks of a grid run one at a time per host thread (optionally spread over several host
+// threads); the threads of a block run as cooperative fibers on one host thread, switching only
+// at __syncthreads, __syncwarp, warp shuffles and votes, so block-level and warp-level
+// synchronization behaves as on a device. Between two barriers the threads run in a seeded
+// order; a shared-memory race check and a warp check turn what a device would make undefined
+// into a Fault that names the kernel, block, thread and address.
+
+#include <vector_types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace bnscope::emu {
+
+// The order in which the runnable threads of a block are resumed between two barriers.
+enum class Order { Forward, Reverse, Random };
+const char* order_name(Order o);
+
+struct Config {
+  Order order = Order::Forward;
+  std::uint64_t seed = 1;  // for Order::Random
+  int host_threads = 1;    // blocks of a grid spread over this many host threads
+  bool race_check = true;  // shared-memory race check
+};
+
+// Process-wide; set before launching (tests switch it between runs).
+Config config();
+void set_config(const Config& c);
+
+// What the emulator found: a race, a warp misuse, an out-of-bounds shared index, a deadlock, or
+// a device feature it does not emulate. Thrown out of launch().
+class Fault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs body once per thread of every block of the grid; returns when the grid has finished.
+void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+              const std::function<void()>& body);
+
+// kernel<<<grid, block, shared>>>(args...): the arguments are converted to the kernel's
+// parameter types once, as a launch does, and every thread gets its own copy.
+template <class... P, class... A>
+void launch(const char* name, void (*kernel)(P...), dim3 grid, dim3 block, std::size_t shared,
+            A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong argument count");
+  const std::tuple<std::decay_t<P>...> params(static_cast<std::decay_t<P>>(args)...);
+  run_grid(name, grid, block, shared, [&] { std::apply(kernel, params); });
+}
+
+}  // namespace bnscope::emu

@@ -1,0 +1,2 @@
+// kernels/launchers.cu compiled unchanged as host C++ for the emulator (BNSCOPE_EMULATED).
+#include "../kernels/launchers.cu"

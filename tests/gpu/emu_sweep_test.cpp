@@ -1,0 +1,226 @@
+// The device sweep on cuda-emu against cpu-reference, with the tolerances used on a device: every
+// case of the selftest sweep (op x data format x mode x reserve convention x dtype on the device
+// tests' shapes) with the planner's plan, again with the other reduction variant forced (grad
+// ops: cta-per-group <-> split-m; forward: 40 split-m slices), and with the 64-bit index path
+// forced. Cases rotate through the three thread orders; nothing skips. The large shape runs in the
+// release build only.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "backends/backend.h"
+#include "emu_backend.h"
+#include "emulator.h"
+#include "engine/engine.h"
+#include "ops/prepared.h"
+#include "ops/sample.h"
+#include "profile/profiler.h"
+#include "selftest.h"
+
+namespace bnscope::gpu {
+namespace {
+
+const std::vector<SelftestCase>& cases() {
+  static const std::vector<SelftestCase> c = selftest_cases();
+  return c;
+}
+
+enum class Force { None, OtherVariant, Index64 };
+
+// Makes the plan the other variant: split-m with up to 40 slices of M (more than a warp's 32
+// lanes, so the second stage's lanes each sum several partials; fewer where many channel groups
+// would make the grid large), or one CTA per channel group. The forward statistics have split-m
+// only: they get the slices.
+void force_other_variant(Plan& plan, const Prepared& p) {
+  const std::int64_t m = p.view.outer * p.view.inner;
+  const std::int64_t acc = p.t == DType::F64 ? 8 : 4;
+  if (plan.variant == Variant::CtaPerGroup || !p.op->is_grad) {
+    plan.variant = Variant::SplitM;
+    const std::int64_t slices = std::clamp<std::int64_t>(64 / plan.groups, 3, 40);
+    plan.m_per_split = (m + slices - 1) / slices;
+    plan.splits = static_cast<int>((m + plan.m_per_split - 1) / plan.m_per_split);
+    plan.workspace_bytes = plan.splits * p.view.channels * 2 * acc;
+  } else {
+    plan.variant = Variant::CtaPerGroup;
+    plan.splits = 1;
+    plan.m_per_split = m;
+    plan.workspace_bytes = 0;
+  }
+}
+
+struct Param {
+  std::size_t index;
+  Force force;
+};
+
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << "case " << p.index;
+}
+
+class EmuSweep : public testing::TestWithParam<Param> {};
+
+TEST_P(EmuSweep, MatchesCpuReference) {
+  const SelftestCase& c = cases()[GetParam().index];
+  const Force force = GetParam().force;
+  static const emu::Order orders[] = {emu::Order::Forward, emu::Order::Reverse, emu::Order::Random};
+  emu::Config config;
+  config.order = orders[(GetParam().index + static_cast<std::size_t>(force)) % 3];
+  config.seed = GetParam().index;
+  emu::set_config(config);
+  SCOPED_TRACE(c.label + ", " + emu::order_name(config.order) + " order");
+
+  const Prepared p = prepare(c.build());
+  std::unique_ptr<Backend> emu_backend = make_cuda_emu_backend();
+  ASSERT_EQ(emu_backend->unsupported_reason(p), "") << "the sweep holds only GPU dtypes";
+  Backend& reference = *BackendRegistry::instance().find("cpu-reference");
+  const Result want = run_prepared(p, reference);
+  Result got;
+  bool forced = false;
+  run_emulated(p, got, [&](Plan& plan) {
+    if (force == Force::Index64) {
+      ASSERT_FALSE(plan.index64) << "the sweep's shapes are small";
+      plan.index64 = true;
+    } else if (force == Force::OtherVariant) {
+      force_other_variant(plan, p);
+    }
+    forced = true;
+  });
+  EXPECT_TRUE(forced);
+  EXPECT_TRUE(got.timings.empty()) << "the emulator has no device clock";
+  const CaseOutcome o = compare_results(got, want, p.t);
+  EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail << " (worst " << o.worst << ")";
+}
+
+bool is_large(const SelftestCase& c) {
+  return c.label.find("[27,131,127,6]") != std::string::npos;
+}
+
+// The large shape (2.7 M values) reaches the same variants as the small ones; emulated it takes
+// seconds a run (a minute and more under the sanitizers), so only the V3 float32 training cases
+// with the variance convention and factor 1 keep it, in both layouts: the planner sends them
+// through split-m on its own.
+bool large_kept(const std::string& label) {
+  const bool grad = label.rfind("FusedBatchNormGradV3 ", 0) == 0 &&
+                    label.find(" train variance ") != std::string::npos;
+  const bool forward =
+      label.rfind("FusedBatchNormV3 ", 0) == 0 && label.find(" train f=1 ") != std::string::npos;
+  return label.find("float32") != std::string::npos && (grad || forward);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;  // minutes per large-shape run: the release job runs those
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  for (std::size_t i = 0; i < cases().size(); ++i) {
+    if (is_large(cases()[i]) && (kSanitized || !large_kept(cases()[i].label))) continue;
+    out.push_back({i, Force::None});
+    // The large shape already takes split-m on its own plan; forcing variants on it is the
+    // same code at 2.7 M values a run, so the small shapes carry the forced paths.
+    if (!is_large(cases()[i])) out.push_back({i, Force::OtherVariant});
+    if (!is_large(cases()[i]) && i % 2 == 0) out.push_back({i, Force::Index64});
+  }
+  return out;
+}
+
+std::string param_name(const testing::TestParamInfo<Param>& info) {
+  const char* force[] = {"plan", "other_variant", "index64"};
+  std::string s = std::to_string(info.param.index) + "_" +
+                  force[static_cast<int>(info.param.force)] + "_" + cases()[info.param.index].label;
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaEmu, EmuSweep, testing::ValuesIn(params()), param_name);
+
+// Both variants and both index widths must really be reached by the parameters above.
+TEST(EmuSweepCoverage, ReachesBothVariantsAndTheWideIndexPath) {
+  bool cta = false, split = false;
+  for (const SelftestCase& c : cases()) {
+    if (c.label.find("Grad") == std::string::npos) continue;
+    const Prepared p = prepare(c.build());
+    Result r;
+    struct Planned {};  // stops the run once the plan is known
+    try {
+      run_emulated(p, r, [&](Plan& plan) {
+        cta = cta || plan.variant == Variant::CtaPerGroup;
+        split = split || plan.variant == Variant::SplitM;
+        throw Planned{};
+      });
+    } catch (const Planned&) {
+    }
+    if (cta && split) break;
+  }
+  // The planner alone picks both somewhere in the sweep; the forced runs cover the rest.
+  EXPECT_TRUE(cta);
+  EXPECT_TRUE(split);
+}
+
+// Shapes that reach the planner's other branches: partial channel groups (C = 33 over groups of
+// 32), small channel counts with many positions (split-m over a shared-memory tree), NCHW planes
+// long enough to split, one value; blocks spread over two host threads.
+TEST(EmuPlannerBranches, MatchCpuReferenceInEveryOrder) {
+  struct Shape_ {
+    Shape shape;
+    DataFormat format;
+  };
+  const Shape_ shapes[] = {{{2, 3, 5, 33}, DataFormat::NHWC},
+                           {{1, 1, 3000, 5}, DataFormat::NHWC},
+                           {{2, 60, 50, 3}, DataFormat::NCHW},
+                           {{1, 1, 1, 1}, DataFormat::NCHW}};
+  Backend& reference = *BackendRegistry::instance().find("cpu-reference");
+  std::unique_ptr<Backend> emu_backend = make_cuda_emu_backend();
+  std::uint64_t seed = 1;
+  for (const Shape_& sh : shapes)
+    for (const char* op : {"FusedBatchNormGradV3", "FusedBatchNormV3"})
+      for (bool training : {true, false})
+        for (emu::Order order : {emu::Order::Forward, emu::Order::Reverse, emu::Order::Random}) {
+          SampleSpec spec;
+          spec.op = op;
+          spec.shape = sh.shape;
+          spec.format = sh.format;
+          spec.is_training = training;
+          spec.seed = seed++;
+          emu::Config config;
+          config.order = order;
+          config.seed = spec.seed;
+          config.host_threads = 2;
+          emu::set_config(config);
+          const Prepared p = prepare(random_problem(spec));
+          SCOPED_TRACE(std::string(op) + " " + shape_str(sh.shape) + " " +
+                       std::string(data_format_name(sh.format)) + (training ? " train " : " ") +
+                       emu::order_name(order));
+          const Result want = run_prepared(p, reference);
+          const Result got = run_prepared(p, *emu_backend);
+          const CaseOutcome o = compare_results(got, want, p.t);
+          EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail;
+        }
+  emu::set_config({});
+}
+
+// The emulator has no device clock: a profile of cuda-emu is a host run (one "kernel:cpu" phase
+// of wall time), never device phases with host times in them, and no device roofline.
+TEST(CudaEmuBackend, ProfilingReportsHostTimeAsAHostRun) {
+  BackendRegistry::instance().add(make_cuda_emu_backend());
+  const SelftestCase& c = cases().front();
+  ProfileOptions o;
+  o.warmup = 0;
+  o.reps = 2;
+  o.measure_copy = false;
+  o.device_peak_gbps = 3000;
+  const Profile prof = profile_problem(c.build(), "cuda-emu", o);
+  ASSERT_EQ(prof.phases.size(), 1u);
+  EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");
+  EXPECT_EQ(prof.roofline_source, "");
+  EXPECT_EQ(prof.kernel_seconds, prof.wall.median);
+}
+
+}  // namespace
+}  // namespace bnscope::gpu
