@@ -40,7 +40,7 @@ TEST(CliOps, DescribesTheBackendsCudaEmuAsTheKernelsOnTheCpu) {
 
 TEST(CliSelftest, RunsTheSweepOnCudaEmu) {
   const CliRun r = run_cli({"selftest", "--backend", "cuda-emu", "--filter",
-                            "FusedBatchNormGradV3 NHWC train inv_std float32 [5,7,11,4]"});
+                            "FusedBatchNormGradV3 NHWC training inv_std float32 [5,7,11,4]"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("cuda-emu pass"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 passed, 0 failed, 0 unsupported, 0 errors"), std::string::npos) << r.out;
@@ -59,7 +59,8 @@ std::vector<std::string> listed_commands() {
   std::istringstream in(top.out.substr(top.out.find("commands:")));
   std::string line;
   std::getline(in, line);
-  while (std::getline(in, line))
+  // The list ends at the first blank line (the backends follow it).
+  while (std::getline(in, line) && !line.empty())
     if (line.rfind("  ", 0) == 0) names.push_back(line.substr(2, line.find(' ', 2) - 2));
   return names;
 }
