@@ -8,6 +8,8 @@
 #include <random>
 #include <sstream>
 
+#include "io/npy.h"
+
 namespace bnscope::test {
 
 namespace {
@@ -60,6 +62,20 @@ CliRun run_cli(const std::vector<std::string>& args) {
   r.out = slurp(io.path("out"));
   r.err = slurp(io.path("err"));
   return r;
+}
+
+std::vector<std::string> input_flags(const Problem& p, const TempDir& dir) {
+  std::vector<std::string> flags;
+  for (const auto& [name, t] : p.inputs) {
+    write_npy(dir.path(name + ".npy"), t);
+    flags.insert(flags.end(), {"--input", name + "=" + dir.path(name + ".npy")});
+  }
+  return flags;
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 }  // namespace bnscope::test

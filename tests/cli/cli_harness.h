@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "ops/problem.h"
+
 namespace bnscope::test {
 
 struct CliRun {
@@ -25,5 +27,10 @@ class TempDir {
  private:
   std::filesystem::path dir_;
 };
+
+// Writes each input of p as DIR/NAME.npy and returns the --input flags that name them.
+std::vector<std::string> input_flags(const Problem& p, const TempDir& dir);
+// a followed by b: a command line from its parts.
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b);
 
 }  // namespace bnscope::test

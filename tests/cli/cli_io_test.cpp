@@ -21,20 +21,6 @@ Problem small_problem() {
   return random_problem(s);
 }
 
-std::vector<std::string> input_flags(const Problem& p, const TempDir& dir) {
-  std::vector<std::string> flags;
-  for (const auto& [name, t] : p.inputs) {
-    write_npy(dir.path(name + ".npy"), t);
-    flags.insert(flags.end(), {"--input", name + "=" + dir.path(name + ".npy")});
-  }
-  return flags;
-}
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};

@@ -20,21 +20,6 @@ Problem sample(const std::string& op = "FusedBatchNormGradV3", DataFormat f = Da
   return random_problem(s);
 }
 
-// Writes each input as NAME.npy and returns the --input flags for them.
-std::vector<std::string> input_flags(const Problem& p, const TempDir& dir) {
-  std::vector<std::string> flags;
-  for (const auto& [name, t] : p.inputs) {
-    write_npy(dir.path(name + ".npy"), t);
-    flags.insert(flags.end(), {"--input", name + "=" + dir.path(name + ".npy")});
-  }
-  return flags;
-}
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 void expect_bad_input(const CliRun& r, const std::string& fragment, const TempDir& dir) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find(fragment), std::string::npos) << "stderr: " << r.err;
