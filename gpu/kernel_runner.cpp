@@ -24,6 +24,19 @@ View view_of(const Prepared& p) {
   return {p.view.outer, p.view.channels, p.view.inner};
 }
 
+// The end of a launch: the data output and the per-channel results come back (timed as the
+// download phase), then the timings and the per-channel values land in the result.
+void finish_launch(PhaseTimer& timer, const DeviceBuffer& out, Tensor& out_tensor,
+                   ChannelResults& results, Stream s, Result& r) {
+  {
+    PhaseScope phase(timer, "download");
+    download(out, out_tensor, s);
+    results.download(s);
+  }
+  timer.finish(r);
+  results.store(r);
+}
+
 Plan plan_for(DeviceRuntime& rt, const Prepared& p, Work work, const PlanOverride& override_plan) {
   ShapeIn s;
   s.outer = p.view.outer;
@@ -81,13 +94,7 @@ void run_grad(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_view 
   g.workspace = workspace.get();
   g.coef = coef.get();
   rt.kernels().grad(p.t, plan, view_of(p), g, s, timer);
-  {
-    PhaseScope phase(timer, "download");
-    download(dx, dx_out.tensor, s);
-    results.download(s);
-  }
-  timer.finish(r);
-  results.store(r);
+  finish_launch(timer, dx, dx_out.tensor, results, s, r);
 }
 
 void run_forward_training(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_view backend,
@@ -131,13 +138,7 @@ void run_forward_training(DeviceRuntime& rt, const Prepared& p, Result& r, std::
   f.workspace = workspace.get();
   f.coef = coef.get();
   rt.kernels().forward_training(p.t, plan, view_of(p), f, s, timer);
-  {
-    PhaseScope phase(timer, "download");
-    download(y, y_out.tensor, s);
-    results.download(s);
-  }
-  timer.finish(r);
-  results.store(r);
+  finish_launch(timer, y, y_out.tensor, results, s, r);
   if (f.rs2_inv_std)
     r.notes.push_back({NoteKind::Info, "reserve-convention",
                        "reserve_space_2 holds 1/sqrt(variance + epsilon), the inv_std "
