@@ -66,7 +66,9 @@ int run(Args args) {
   Backend* reference = registry.find("cpu-reference");
   if (!reference) throw Error(ErrorCode::Internal, "cpu-reference is not registered");
 #ifdef BNSCOPE_HAVE_GPU
-  std::printf("device: %s\n\n", gpu::device_status().info.summary().c_str());
+  const gpu::DeviceStatus& device = gpu::device_status();
+  std::printf("device: %s\n\n",
+              device.problem.empty() ? device.info.summary().c_str() : device.problem.c_str());
 #endif
   std::printf("%-8s %-11s %9s  %s\n", "backend", "status", "worst", "case");
 

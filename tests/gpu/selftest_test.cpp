@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "backends/backend.h"
 #include "engine/outputs.h"
 #include "ops/prepared.h"
 #include "ops/reserve_check.h"
@@ -139,6 +140,49 @@ TEST(SelftestRun, ErrorsAndUnsupportedBecomeOutcomes) {
   o = run_selftest_case(c, broken, reference);
   EXPECT_EQ(o.status, CaseStatus::Error);
   EXPECT_NE(o.detail.find("device fell over"), std::string::npos);
+}
+
+// Stands in for a device backend: cpu-reference's results with one output poisoned by NaN.
+class PoisoningBackend : public Backend {
+ public:
+  PoisoningBackend(std::string name, std::string output)
+      : name_(std::move(name)), output_(std::move(output)) {}
+  std::string_view name() const override { return name_; }
+  std::string_view description() const override { return "test"; }
+  void run(const Prepared& p, Result& r, const RunContext& ctx) override {
+    BackendRegistry::instance().find("cpu-reference")->run(p, r, ctx);
+    for (OutputTensor& o : r.outputs)
+      if (o.name == output_) {
+        std::vector<double> v(static_cast<std::size_t>(o.tensor.numel()), std::nan(""));
+        o.tensor.set_doubles(v);
+      }
+  }
+
+ private:
+  std::string name_, output_;
+};
+
+const SelftestCase& find_case(std::string_view label) {
+  static const std::vector<SelftestCase> all = selftest_cases();
+  for (const SelftestCase& c : all)
+    if (c.label == label) return c;
+  throw Error(ErrorCode::Internal, "no selftest case " + std::string(label));
+}
+
+// TensorFlow on GPU returns cuDNN's NaN running variance at M = 1: accepted from cudnn there
+// only, and only for batch_variance.
+TEST(SelftestRun, CudnnNanVarianceAtMOneIsTensorFlowsGpuBehaviour) {
+  Backend& reference = *BackendRegistry::instance().find("cpu-reference");
+  const SelftestCase& m1 = find_case("FusedBatchNormV3 NHWC training f=1 float32 [1,1,1,1]");
+  const SelftestCase& m6 = find_case("FusedBatchNormV3 NHWC training f=1 float32 [1,1,6,1]");
+  PoisoningBackend cudnn_var("cudnn", "batch_variance"), cuda_var("cuda", "batch_variance"),
+      cudnn_y("cudnn", "y");
+  CaseOutcome o = run_selftest_case(m1, cudnn_var, reference);
+  EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail;
+  EXPECT_NE(o.detail.find("M = 1"), std::string::npos);
+  EXPECT_EQ(run_selftest_case(m6, cudnn_var, reference).status, CaseStatus::Fail);
+  EXPECT_EQ(run_selftest_case(m1, cuda_var, reference).status, CaseStatus::Fail);
+  EXPECT_EQ(run_selftest_case(m1, cudnn_y, reference).status, CaseStatus::Fail);
 }
 
 }  // namespace
