@@ -6,6 +6,7 @@
 #include "channel_io.h"
 #include "cuda_backend.h"
 #include "cuda_runtime_impl.h"
+#include "cudnn_dims.h"
 #include "cudnn_legacy.h"
 #include "device_memory.h"
 #include "device_query.h"
@@ -25,6 +26,40 @@ std::string shape_text(const Prepared& p) {
 void note(Result& r, std::string code, std::string message, std::string subject = {}) {
   r.notes.push_back({NoteKind::Info, std::move(code), std::move(message), std::move(subject), -1});
 }
+
+void note_transposed(Result& r) {
+  note(r, "cudnn-nchw",
+       "NHWC data transposed to NCHW for cuDNN and the result transposed back, as TensorFlow does "
+       "outside TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT with 16-bit V3 data");
+}
+
+// TensorFlow's NHWC-to-NCHW round trip around cuDNN (cudnn_takes_nhwc): a no-op when cuDNN takes
+// the data as it is.
+class LayoutRoundTrip {
+ public:
+  LayoutRoundTrip(const Prepared& p, bool persistent)
+      : on_(p.channels_last && !cudnn_takes_nhwc(p, persistent)),
+        d_(cudnn_dims(p)),
+        element_(dtype_size(p.t)) {}
+  bool on() const { return on_; }
+  // The buffer as cuDNN takes it: NHWC data transposed to NCHW, else b itself.
+  DeviceBuffer to_cudnn(DeviceBuffer b, DeviceRuntime& rt, Stream s, PhaseHooks& hooks) const {
+    if (!on_) return b;
+    DeviceBuffer out(rt, b.bytes());
+    rt.kernels().transpose(element_, b.get(), out.get(), d_.n, d_.h * d_.w, d_.c, s, hooks);
+    return out;
+  }
+  // cuDNN's NCHW result written back as NHWC into b (the output buffer).
+  void from_cudnn(const DeviceBuffer& nchw, DeviceBuffer& b, DeviceRuntime& rt, Stream s,
+                  PhaseHooks& hooks) const {
+    rt.kernels().transpose(element_, nchw.get(), b.get(), d_.n, d_.c, d_.h * d_.w, s, hooks);
+  }
+
+ private:
+  bool on_;
+  CudnnDims d_;
+  std::size_t element_;
+};
 
 class CudnnBackend : public Backend {
  public:
@@ -77,8 +112,8 @@ class CudnnBackend : public Backend {
     if (!handle_) handle_ = std::make_unique<CudnnHandle>();
     CudnnStream run{*handle_};
     const CudnnDims d = cudnn_dims(p);
-    const BnTensors t(p.t, p.channels_last, static_cast<int>(d.n), static_cast<int>(d.c),
-                      static_cast<int>(d.h), static_cast<int>(d.w));
+    const BnTensors t(p.t, cudnn_takes_nhwc(p, persistent_mode_requested()), static_cast<int>(d.n),
+                      static_cast<int>(d.c), static_cast<int>(d.h), static_cast<int>(d.w));
     if (p.op->is_grad)
       backward(p, r, t, run);
     else if (p.is_training)
@@ -116,6 +151,11 @@ class CudnnBackend : public Backend {
       inv_std = upload_channels(rt(), saved_inv_std(p), false, s);
       if (ex) reserve = upload(rt(), p.in("reserve_space_3"), s);
     }
+    const LayoutRoundTrip layout(p, persistent);
+    x = layout.to_cudnn(std::move(x), rt(), s, timer);
+    if (layout.on()) note_transposed(r);
+    dy = layout.to_cudnn(std::move(dy), rt(), s, timer);
+    if (layout.on()) note_transposed(r);
     std::size_t workspace_bytes = 0;
     if (ex) {
       if (training_ex_reserve_bytes(run.handle, persistent, t) > reserve.bytes()) {
@@ -130,11 +170,12 @@ class CudnnBackend : public Backend {
     }
     OutputTensor& dx_out = r.outputs[0];
     DeviceBuffer dx(rt(), dx_out.tensor.nbytes()), workspace(rt(), workspace_bytes);
+    DeviceBuffer dx_nchw(rt(), layout.on() ? dx.bytes() : 0);
     ChannelResults results(rt(), c, false);
     BnBackward a;
     a.x = x.get();
     a.dy = dy.get();
-    a.dx = dx.get();
+    a.dx = layout.on() ? dx_nchw.get() : dx.get();
     a.scale = scale.get();
     a.dscale = results.make("scale_backprop");
     a.doffset = results.make("offset_backprop");
@@ -148,6 +189,7 @@ class CudnnBackend : public Backend {
     timer.begin(ex ? "cudnnBatchNormalizationBackwardEx" : "cudnnBatchNormalizationBackward");
     batchnorm_backward(run.handle, persistent, ex, t, a);
     timer.end();
+    if (layout.on()) layout.from_cudnn(dx_nchw, dx, rt(), s, timer);
     {
       PhaseScope phase(timer, "download");
       download(dx, dx_out.tensor, s);
@@ -182,6 +224,9 @@ class CudnnBackend : public Backend {
                                         : upload_channels(rt(), zeros, false, s),
                                   "batch_variance");
     }
+    const LayoutRoundTrip layout(p, persistent);
+    x = layout.to_cudnn(std::move(x), rt(), s, timer);
+    if (layout.on()) note_transposed(r);
     const std::size_t ws_bytes =
         ex ? forward_training_ex_workspace_bytes(run.handle, persistent, t) : 0;
     const std::size_t rs_bytes = ex ? training_ex_reserve_bytes(run.handle, persistent, t) : 0;
@@ -189,9 +234,10 @@ class CudnnBackend : public Backend {
     // The reserve buffer is padded to whole floats: reserve_space_3 is a float tensor.
     DeviceBuffer y(rt(), y_out.tensor.nbytes()), workspace(rt(), ws_bytes),
         reserve(rt(), (rs_bytes + 3) / 4 * 4);
+    DeviceBuffer y_nchw(rt(), layout.on() ? y.bytes() : 0);
     BnForward a;
     a.x = x.get();
-    a.y = y.get();
+    a.y = layout.on() ? y_nchw.get() : y.get();
     a.scale = scale.get();
     a.offset = offset.get();
     a.epsilon = p.epsilon;
@@ -208,6 +254,7 @@ class CudnnBackend : public Backend {
                    : "cudnnBatchNormalizationForwardTraining");
     batchnorm_forward_training(run.handle, persistent, ex, t, a);
     timer.end();
+    if (layout.on()) layout.from_cudnn(y_nchw, y, rt(), s, timer);
     {
       PhaseScope phase(timer, "download");
       download(y, y_out.tensor, s);

@@ -16,4 +16,11 @@ CudnnDims cudnn_dims(const Prepared& p) {
   return d;
 }
 
+bool cudnn_takes_nhwc(const Prepared& p, bool persistent) {
+  if (!p.channels_last) return false;
+  if (!p.op->is_grad && !p.is_training) return true;
+  const bool sixteen_bit = p.t == DType::F16 || p.t == DType::BF16;
+  return persistent && sixteen_bit && p.op->version == 3;
+}
+
 }  // namespace bnscope::gpu

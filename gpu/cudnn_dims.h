@@ -13,4 +13,10 @@ struct CudnnDims {
 };
 CudnnDims cudnn_dims(const Prepared& p);
 
+// Whether TensorFlow hands cuDNN the data in NHWC. It does for inference, and for training and
+// its gradient only under TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT with half or bfloat16 data
+// and V3; any other NHWC call is transposed to NCHW on the GPU first and its result transposed
+// back. NCHW data is always handed over as it is.
+bool cudnn_takes_nhwc(const Prepared& p, bool persistent);
+
 }  // namespace bnscope::gpu

@@ -81,6 +81,9 @@ struct KernelLaunchers {
                            const ForwardTrainingLaunch& a, Stream s, PhaseHooks& hooks);
   void (*elementwise)(DType t, const Plan& plan, const View& view, const ElementwiseLaunch& a,
                       Stream s, PhaseHooks& hooks);
+  // dst[b][j][i] = src[b][i][j] for batches of rows x cols elements of element_bytes each.
+  void (*transpose)(std::size_t element_bytes, const void* src, void* dst, std::int64_t batches,
+                    std::int64_t rows, std::int64_t cols, Stream s, PhaseHooks& hooks);
 };
 
 namespace cuda_device {

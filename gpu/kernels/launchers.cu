@@ -5,7 +5,8 @@
 namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
 
 const KernelLaunchers& launchers() {
-  static const KernelLaunchers l{launch_grad, launch_forward_training, launch_elementwise};
+  static const KernelLaunchers l{launch_grad, launch_forward_training, launch_elementwise,
+                                 launch_transpose};
   return l;
 }
 

@@ -12,5 +12,7 @@ void launch_forward_training(DType t, const Plan& plan, const View& view,
                              const ForwardTrainingLaunch& a, Stream s, PhaseHooks& hooks);
 void launch_elementwise(DType t, const Plan& plan, const View& view, const ElementwiseLaunch& a,
                         Stream s, PhaseHooks& hooks);
+void launch_transpose(std::size_t element_bytes, const void* src, void* dst, std::int64_t batches,
+                      std::int64_t rows, std::int64_t cols, Stream s, PhaseHooks& hooks);
 
 }  // namespace bnscope::gpu::BNSCOPE_DEVICE_NS

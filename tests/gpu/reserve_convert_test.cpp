@@ -79,5 +79,33 @@ TEST(CudnnDims, FourAndFiveDimensionalLayouts) {
   EXPECT_EQ(d.h, 70);
 }
 
+// spec 3.4 and 6: TensorFlow transposes NHWC to NCHW around cuDNN except for inference and for
+// persistent-mode 16-bit V3 training.
+TEST(CudnnDims, NhwcReachesCudnnOnlyWhereTensorFlowPassesIt) {
+  auto prepared = [](const char* op, DType t, bool channels_last, bool training) {
+    Prepared p;
+    p.op = find_op(op);
+    p.t = t;
+    p.channels_last = channels_last;
+    p.is_training = training;
+    return p;
+  };
+  for (bool persistent : {false, true}) {
+    EXPECT_FALSE(
+        cudnn_takes_nhwc(prepared("FusedBatchNormGradV3", DType::F32, true, true), persistent));
+    EXPECT_FALSE(
+        cudnn_takes_nhwc(prepared("FusedBatchNormGradV3", DType::F16, false, true), persistent));
+    EXPECT_FALSE(
+        cudnn_takes_nhwc(prepared("FusedBatchNormV2", DType::BF16, true, true), persistent));
+    EXPECT_TRUE(
+        cudnn_takes_nhwc(prepared("FusedBatchNormV3", DType::F32, true, false), persistent));
+    EXPECT_FALSE(
+        cudnn_takes_nhwc(prepared("FusedBatchNormV3", DType::F32, false, false), persistent));
+  }
+  EXPECT_FALSE(cudnn_takes_nhwc(prepared("FusedBatchNormGradV3", DType::F16, true, true), false));
+  EXPECT_TRUE(cudnn_takes_nhwc(prepared("FusedBatchNormGradV3", DType::F16, true, true), true));
+  EXPECT_TRUE(cudnn_takes_nhwc(prepared("FusedBatchNormV3", DType::BF16, true, true), true));
+}
+
 }  // namespace
 }  // namespace bnscope::gpu
