@@ -11,7 +11,8 @@ ctest --preset release
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
-# (asan preset: RelWithDebInfo, no GPU, no benchmarks; builds into build/asan.) This includes
+# (asan preset: -O2 with line tables only (-g1) for the sanitizer reports, no GPU, no
+# benchmarks; builds into build/asan.) This includes
 # the fuzz replay tests, which feed every committed fuzz corpus and crash regression input.
 # BNSCOPE_SKIP_ASAN=1 skips it for a quick local run.
 if [[ "${BNSCOPE_SKIP_ASAN:-0}" != 1 ]]; then
