@@ -18,10 +18,7 @@ void TimelineLayout::setEvents(const EventStore& store) {
       TimelineLane lane;
       lane.backend = e.backend;
       lane.track = e.track;
-      const std::string& b = store_.name(e.backend);
-      lane.label = e.track == 0   ? b + " host"
-                   : e.track == 1 ? b + " device"
-                                  : b + " stream " + std::to_string(e.track);
+      lane.label = store_.name(e.backend) + " " + track_label(e.track);
       lanes_.push_back(std::move(lane));
     }
     TimelineLane& lane = lanes_[it->second];

@@ -14,7 +14,7 @@
 namespace bnscope {
 
 struct TimelineLane {
-  std::string label;  // "<backend> host", "<backend> device", "<backend> stream N"
+  std::string label;  // "<backend> " + track_label(track): "cpu host", "cpu passes", ...
   std::uint32_t backend = 0;
   std::uint32_t track = 0;
   std::vector<TraceEvent> events;  // sorted by start

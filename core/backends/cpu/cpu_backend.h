@@ -2,9 +2,14 @@
 // cpu: the fast, multithreaded backend (float32 accumulation for f16/bf16/f32, as TensorFlow).
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/backend.h"
 
 namespace bnscope {
 std::unique_ptr<Backend> make_cpu_backend();
-}
+// The passes a cpu run of p makes with `threads` threads (0: all), in order, named as the phases
+// the run reports in Result::timings ("pass:reduce", "pass:write", ...); empty for empty inputs.
+std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads = 0);
+}  // namespace bnscope

@@ -1,0 +1,43 @@
+#include "backends/cpu/pass_plan.h"
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/passes.h"
+
+namespace bnscope::cpu {
+
+PassStructure pass_structure(const Prepared& p, int threads) {
+  const OpSpec& op = *p.op;
+  if (!op.is_grad)
+    return op.family == OpFamily::Fused && p.is_training ? PassStructure::Statistics
+                                                         : PassStructure::Write;
+  if (op.family == OpFamily::GlobalNorm || !p.is_training) return PassStructure::Single;
+  return planes_fit(make_geometry(p.view), dtype_size(p.t), threads) ? PassStructure::Planes
+                                                                     : PassStructure::TwoPass;
+}
+
+std::vector<std::string> pass_names(PassStructure s) {
+  switch (s) {
+    case PassStructure::Write:
+      return {kPassWrite};
+    case PassStructure::Statistics:
+      return {kPassMean, kPassVariance, kPassWrite};
+    case PassStructure::TwoPass:
+      return {kPassReduce, kPassWrite};
+    case PassStructure::Planes:
+      return {kPassPlanes};
+    case PassStructure::Single:
+      return {kPassFused};
+  }
+  return {};
+}
+
+}  // namespace bnscope::cpu
+
+namespace bnscope {
+
+std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads) {
+  if (p.empty()) return {};  // the engine answers empty inputs without running the backend
+  return cpu::pass_names(cpu::pass_structure(p, ThreadPool::resolve_threads(threads)));
+}
+
+}  // namespace bnscope
