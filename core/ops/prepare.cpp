@@ -113,7 +113,8 @@ void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
                   std::string(a.name) + " has dtype " + std::string(tf_dtype_name(t.dtype())) +
                       " but " + std::string(op.name) + " expects " +
                       std::string(tf_dtype_name(want)) + " here (converted)");
-      t = t.to(want);
+      // Listing problems needs shapes only: no copy of what may be gigabytes.
+      if (!ck.collecting()) t = t.to(want);
     }
     p.inputs.push_back(std::move(t));
   }
@@ -324,10 +325,15 @@ Prepared prepare_checked(const Problem& pb, Checks& ck) {
     validate_fused_forward(p, ck, layout_known);
   // Inputs are in memory already; the data-shaped output (and its converted copies) are not.
   ck.run("", [&] {
+    // In the op's types, which a listing run leaves unconverted.
+    auto bytes_of = [&](std::size_t i) {
+      const DType want = resolve_arg_type(*p.op, p.op->inputs[i].type, p.t);
+      return static_cast<std::uint64_t>(p.inputs[i].numel()) * dtype_size(want);
+    };
     std::uint64_t bytes = 0;
-    for (const Tensor& t : p.inputs) bytes += t.nbytes();
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) bytes += bytes_of(i);
     check_memory_limit(
-        bytes + 2 * p.inputs[0].nbytes(),
+        bytes + 2 * bytes_of(0),
         "running " + std::string(p.op->name) + " on x of shape " + shape_str(p.inputs[0].shape()));
   });
   if (pb.strict)
