@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/cpu/cpu_backend.h"
 #include "profile/profile_compute.h"
 
 namespace bnscope {
@@ -84,6 +85,12 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
   if (role == Qt::ToolTipRole && col == Roofline) return QString::fromStdString(p.roofline_source);
   if (role == Qt::ToolTipRole && col == Phase && ph < 0)
     return tr("The whole run on the host clock, copies and launches included");
+  if (role == Qt::ToolTipRole && col == Phase) {
+    const std::string& name = p.phases[static_cast<std::size_t>(ph)].phase;
+    if (name == "kernel:cpu") return tr("The whole cpu run; its passes follow");
+    const std::string_view pass = cpu_pass_description(name);
+    if (!pass.empty()) return QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
+  }
   const double v = col >= Reps ? value(row, col) : 0;
   if (role == SortRole) {
     if (col == Backend) return QString::fromStdString(p.backend);

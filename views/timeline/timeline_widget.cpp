@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/cpu_backend.h"
+
 namespace bnscope {
 
 namespace {
@@ -119,7 +121,10 @@ void TimelineWidget::buildFrame() {
   if (hovered_lane_ >= 0) {
     const TraceEvent& e = hovered_event_;
     ImGui::BeginTooltip();
-    ImGui::Text("%s", layout_.store().name(e.name).c_str());
+    const std::string& name = layout_.store().name(e.name);
+    ImGui::Text("%s", name.c_str());
+    if (const std::string_view what = cpu_pass_description(name); !what.empty())
+      ImGui::TextDisabled("%.*s", static_cast<int>(what.size()), what.data());
     ImGui::Text("%s", layout_.lanes()[static_cast<std::size_t>(hovered_lane_)].label.c_str());
     ImGui::Text("start     %s", time_text(e.start - layout_.begin()).c_str());
     ImGui::Text("duration  %s", time_text(e.duration).c_str());

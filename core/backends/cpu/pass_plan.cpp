@@ -35,6 +35,24 @@ std::vector<std::string> pass_names(PassStructure s) {
 
 namespace bnscope {
 
+std::string_view cpu_pass_description(std::string_view phase) {
+  using namespace cpu;
+  const std::pair<const char*, std::string_view> descriptions[] = {
+      {kPassMean, "reduce pass: sum of x per channel, for the batch mean"},
+      {kPassVariance,
+       "reduce pass: sums of (x - mean) and its square per channel, for the variance"},
+      {kPassReduce, "reduce pass: sums of dy and dy*(x - mean) per channel (reads x and dy)"},
+      {kPassWrite, "write pass: each output element from per-channel coefficients"},
+      {kPassPlanes,
+       "one sweep, channel plane by plane: reduce a plane, then write its dx while it is "
+       "cache-hot"},
+      {kPassFused, "one sweep: the per-channel sums and dx together (dx needs no reduction)"},
+  };
+  for (const auto& [name, text] : descriptions)
+    if (phase == name) return text;
+  return {};
+}
+
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads) {
   if (p.empty()) return {};  // the engine answers empty inputs without running the backend
   return cpu::pass_names(cpu::pass_structure(p, ThreadPool::resolve_threads(threads)));
