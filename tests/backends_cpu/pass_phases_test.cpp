@@ -73,5 +73,32 @@ TEST(CpuPassPhases, PlanFollowsModeLayoutAndThreads) {
             (std::vector<std::string>{"pass:mean", "pass:variance", "pass:write"}));
 }
 
+// The tensor passes each structure costs, as passes.h counts them (minimum 3 for a grad).
+TEST(CpuPassPhases, TensorsPerPassAddUpToTheStructuresTraffic) {
+  auto total = [](const Prepared& p, int threads) {
+    int n = 0;
+    for (const std::string& pass : cpu_pass_plan(p, threads)) n += cpu_pass_tensors(pass, *p.op);
+    return n;
+  };
+  const OpSpec* grad = find_op("FusedBatchNormGradV3");
+  const Shape shape{64, 7, 7, 4};
+  EXPECT_EQ(
+      total(prepare(make_problem(sweep_variant(grad, "NHWC", true, DType::F32, shape, 1))), 1), 5);
+  EXPECT_EQ(
+      total(prepare(make_problem(sweep_variant(grad, "NCHW", true, DType::F32, shape, 1))), 1), 3);
+  EXPECT_EQ(
+      total(prepare(make_problem(sweep_variant(grad, "NHWC", false, DType::F32, shape, 1))), 1), 3);
+  const OpSpec* forward = find_op("FusedBatchNormV3");
+  EXPECT_EQ(
+      total(prepare(make_problem(sweep_variant(forward, "NHWC", true, DType::F32, shape, 1))), 1),
+      4);
+  EXPECT_EQ(
+      total(prepare(make_problem(sweep_variant(forward, "NHWC", false, DType::F32, shape, 1))), 1),
+      2);
+  EXPECT_EQ(cpu_pass_tensors("kernel:cpu", *grad), 0);
+  EXPECT_FALSE(cpu_pass_description("pass:write").empty());
+  EXPECT_TRUE(cpu_pass_description("upload").empty());
+}
+
 }  // namespace
 }  // namespace bnscope::testing

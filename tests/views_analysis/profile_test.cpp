@@ -137,7 +137,13 @@ void ProfileViewTest::cpuPassesAreRowsAndALane() {
     QVERIFY(m->value(row, PhaseTableModel::Median) > 0);
     QVERIFY(m->value(row, PhaseTableModel::Median) <= m->value(0, PhaseTableModel::Max));
     QVERIFY(!m->index(row, PhaseTableModel::Phase).data(Qt::ToolTipRole).toString().isEmpty());
+    // Each pass is charged its own tensors: the reduce reads x and dy, the write also writes dx.
+    const double e = 4.0 * 32 * 32 * 16 * sizeof(float);
+    if (plan[i] == "pass:reduce") QCOMPARE(m->value(row, PhaseTableModel::Bytes), 2 * e);
+    if (plan[i] == "pass:write") QCOMPARE(m->value(row, PhaseTableModel::Bytes), 3 * e);
+    QVERIFY(m->value(row, PhaseTableModel::Gbps) > 0);
   }
+  QCOMPARE(plan, (std::vector<std::string>{"pass:reduce", "pass:write"}));  // NHWC training
   const TimelineLayout& l = view.timelineLayout();
   QCOMPARE(l.lanes().size(), std::size_t{2});
   QCOMPARE(l.lanes()[1].label, std::string("cpu passes"));

@@ -97,8 +97,7 @@ void TimelineWidget::buildFrame() {
       if (b <= drawn_to + 1.0f) continue;
       a = std::max(a, drawn_to);
       const std::string& name = layout_.store().name(e.name);
-      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), phase_colour(phase_family(name)),
-                        2.0f);
+      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), event_colour(name), 2.0f);
       const ImVec2 text = ImGui::CalcTextSize(name.c_str());
       if (b - a > text.x + 8)
         dl->AddText(ImVec2(a + 4, top + (kLaneHeight - text.y) / 2), IM_COL32_WHITE, name.c_str());

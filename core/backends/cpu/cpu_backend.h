@@ -15,4 +15,6 @@ std::unique_ptr<Backend> make_cpu_backend();
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads = 0);
 // What a pass of cpu_pass_plan does, one line for the user; empty for any other phase name.
 std::string_view cpu_pass_description(std::string_view phase);
+// The x-sized tensors a pass of op reads or writes once each (x, dy, dx: 3); 0 for other phases.
+int cpu_pass_tensors(std::string_view phase, const OpSpec& op);
 }  // namespace bnscope

@@ -53,6 +53,15 @@ std::string_view cpu_pass_description(std::string_view phase) {
   return {};
 }
 
+int cpu_pass_tensors(std::string_view phase, const OpSpec& op) {
+  using namespace cpu;
+  if (phase == kPassMean || phase == kPassVariance) return 1;  // x
+  if (phase == kPassReduce) return 2;                          // x, dy
+  if (phase == kPassWrite) return op.is_grad ? 3 : 2;          // x (dy) read, dx (y) written
+  if (phase == kPassPlanes || phase == kPassFused) return 3;   // x, dy, dx
+  return 0;
+}
+
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads) {
   if (p.empty()) return {};  // the engine answers empty inputs without running the backend
   return cpu::pass_names(cpu::pass_structure(p, ThreadPool::resolve_threads(threads)));
