@@ -471,6 +471,10 @@ void WindowTest::everyValidationProblemIsShownAtOnce() {
     QCOMPARE(row.data(NotesModel::SubjectRole).toString(), QString::fromStdString(all[i].subject));
   }
   QCOMPARE(w.runStatus()->text(), out->error);
+  // The Channels tab, which cannot show channels, names the first and points to the rest.
+  const QString channels = w.channels()->statusLabel()->text();
+  QVERIFY2(channels.contains(out->error.toHtmlEscaped()), qPrintable(channels));
+  QVERIFY2(channels.contains(QStringLiteral("2 more problems")), qPrintable(channels));
   // Fixing one leaves the other two, still all shown.
   Problem fixed = p;
   fixed.inputs["scale"] = Tensor(DType::F32, {5});
