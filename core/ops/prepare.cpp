@@ -44,8 +44,6 @@ class Checks {
   bool usable(std::string_view input) const {
     return std::find(failed_.begin(), failed_.end(), input) == failed_.end();
   }
-  // Marks an input as failed without a problem of its own (a missing input already recorded).
-  void mark(std::string_view input) { failed_.emplace_back(input); }
   bool collecting() const { return found_ != nullptr; }
 
  private:

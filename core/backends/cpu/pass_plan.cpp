@@ -1,5 +1,7 @@
 #include "backends/cpu/pass_plan.h"
 
+#include <utility>
+
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/passes.h"
 

@@ -7,10 +7,11 @@
 //                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
 //   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
 //                      planes of <= 512 elements) x+dy fits this host's L2 less an
-//                      eighth (host_caches.h): reduce then write it while it is cache-hot, 3
-//                      passes.
+//                      eighth (host_caches.h): reduce, then write while cache-hot; 3 passes.
 //   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
 //                      needs no reduction, so sums and dx in one sweep, 3 passes.
+// pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
+// profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
 // (ops.h: stream_output; no read-for-ownership, which would be a
 // 4th/6th pass, and no eviction of x and dy). All structures produce bitwise identical sums for
