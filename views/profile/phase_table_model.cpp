@@ -82,7 +82,12 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
   const Profile& p = profiles_[static_cast<std::size_t>(pi)];
   if (role == Qt::TextAlignmentRole && col >= Reps)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ToolTipRole && col == Roofline) return QString::fromStdString(p.roofline_source);
+  if (role == Qt::ToolTipRole && col == Roofline) {
+    QString source = QString::fromStdString(p.roofline_source);
+    if (ph >= 0 && !cpu_pass_description(p.phases[static_cast<std::size_t>(ph)].phase).empty())
+      source += tr("; a pass whose inputs are still in cache from the pass before can exceed it");
+    return source;
+  }
   if (role == Qt::ToolTipRole && col == Phase && ph < 0)
     return tr("The whole run on the host clock, copies and launches included");
   if (role == Qt::ToolTipRole && col == Phase) {
