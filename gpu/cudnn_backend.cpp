@@ -11,6 +11,7 @@
 #include "device_memory.h"
 #include "device_query.h"
 #include "engine/outputs.h"
+#include "ops/bn_math.h"
 #include "phase_timer.h"
 #include "reserve_convert.h"
 #include "tensor/error.h"
@@ -101,12 +102,16 @@ class CudnnBackend : public Backend {
            "not cuDNN; bnscope ran its cuda kernel for it");
       return;
     }
-    // cuDNN refuses a smaller epsilon; TensorFlow passes it unclamped and fails the launch.
+    // cuDNN refuses a smaller epsilon; TensorFlow passes it unclamped and fails the launch. The
+    // epsilon the Python API clamps to (and Apply fix sets) clears it once rounded to a float attr.
+    static_assert(static_cast<float>(kCudnnMinEpsilon) >= CUDNN_BN_MIN_EPSILON);
     if (p.epsilon < CUDNN_BN_MIN_EPSILON)
       throw Error(ErrorCode::Internal, "cuDNN launch failure : input shape (" + shape_text(p) +
                                            "): epsilon " + std::to_string(p.epsilon) +
                                            " is below CUDNN_BN_MIN_EPSILON " +
-                                           std::to_string(CUDNN_BN_MIN_EPSILON));
+                                           std::to_string(CUDNN_BN_MIN_EPSILON) +
+                                           " (tf.nn.fused_batch_norm clamps epsilon to " +
+                                           attr_value_text(AttrValue{kCudnnMinEpsilon}) + ")");
     allocate_outputs(p, r);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!handle_) handle_ = std::make_unique<CudnnHandle>();

@@ -22,6 +22,7 @@
 #include "channel_table_model.h"
 #include "heatmap_widget.h"
 #include "number_text.h"
+#include "outcome_problems.h"
 #include "problem_controller.h"
 #include "tensor_slice.h"
 
@@ -175,10 +176,16 @@ void ChannelPanel::showOutcome() {
   model_->setStats(outcome_ && outcome_->ok() ? outcome_->stats : ChannelStats{});
   if (!outcome_)
     status_->setText(tr("Not run yet."));
-  else if (!outcome_->ok())
-    status_->setText(QStringLiteral("<span style='color:#dc322f'>%1</span>")
-                         .arg(outcome_->error.toHtmlEscaped()));
-  else
+  else if (!outcome_->ok()) {
+    // The first problem here; all of them are listed on the Inputs tab and in the warnings.
+    const auto more = static_cast<int>(outcome_problems(*outcome_).size()) - 1;
+    status_->setText(
+        QStringLiteral("<span style='color:#dc322f'>%1</span>")
+            .arg(outcome_->error.toHtmlEscaped() +
+                 (more == 1  ? tr(" (and 1 more problem, listed on the Inputs tab)")
+                  : more > 1 ? tr(" (and %1 more problems, listed on the Inputs tab)").arg(more)
+                             : QString())));
+  } else
     status_->setText(tr("%1 on %2: %3 channels")
                          .arg(QString::fromStdString(outcome_->problem.op),
                               QString::fromStdString(outcome_->backend))

@@ -31,6 +31,7 @@ class ChannelPanel : public QWidget {
   QComboBox* columnBox() const { return column_; }
   QSpinBox* batchBox() const { return batch_; }
   HeatmapWidget* heatmap() const { return heatmap_; }
+  QLabel* statusLabel() const { return status_; }
   QChart* columnChart() const { return chart_; }
   QChart* histogramChart(int i) const { return histograms_[i]; }
   int currentChannel() const { return channel_; }

@@ -12,6 +12,7 @@
 
 #include "app_wording.h"
 #include "input_table_model.h"
+#include "outcome_problems.h"
 #include "problem_controller.h"
 
 namespace bnscope {
@@ -86,20 +87,26 @@ void InputPanel::refresh() {
   const QString keep = selectedInput();
   // Validation is judged on the problem as it is now; a stale outcome's error would mislead.
   const auto out = controller_->outcome();
-  QString error;
+  // Every problem at once, each in its row: fixing one does not hide the next until a re-run.
+  std::vector<ValidationProblem> problems;
   const bool current = out && !controller_->isRunning();
-  if (current && !out->prepared) error = out->error;
+  if (current && !out->prepared) problems = outcome_problems(*out);
   std::vector<Note> notes;
   if (current && out->revision == controller_->revision())
     notes = out->pipeline ? out->pipeline->notes : out->prepared ? out->prepared->notes : notes;
-  model_->setProblem(controller_->problem(), error, notes);
+  model_->setProblem(controller_->problem(), problems, notes);
   // What TensorFlow would reject is said here too: the problem runs, but is not "ok".
-  QStringList rejected;
+  QStringList rejected, errors;
   for (const Note& n : notes)
     if (n.kind == NoteKind::TfWouldReject) rejected << in_app_terms(note_text(n)).toHtmlEscaped();
+  for (const ValidationProblem& q : problems)
+    errors << in_app_terms(QString::fromStdString(q.message)).toHtmlEscaped();
+  const QString listed = errors.size() > 1 ? tr("%1 problems:").arg(errors.size()) +
+                                                 QStringLiteral("<br>&bull; ") +
+                                                 errors.join(QStringLiteral("<br>&bull; "))
+                                           : errors.join(QString());
   validation_->setText(
-      !error.isEmpty() ? QStringLiteral("<span style='color:#dc322f'>%1</span>")
-                             .arg(in_app_terms(error).toHtmlEscaped())
+      !errors.isEmpty() ? QStringLiteral("<span style='color:#dc322f'>%1</span>").arg(listed)
       : rejected.isEmpty()
           ? QString()
           : QStringLiteral("<span style='color:#cb4b16'>%1</span>")

@@ -4,8 +4,10 @@
 #include <QColor>
 #include <QRegularExpression>
 #include <QStringList>
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "app_wording.h"
 #include "number_text.h"
@@ -45,7 +47,7 @@ InputTableModel::InputTableModel(QObject* parent) : TableModel(parent) {
               {tr("matches the op?")}});
 }
 
-void InputTableModel::setProblem(const Problem& p, const QString& error,
+void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationProblem>& problems,
                                  const std::vector<Note>& notes) {
   beginResetModel();
   rows_.clear();
@@ -56,7 +58,14 @@ void InputTableModel::setProblem(const Problem& p, const QString& error,
       names.push_back(QString::fromUtf8(a.name.data(), a.name.size()));
   for (const auto& [name, t] : p.inputs)
     if (!op || op->input_index(name) < 0) names.push_back(QString::fromStdString(name));
-  const QString blamed = error.isEmpty() ? QString() : subject_of(error, names);
+  // Each problem in the row it names: its subject, or the first input its message mentions.
+  std::map<QString, QStringList> blamed;
+  for (const ValidationProblem& q : problems) {
+    const QString message = QString::fromStdString(q.message);
+    const QString subject = QString::fromStdString(q.subject);
+    const bool input = std::find(names.begin(), names.end(), subject) != names.end();
+    blamed[input ? subject : subject_of(message, names)] << in_app_terms(message);
+  }
   for (const QString& n : names) {
     Row r;
     r.name = n;
@@ -93,9 +102,9 @@ void InputTableModel::setProblem(const Problem& p, const QString& error,
         warnings << in_app_terms(note_text(note));
         rejected |= note.kind == NoteKind::TfWouldReject;
       }
-    if (n == blamed) {
+    if (auto b = blamed.find(n); b != blamed.end()) {
       r.bad = true;
-      r.status = in_app_terms(error);
+      r.status = b->second.join(QStringLiteral("; "));
     } else if (!op || op->input_index(n.toStdString()) < 0) {
       r.bad = true;
       r.status = tr("not an input of %1").arg(QString::fromStdString(p.op));

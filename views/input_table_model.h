@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/note.h"
+#include "ops/prepared.h"
 #include "ops/problem.h"
 #include "table_model.h"
 
@@ -17,9 +18,11 @@ class InputTableModel : public TableModel {
   static constexpr int ProblemRole = FirstCustomRole;  // true when the row has a problem
 
   explicit InputTableModel(QObject* parent = nullptr);
-  // error: the message validation failed with, if it did; notes: the run's notes, whose
-  // warnings about an input show in its row (an input TensorFlow would reject is not "ok").
-  void setProblem(const Problem& p, const QString& error, const std::vector<Note>& notes = {});
+  // problems: every problem validation found (outcome_problems), each in the row of the input it
+  // is about; notes: the run's notes, whose warnings about an input show in its row (an input
+  // TensorFlow would reject is not "ok").
+  void setProblem(const Problem& p, const std::vector<ValidationProblem>& problems,
+                  const std::vector<Note>& notes = {});
   QString inputName(int row) const;
   int rowOf(const QString& name) const;
   // The row of the input a message names first; -1 when it names none.

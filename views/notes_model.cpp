@@ -14,18 +14,24 @@ NotesModel::NotesModel(QObject* parent) : TableModel(parent) {
 }
 
 void NotesModel::setNotes(std::vector<Note> notes, const QString& error) {
+  std::vector<ValidationProblem> errors;
+  if (!error.isEmpty()) errors.push_back({std::string(), error.toStdString()});
+  setNotes(std::move(notes), std::move(errors));
+}
+
+void NotesModel::setNotes(std::vector<Note> notes, std::vector<ValidationProblem> errors) {
   beginResetModel();
   notes_ = std::move(notes);
-  error_ = error;
+  errors_ = std::move(errors);
   endResetModel();
 }
 
 QVariant NotesModel::cell(int row, int, int role) const {
-  const bool is_error = !error_.isEmpty() && row == 0;
-  if (is_error) {
+  if (static_cast<std::size_t>(row) < errors_.size()) {
+    const ValidationProblem& e = errors_[static_cast<std::size_t>(row)];
     switch (role) {
       case Qt::DisplayRole:
-        return tr("Error: %1").arg(in_app_terms(error_));
+        return tr("Error: %1").arg(in_app_terms(QString::fromStdString(e.message)));
       case Qt::ForegroundRole:
         return QBrush(QColor(220, 50, 47));
       case KindRole:
@@ -33,12 +39,12 @@ QVariant NotesModel::cell(int row, int, int role) const {
       case ChannelRole:
         return -1;
       case SubjectRole:
-        return QString();
+        return QString::fromStdString(e.subject);
       default:
         return {};
     }
   }
-  const Note& n = notes_[static_cast<std::size_t>(row - (error_.isEmpty() ? 0 : 1))];
+  const Note& n = notes_[static_cast<std::size_t>(row) - errors_.size()];
   switch (role) {
     case Qt::DisplayRole: {
       QString text = in_app_terms(note_text(n));

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ops/note.h"
+#include "ops/prepared.h"
 #include "table_model.h"
 
 namespace bnscope {
@@ -18,13 +19,15 @@ class NotesModel : public TableModel {
   explicit NotesModel(QObject* parent = nullptr);
   // An error (failed validation or run) is shown as the first row.
   void setNotes(std::vector<Note> notes, const QString& error = {});
+  // Every problem that stopped the run (outcome_problems) first, one row each, with its subject.
+  void setNotes(std::vector<Note> notes, std::vector<ValidationProblem> errors);
 
  private:
-  int rows() const override { return static_cast<int>(notes_.size()) + (error_.isEmpty() ? 0 : 1); }
+  int rows() const override { return static_cast<int>(errors_.size() + notes_.size()); }
   QVariant cell(int row, int column, int role) const override;
 
   std::vector<Note> notes_;
-  QString error_;
+  std::vector<ValidationProblem> errors_;
 };
 
 }  // namespace bnscope

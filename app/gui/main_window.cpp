@@ -31,6 +31,7 @@
 #include "layers/layers_dock.h"
 #include "layers/layers_panel.h"
 #include "notes_model.h"
+#include "outcome_problems.h"
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "tensor/error.h"
@@ -340,7 +341,7 @@ void MainWindow::outcomeChanged() {
     notes = out->pipeline->notes;
   else if (out->prepared)
     notes = out->prepared->notes;
-  notes_->setNotes(std::move(notes), out->error);
+  notes_->setNotes(std::move(notes), outcome_problems(*out));
   if (out->ok()) {
     status_->setStyleSheet(QString());
     const auto count = static_cast<int>(notes_->rowCount());

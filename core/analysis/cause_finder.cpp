@@ -7,6 +7,7 @@
 
 #include "analysis/half_sums.h"
 #include "engine/engine.h"
+#include "ops/bn_math.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -14,8 +15,6 @@ namespace bnscope {
 namespace {
 
 constexpr double kHalfMax = 65504.0;
-// The TensorFlow Python API clamps epsilon to this "requirement by CUDNN"; raw ops do not.
-constexpr double kCudnnMinEpsilon = 1.001e-5;
 
 struct Trial {
   std::string code;
@@ -102,13 +101,14 @@ std::optional<Trial> epsilon_trial(const Problem& p, const OpSpec& op) {
   } catch (const Error&) {
     return {};
   }
-  if (!(eps < kCudnnMinEpsilon)) return {};
+  if (!below_cudnn_min_epsilon(eps)) return {};
   Trial t{"epsilon-clamped", "", "", p, {}};
   t.problem.attrs[name] = kCudnnMinEpsilon;
+  const std::string minimum = attr_value_text(AttrValue{kCudnnMinEpsilon});
   t.title = name + " " + attr_value_text(AttrValue{eps}) +
-            " is below cuDNN's minimum; the reference clamped it to 1.001e-5 (as "
-            "tf.nn.fused_batch_norm does)";
-  t.explanation = "re-ran with " + name + "=1.001e-5";
+            " is below cuDNN's minimum; the reference clamped it to " + minimum +
+            " (as tf.nn.fused_batch_norm does)";
+  t.explanation = "re-ran with " + name + "=" + minimum;
   return t;
 }
 

@@ -23,6 +23,9 @@ struct OutputTensor {
 struct PhaseTiming {
   std::string phase;  // "upload", "kernel:<name>", "download", "pass:<name>"
   double seconds = 0;
+  // From the start of Backend::run on the host's steady clock, where the backend knows it (the
+  // cpu backend's passes); < 0: not known (device phases), the profiler lays them end to end.
+  double start = -1;
 };
 
 struct Result {

@@ -8,6 +8,18 @@
 
 namespace bnscope {
 
+// The smallest epsilon the TensorFlow Python API hands cuDNN's batch norm: it clamps to this, just
+// above CUDNN_BN_MIN_EPSILON (1e-5), "as required by cuDNN"; raw ops pass epsilon unclamped. The
+// one copy: the epsilon note, the cause finder's re-run, the app's Apply fix and the cudnn
+// backend's check all read it.
+inline constexpr double kCudnnMinEpsilon = 1.001e-5;
+
+// Compared as the float attr TensorFlow holds, so an epsilon set to kCudnnMinEpsilon is not below
+// it (as a float it is 1.00099996e-5, a hair under the double).
+inline bool below_cudnn_min_epsilon(double epsilon) {
+  return static_cast<float>(epsilon) < static_cast<float>(kCudnnMinEpsilon);
+}
+
 inline double inv_std(double variance, double epsilon) {
   return 1.0 / std::sqrt(variance + epsilon);
 }

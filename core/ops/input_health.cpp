@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "ops/bn_math.h"
 #include "ops/reserve_check.h"
 #include "tensor/non_finite.h"
 
@@ -12,6 +13,11 @@ namespace {
 
 // The shortest text that reads back as the same float: a tiny epsilon such as 1e-45 in full.
 std::string shortest_float_text(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string shortest_double_text(double v) {
   char buf[32];
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
@@ -27,12 +33,13 @@ void note_input_health(Prepared& p) {
                              " NaN/Inf value(s); every channel they touch is poisoned",
                          std::string(p.op->inputs[i].name), -1});
   }
-  // tf.nn.fused_batch_norm clamps epsilon to 1.001e-5 "as required by cuDNN"; raw ops do not.
-  if (p.op->family == OpFamily::Fused && p.epsilon < 1.001e-5)
+  // tf.nn.fused_batch_norm clamps epsilon "as required by cuDNN"; raw ops do not.
+  if (p.op->family == OpFamily::Fused && below_cudnn_min_epsilon(p.epsilon))
     p.notes.push_back({NoteKind::Warning, "epsilon-below-cudnn-min",
                        "epsilon " + shortest_float_text(static_cast<float>(p.epsilon)) +
-                           " is below 1.001e-5: tf.nn.fused_batch_norm would clamp it and older "
-                           "cuDNN rejects it, so CPU and GPU results may differ",
+                           " is below " + shortest_double_text(kCudnnMinEpsilon) +
+                           ": tf.nn.fused_batch_norm would clamp it and older cuDNN rejects it, so "
+                           "CPU and GPU results may differ",
                        "epsilon", -1});
 }
 

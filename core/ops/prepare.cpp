@@ -15,6 +15,42 @@ const Tensor& Prepared::in(std::string_view name) const {
 
 namespace {
 
+// prepare()'s checks run through this: throwing at the first failure (prepare) or recording each
+// and going on (validation_problems), in the same order either way, so the first recorded is the
+// one prepare() throws. A check about an input that already failed is skipped: it would only
+// restate that input's problem, or read a shape the first one said is wrong.
+class Checks {
+ public:
+  explicit Checks(std::vector<ValidationProblem>* found = nullptr) : found_(found) {}
+
+  // Runs check(); false when it failed (recorded) or was skipped.
+  template <class F>
+  bool run(std::string_view input, F&& check) {
+    if (!usable(input)) return false;
+    if (!found_) {
+      check();
+      return true;
+    }
+    try {
+      check();
+      return true;
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Cancelled || e.code() == ErrorCode::Internal) throw;
+      found_->push_back({std::string(input), e.what()});
+      if (!input.empty()) failed_.emplace_back(input);
+      return false;
+    }
+  }
+  bool usable(std::string_view input) const {
+    return std::find(failed_.begin(), failed_.end(), input) == failed_.end();
+  }
+  bool collecting() const { return found_ != nullptr; }
+
+ private:
+  std::vector<ValidationProblem>* found_;
+  std::vector<std::string> failed_;
+};
+
 std::string count_mismatch(std::string_view what, std::int64_t got, std::int64_t c) {
   return std::string(what) + " must have the same number of elements as the channels of x, got " +
          std::to_string(got) + " and " + std::to_string(c);
@@ -51,15 +87,23 @@ DType infer_t(const Problem& pb, const OpSpec& op) {
   return DType::F32;
 }
 
-void resolve_inputs(const Problem& pb, Prepared& p) {
+void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
   for (const auto& [name, tensor] : pb.inputs)
     if (op.input_index(name) < 0)
-      fail("unknown input '" + name + "' for " + std::string(op.name) + "; expected one of " +
-           names_of(op.inputs));
+      ck.run(name, [&] {
+        fail("unknown input '" + name + "' for " + std::string(op.name) + "; expected one of " +
+             names_of(op.inputs));
+      });
   for (const ArgSpec& a : op.inputs) {
     auto it = pb.inputs.find(std::string(a.name));
-    Tensor t = it != pb.inputs.end() ? it->second : default_for_missing(op, a.name);
+    Tensor t;
+    if (it != pb.inputs.end())
+      t = it->second;
+    else if (!ck.run(a.name, [&] { t = default_for_missing(op, a.name); })) {
+      p.inputs.push_back(std::move(t));  // keeps the catalog's order; never read
+      continue;
+    }
     const DType want = resolve_arg_type(op, a.type, p.t);
     if (t.dtype() != want) {
       if (it != pb.inputs.end())
@@ -67,42 +111,54 @@ void resolve_inputs(const Problem& pb, Prepared& p) {
                   std::string(a.name) + " has dtype " + std::string(tf_dtype_name(t.dtype())) +
                       " but " + std::string(op.name) + " expects " +
                       std::string(tf_dtype_name(want)) + " here (converted)");
-      t = t.to(want);
+      // Listing problems needs shapes only: no copy of what may be gigabytes.
+      if (!ck.collecting()) t = t.to(want);
     }
     p.inputs.push_back(std::move(t));
   }
 }
 
-void resolve_attrs(const Problem& pb, Prepared& p) {
+// Attr problems are recorded against the attr's name; false when data_format is unusable (the
+// channel axis is then unknown).
+bool resolve_attrs(const Problem& pb, Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
   for (const auto& [name, value] : pb.attrs)
-    if (!op.attr(name)) {
-      std::string names;
-      for (const AttrSpec& s : op.attrs) names += (names.empty() ? "" : ", ") + std::string(s.name);
-      fail("unknown attr '" + name + "' for " + std::string(op.name) + "; expected one of " +
-           names);
-    }
+    if (!op.attr(name))
+      ck.run(name, [&] {
+        std::string names;
+        for (const AttrSpec& s : op.attrs)
+          names += (names.empty() ? "" : ", ") + std::string(s.name);
+        fail("unknown attr '" + name + "' for " + std::string(op.name) + "; expected one of " +
+             names);
+      });
   // TensorFlow's float attrs are 32-bit: round so every backend sees the same epsilon.
   if (op.family == OpFamily::GlobalNorm) {
-    p.epsilon = static_cast<float>(attr_float(pb, "variance_epsilon"));
-    p.scale_after_normalization = attr_bool(pb, "scale_after_normalization");
+    ck.run("variance_epsilon",
+           [&] { p.epsilon = static_cast<float>(attr_float(pb, "variance_epsilon")); });
+    ck.run("scale_after_normalization",
+           [&] { p.scale_after_normalization = attr_bool(pb, "scale_after_normalization"); });
     p.is_training = false;
     p.format = DataFormat::NHWC;
-    return;
+    return true;
   }
-  p.epsilon = static_cast<float>(attr_float(pb, "epsilon"));
-  p.is_training = attr_bool(pb, "is_training");
+  ck.run("epsilon", [&] { p.epsilon = static_cast<float>(attr_float(pb, "epsilon")); });
+  ck.run("is_training", [&] { p.is_training = attr_bool(pb, "is_training"); });
   if (op.has_attr("exponential_avg_factor"))
-    p.exponential_avg_factor = static_cast<float>(attr_float(pb, "exponential_avg_factor"));
-  const std::string fmt = attr_string(pb, "data_format");
-  const AttrSpec& fa = *op.attr("data_format");
-  if (std::find(fa.allowed.begin(), fa.allowed.end(), fmt) == fa.allowed.end()) {
-    std::string allowed;
-    for (auto a : fa.allowed) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(a) + "\"";
-    fail("Value for attr 'data_format' of \"" + fmt +
-         "\" is not in the list of allowed values: " + allowed);
-  }
-  p.format = *parse_data_format(fmt);
+    ck.run("exponential_avg_factor", [&] {
+      p.exponential_avg_factor = static_cast<float>(attr_float(pb, "exponential_avg_factor"));
+    });
+  return ck.run("data_format", [&] {
+    const std::string fmt = attr_string(pb, "data_format");
+    const AttrSpec& fa = *op.attr("data_format");
+    if (std::find(fa.allowed.begin(), fa.allowed.end(), fmt) == fa.allowed.end()) {
+      std::string allowed;
+      for (auto a : fa.allowed)
+        allowed += (allowed.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+      fail("Value for attr 'data_format' of \"" + fmt +
+           "\" is not in the list of allowed values: " + allowed);
+    }
+    p.format = *parse_data_format(fmt);
+  });
 }
 
 void check_dtype_registered(Prepared& p) {
@@ -127,23 +183,51 @@ void check_fused_rank(Prepared& p, const Tensor& x) {
   p.view = channel_view(x.shape(), p.channels_last);
 }
 
-void validate_fused_grad(Prepared& p) {
-  const Tensor& dy = p.in("y_backprop");
-  const Tensor& x = p.in("x");
-  if (dy.rank() != 4 && dy.rank() != 5)
-    fail("input must be 4 or 5-dimensional" + shape_str(dy.shape()));
-  if (x.rank() != 4 && x.rank() != 5)
-    fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
-  require_rank1(p.in("scale"), "scale");
-  require_rank1(p.in("reserve_space_1"), "saved mean");
-  require_rank1(p.in("reserve_space_2"), "saved variance");
-  if (!same_shape(x, dy))
-    fail("x and y_backprop must have same shape, but x has shape " + shape_str(x.shape()) +
-         " and y_backprop has shape " + shape_str(dy.shape()));
-  check_fused_rank(p, x);
+void require_data_rank(Checks& ck, const Prepared& p, std::string_view name) {
+  ck.run(name, [&] {
+    const Tensor& t = p.in(name);
+    if (t.rank() != 4 && t.rank() != 5)
+      fail("input must be 4 or 5-dimensional" + shape_str(t.shape()));
+  });
+}
+
+void require_rank1(Checks& ck, const Prepared& p, std::string_view name, std::string_view tf_name) {
+  ck.run(name, [&] { require_rank1(p.in(name), tf_name); });
+}
+
+// Every per-channel input holds C values; skipped when C is unknown (x or the layout failed).
+void require_channel_counts(Checks& ck, const Prepared& p, std::initializer_list<const char*> names,
+                            std::string_view prefix = {}) {
   const std::int64_t c = p.channels();
-  for (const char* n : {"scale", "reserve_space_1", "reserve_space_2"})
-    if (p.in(n).numel() != c) fail(count_mismatch(n, p.in(n).numel(), c));
+  for (const char* n : names)
+    ck.run(n, [&] {
+      if (p.in(n).numel() != c) fail(std::string(prefix) + count_mismatch(n, p.in(n).numel(), c));
+    });
+}
+
+// x's rank and the layout give the channel axis: false when either is unusable.
+bool view_of_x(Checks& ck, Prepared& p, bool layout_known) {
+  if (!layout_known || !ck.usable("x")) return false;
+  check_fused_rank(p, p.in("x"));
+  return true;
+}
+
+void validate_fused_grad(Prepared& p, Checks& ck, bool layout_known) {
+  require_data_rank(ck, p, "y_backprop");
+  require_data_rank(ck, p, "x");
+  require_rank1(ck, p, "scale", "scale");
+  require_rank1(ck, p, "reserve_space_1", "saved mean");
+  require_rank1(ck, p, "reserve_space_2", "saved variance");
+  if (ck.usable("x"))
+    ck.run("y_backprop", [&] {
+      const Tensor& x = p.in("x");
+      const Tensor& dy = p.in("y_backprop");
+      if (!same_shape(x, dy))
+        fail("x and y_backprop must have same shape, but x has shape " + shape_str(x.shape()) +
+             " and y_backprop has shape " + shape_str(dy.shape()));
+    });
+  if (!view_of_x(ck, p, layout_known)) return;
+  require_channel_counts(ck, p, {"scale", "reserve_space_1", "reserve_space_2"});
   if (!p.is_training && !p.channels_last && !p.empty())
     tf_reject(p, "tf-reject-format",
               "The implementation of FusedBatchNormGrad with is_training=False only support NHWC "
@@ -156,54 +240,60 @@ void validate_fused_grad(Prepared& p) {
          "reserve_space_2", -1});
 }
 
-void validate_fused_forward(Prepared& p) {
-  const Tensor& x = p.in("x");
-  if (x.rank() != 4 && x.rank() != 5)
-    fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
-  require_rank1(p.in("scale"), "scale");
-  require_rank1(p.in("offset"), "offset");
-  require_rank1(p.in("mean"), "estimated_mean");
-  require_rank1(p.in("variance"), "estimated_variance");
-  check_fused_rank(p, x);
-  const std::int64_t c = p.channels();
-  for (const char* n : {"scale", "offset"})
-    if (p.in(n).numel() != c) fail(count_mismatch(n, p.in(n).numel(), c));
+void validate_fused_forward(Prepared& p, Checks& ck, bool layout_known) {
+  require_data_rank(ck, p, "x");
+  require_rank1(ck, p, "scale", "scale");
+  require_rank1(ck, p, "offset", "offset");
+  require_rank1(ck, p, "mean", "estimated_mean");
+  require_rank1(ck, p, "variance", "estimated_variance");
+  if (!view_of_x(ck, p, layout_known)) return;
+  require_channel_counts(ck, p, {"scale", "offset"});
   const bool needs_stats = !p.is_training || p.exponential_avg_factor != 1.0;
-  if (needs_stats) {
-    const std::string prefix =
-        !p.is_training ? "When is_training=false, " : "When exponential_avg_factor != 1, ";
-    for (const char* n : {"mean", "variance"})
-      if (p.in(n).numel() != c) fail(prefix + count_mismatch(n, p.in(n).numel(), c));
-  }
+  if (needs_stats)
+    require_channel_counts(
+        ck, p, {"mean", "variance"},
+        !p.is_training ? "When is_training=false, " : "When exponential_avg_factor != 1, ");
 }
 
 // TensorFlow's kernel lacks the channel and shape checks (spec 3.7); reading past m, v or gamma
 // would be out of bounds, so bnscope checks them with messages in TensorFlow's style.
-void validate_global(Prepared& p) {
+void validate_global(Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
-  const Tensor& t = p.in("t");
-  if (t.rank() != 4) fail("input must be 4-dimensional" + shape_str(t.shape()));
-  require_rank1(p.in("m"), "mean");
-  require_rank1(p.in("v"), "var");
-  if (!op.is_grad) require_rank1(p.in("beta"), "beta");
-  require_rank1(p.in("gamma"), "gamma");
-  if (op.is_grad && p.in("backprop").rank() != 4)
-    fail("out_backprop must be 4-dimensional" + shape_str(p.in("backprop").shape()));
-  p.rank = 4;
-  p.channels_last = true;
-  p.view = channel_view(t.shape(), true);
-  const std::int64_t c = p.channels();
-  for (const ArgSpec& a : op.inputs) {
-    if (a.name == "t" || a.name == "backprop") continue;
-    const Tensor& v = p.in(a.name);
-    if (v.numel() != c)
-      fail(std::string(a.name) +
-           " must have the same number of elements as the channels of t, got " +
-           std::to_string(v.numel()) + " and " + std::to_string(c));
+  ck.run("t", [&] {
+    if (p.in("t").rank() != 4) fail("input must be 4-dimensional" + shape_str(p.in("t").shape()));
+  });
+  require_rank1(ck, p, "m", "mean");
+  require_rank1(ck, p, "v", "var");
+  if (!op.is_grad) require_rank1(ck, p, "beta", "beta");
+  require_rank1(ck, p, "gamma", "gamma");
+  if (op.is_grad)
+    ck.run("backprop", [&] {
+      if (p.in("backprop").rank() != 4)
+        fail("out_backprop must be 4-dimensional" + shape_str(p.in("backprop").shape()));
+    });
+  if (ck.usable("t")) {
+    const Tensor& t = p.in("t");
+    p.rank = 4;
+    p.channels_last = true;
+    p.view = channel_view(t.shape(), true);
+    const std::int64_t c = p.channels();
+    for (const ArgSpec& a : op.inputs) {
+      if (a.name == "t" || a.name == "backprop") continue;
+      ck.run(a.name, [&] {
+        const Tensor& v = p.in(a.name);
+        if (v.numel() != c)
+          fail(std::string(a.name) +
+               " must have the same number of elements as the channels of t, got " +
+               std::to_string(v.numel()) + " and " + std::to_string(c));
+      });
+    }
+    if (op.is_grad)
+      ck.run("backprop", [&] {
+        if (!same_shape(t, p.in("backprop")))
+          fail("t and backprop must have same shape, but t has shape " + shape_str(t.shape()) +
+               " and backprop has shape " + shape_str(p.in("backprop").shape()));
+      });
   }
-  if (op.is_grad && !same_shape(t, p.in("backprop")))
-    fail("t and backprop must have same shape, but t has shape " + shape_str(t.shape()) +
-         " and backprop has shape " + shape_str(p.in("backprop").shape()));
   tf_reject(
       p, "tf-reject-deprecated",
       "Op " + std::string(op.name) +
@@ -211,35 +301,60 @@ void validate_global(Prepared& p) {
           "Use tf.nn.batch_normalization().");
 }
 
-}  // namespace
-
-Prepared prepare(const Problem& pb) {
+// prepare() up to its notes on the inputs; with a collecting ck it goes on past failures.
+Prepared prepare_checked(const Problem& pb, Checks& ck) {
   Prepared p;
   p.op = find_op(pb.op);
-  if (!p.op) fail("unknown op '" + pb.op + "'; expected one of " + op_names_joined());
+  if (!ck.run("", [&] {
+        if (!p.op) fail("unknown op '" + pb.op + "'; expected one of " + op_names_joined());
+      }))
+    return p;  // nothing else can be checked without the op's catalog row
   p.convention = pb.convention;
   p.t = infer_t(pb, *p.op);
   p.u = resolve_arg_type(*p.op, ArgType::U, p.t);
-  resolve_attrs(pb, p);
-  resolve_inputs(pb, p);
+  const bool layout_known = resolve_attrs(pb, p, ck);
+  resolve_inputs(pb, p, ck);
   check_dtype_registered(p);
   if (p.op->family == OpFamily::GlobalNorm)
-    validate_global(p);
+    validate_global(p, ck);
   else if (p.op->is_grad)
-    validate_fused_grad(p);
+    validate_fused_grad(p, ck, layout_known);
   else
-    validate_fused_forward(p);
+    validate_fused_forward(p, ck, layout_known);
   // Inputs are in memory already; the data-shaped output (and its converted copies) are not.
-  std::uint64_t bytes = 0;
-  for (const Tensor& t : p.inputs) bytes += t.nbytes();
-  check_memory_limit(
-      bytes + 2 * p.inputs[0].nbytes(),
-      "running " + std::string(p.op->name) + " on x of shape " + shape_str(p.inputs[0].shape()));
+  ck.run("", [&] {
+    // In the op's types, which a listing run leaves unconverted.
+    auto bytes_of = [&](std::size_t i) {
+      const DType want = resolve_arg_type(*p.op, p.op->inputs[i].type, p.t);
+      return static_cast<std::uint64_t>(p.inputs[i].numel()) * dtype_size(want);
+    };
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) bytes += bytes_of(i);
+    check_memory_limit(
+        bytes + 2 * bytes_of(0),
+        "running " + std::string(p.op->name) + " on x of shape " + shape_str(p.inputs[0].shape()));
+  });
   if (pb.strict)
     for (const Note& n : p.notes)
-      if (n.kind == NoteKind::TfWouldReject) fail(note_text(n) + " (--strict)");
+      if (n.kind == NoteKind::TfWouldReject)
+        ck.run(n.subject, [&] { fail(note_text(n) + " (--strict)"); });
+  return p;
+}
+
+}  // namespace
+
+Prepared prepare(const Problem& pb) {
+  Checks ck;
+  Prepared p = prepare_checked(pb, ck);
   attach_input_notes(p);  // once, here: every caller shares the prepared problem and its notes
   return p;
+}
+
+std::vector<ValidationProblem> validation_problems(const Problem& pb) {
+  std::vector<ValidationProblem> found;
+  Checks ck(&found);
+  prepare_checked(pb, ck);
+  return found;
 }
 
 }  // namespace bnscope

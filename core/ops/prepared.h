@@ -4,6 +4,7 @@
 // that do not fit x), attached once by prepare(). Backends take only this and never validate
 // again.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,5 +44,16 @@ struct Prepared {
 // lacked (its advisories); throws Error(InvalidArgument) with a one-line message. Attaches the
 // input notes (ops/input_health.h) last, once.
 Prepared prepare(const Problem& problem);
+
+struct ValidationProblem {
+  std::string subject;  // the input or attr it is about; empty for the op as a whole
+  std::string message;  // worded as prepare() words it
+};
+
+// Every problem that stops prepare(), in the order prepare() meets them, so the first is the
+// error prepare() throws, word for word; empty when prepare() succeeds. The same checks as
+// prepare() (the catalog's inputs and attrs), going on past each failure; a check is skipped
+// where an earlier problem makes it meaningless (counts against the channels of a wrong-rank x).
+std::vector<ValidationProblem> validation_problems(const Problem& problem);
 
 }  // namespace bnscope

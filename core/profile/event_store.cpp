@@ -2,6 +2,19 @@
 
 namespace bnscope {
 
+std::string track_label(std::uint32_t track) {
+  switch (track) {
+    case kHostTrack:
+      return "host";
+    case kDeviceTrack:
+      return "device";
+    case kPassTrack:
+      return "passes";
+    default:
+      return "stream " + std::to_string(track);
+  }
+}
+
 std::uint32_t EventStore::intern(std::string_view s) {
   auto it = ids_.find(std::string(s));
   if (it != ids_.end()) return it->second;

@@ -10,10 +10,18 @@
 
 namespace bnscope {
 
+// A profile's tracks: the run as the host clock saw it, the device's phases (uploads, kernels,
+// downloads), a CPU run's passes. Further numbers are further device streams.
+inline constexpr std::uint32_t kHostTrack = 0;
+inline constexpr std::uint32_t kDeviceTrack = 1;
+inline constexpr std::uint32_t kPassTrack = 2;
+// "host", "device", "passes", "stream N".
+std::string track_label(std::uint32_t track);
+
 struct TraceEvent {
   std::uint32_t name = 0;     // id into EventStore::names()
   std::uint32_t backend = 0;  // id into EventStore::names()
-  std::uint32_t track = 0;    // host thread index or device stream
+  std::uint32_t track = 0;    // kHostTrack, kDeviceTrack, kPassTrack, ...
   double start = 0;           // seconds
   double duration = 0;        // seconds
 };

@@ -51,25 +51,29 @@ Profile profile_problem(const Problem& problem, std::string_view backend_name,
     const double t1 = clock();
     if (i == 0) origin = t0;
     wall.push_back(t1 - t0);
-    // A CPU run is one host event, kernel:cpu; a device run's host event spans its phases.
+    // A CPU run is one host event, kernel:cpu, with its passes below it; a device run's host
+    // event spans its phases.
     const bool timed_device =
         std::any_of(r.timings.begin(), r.timings.end(),
                     [](const PhaseTiming& t) { return t.phase.rfind("kernel:", 0) == 0; });
-    prof.events.add(timed_device ? "run" : "kernel:cpu", prof.backend, 0, t0 - origin, t1 - t0);
+    prof.events.add(timed_device ? "run" : "kernel:cpu", prof.backend, kHostTrack, t0 - origin,
+                    t1 - t0);
     double at = t0 - origin;
     for (const PhaseTiming& t : r.timings) {
       if (!samples.count(t.phase)) order.push_back(t.phase);
       samples[t.phase].push_back(t.seconds);
       const bool dev = is_device_phase(t.phase);
       device = device || t.phase.rfind("kernel:", 0) == 0;
-      // Backends report durations only; device phases are laid end to end from the run's start.
-      prof.events.add(t.phase, prof.backend, dev ? 1 : 0, at, t.seconds);
-      at += t.seconds;
+      // Phases with a start (CPU passes, host clock) sit where they ran; device phases have
+      // durations only and are laid end to end from the run's start.
+      const double start = t.start >= 0 ? t0 - origin + t.start : at;
+      prof.events.add(t.phase, prof.backend, dev ? kDeviceTrack : kPassTrack, start, t.seconds);
+      at = start + t.seconds;
     }
   }
   prof.wall = timing_stats(wall);
   if (!device) {
-    // A CPU run is one phase from the profiler's point of view; finer phases stay as reported.
+    // A CPU run's kernel time is the whole run; its passes stay as reported, within it.
     order.insert(order.begin(), "kernel:cpu");
     samples["kernel:cpu"] = wall;
   }

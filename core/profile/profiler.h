@@ -32,7 +32,9 @@ struct ProfileOptions {
 };
 
 struct PhaseStats {
-  std::string phase;  // "kernel:cpu" for a whole CPU run; the backend's own phase names otherwise
+  // "kernel:cpu" for a whole CPU run, then its passes ("pass:reduce", ...); the backend's own
+  // phase names otherwise ("upload", "kernel:<name>", "download").
+  std::string phase;
   std::vector<double> samples;  // seconds, one per repetition
   TimingStats stats;
 };
@@ -55,7 +57,9 @@ struct Profile {
   double roofline_gbps = 0;  // 0 when unknown
   std::string roofline_source;
   double roofline_fraction = 0;
-  EventStore events;  // one event per phase per repetition; track 0 host, 1 device
+  // One event per phase per repetition: the run on the host track, device phases on the device
+  // track, a CPU run's passes (pass:<name>) on the pass track, where and when they ran.
+  EventStore events;
 };
 
 Profile profile_problem(const Problem& problem, std::string_view backend,

@@ -14,20 +14,26 @@ void write_chrome_trace(const Report& r, std::ostream& os) {
   w.key("traceEvents").begin_array();
   w.begin_object().field("name", "process_name").field("ph", "M").field("pid", 1).field("tid", 0);
   w.key("args").begin_object().field("name", "bnscope").end_object().end_object();
-  // Profiles follow one another on the time axis; each gets a host and a device track.
+  // Profiles follow one another on the time axis; each gets a thread per track it uses (host,
+  // device, passes), named after event_store.h's tracks.
+  constexpr std::uint32_t tracks = kPassTrack + 1;
+  auto tid_of = [&](std::size_t k, std::uint32_t track) {
+    return static_cast<int>(tracks * k + std::min(track, tracks - 1)) + 1;
+  };
   double offset_us = 0;
   for (std::size_t k = 0; k < r.profiles.size(); ++k) {
     const Profile& p = r.profiles[k];
     const std::string label = p.backend + " " + shape_str(p.shape) + " " +
                               std::string(dtype_name(p.dtype)) + " " + p.format + " " +
                               std::string(mode_name(p.is_training));
-    const bool device = std::any_of(p.events.events().begin(), p.events.events().end(),
-                                    [](const TraceEvent& e) { return e.track > 0; });
-    for (int track = 0; track < (device ? 2 : 1); ++track) {
-      const int tid = static_cast<int>(2 * k) + track + 1;
+    bool used[tracks] = {true};  // the host track always
+    for (const TraceEvent& e : p.events.events()) used[std::min(e.track, tracks - 1)] = true;
+    for (std::uint32_t track = 0; track < tracks; ++track) {
+      if (!used[track]) continue;
+      const int tid = tid_of(k, track);
       w.begin_object().field("name", "thread_name").field("ph", "M").field("pid", 1);
       w.field("tid", tid).key("args").begin_object();
-      w.field("name", label + (track ? " device" : " host")).end_object().end_object();
+      w.field("name", label + " " + track_label(track)).end_object().end_object();
       w.begin_object().field("name", "thread_sort_index").field("ph", "M").field("pid", 1);
       w.field("tid", tid).key("args").begin_object().field("sort_index", tid).end_object();
       w.end_object();
@@ -45,7 +51,7 @@ void write_chrome_trace(const Report& r, std::ostream& os) {
           .field("ts", ts)
           .field("dur", dur)
           .field("pid", 1)
-          .field("tid", static_cast<int>(2 * k + std::min<std::uint32_t>(e.track, 1)) + 1);
+          .field("tid", tid_of(k, e.track));
       w.key("args")
           .begin_object()
           .field("op", p.op)

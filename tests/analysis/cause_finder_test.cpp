@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
+#include "ops/bn_math.h"
 #include "ops/sample.h"
 
 namespace bnscope {
@@ -82,7 +83,7 @@ TEST(CauseFinder, NamesEpsilonBelowCudnnMinimum) {
     Tensor& t = truth.inputs.at(name);
     for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, t.get(i) * 1e-3);
   }
-  truth.attrs["epsilon"] = 1.001e-5;
+  truth.attrs["epsilon"] = kCudnnMinEpsilon;
   fill_reserve_from_forward(truth);
   const Result expected = run_problem(truth, "cpu-reference");
   Problem user = truth;

@@ -1,11 +1,14 @@
-// diff and report: the reference they name, saved outputs that lack some, and the one word for
-// each mode in every format.
+// diff, report and profile: the reference they name, saved outputs that lack some, the one word for
+// each mode in every format, and the cpu passes in the profile table and its trace.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli_harness.h"
 #include "io/json_value.h"
@@ -132,6 +135,43 @@ TEST(CliReport, AFailingReportShowsCausesAndNotesBeforeAnyChart) {
   ASSERT_FALSE(j.at("causes").items.empty());
   EXPECT_EQ(j.at("causes").items[0].at("code").string, "reserve-convention");
   EXPECT_EQ(j.at("causes").items[0].at("candidate").string, "cpu");
+}
+
+}  // namespace bnscope::test
+
+namespace bnscope::test {
+
+// profile prints the cpu backend's passes after kernel:cpu, and its trace carries the same
+// phases, the passes on a thread of their own: one profile, two printers.
+TEST(CliProfile, CpuPassesInTheTableAndTheTrace) {
+  TempDir dir;
+  const std::string trace = dir.path("t.json");
+  const CliRun r = run_cli({"profile", "--shape", "4,8,8,16", "--reps", "2", "--warmup", "0",
+                            "--no-copy-probe", "--trace", trace});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  std::vector<std::string> printed;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first.rfind("kernel:", 0) == 0 || first.rfind("pass:", 0) == 0) printed.push_back(first);
+  }
+  // NHWC training: a reduce pass, then a write pass.
+  EXPECT_EQ(printed, (std::vector<std::string>{"kernel:cpu", "pass:reduce", "pass:write"}))
+      << r.out;
+  const JsonValue j = parse_json(slurp(trace), "t.json");
+  std::vector<std::string> traced;
+  bool passes_thread = false;
+  for (const JsonValue& e : j.at("traceEvents").items) {
+    if (e.at("ph").string == "M" && e.at("name").string == "thread_name")
+      passes_thread |= e.at("args").at("name").string.ends_with(" passes");
+    if (e.at("ph").string != "X") continue;
+    const std::string& phase = e.at("args").at("phase").string;
+    if (std::find(traced.begin(), traced.end(), phase) == traced.end()) traced.push_back(phase);
+  }
+  EXPECT_EQ(traced, printed);
+  EXPECT_TRUE(passes_thread);
 }
 
 }  // namespace bnscope::test

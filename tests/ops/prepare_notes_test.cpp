@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/engine.h"
+#include "ops/bn_math.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
 
@@ -54,6 +55,11 @@ TEST(PrepareNotes, EpsilonBelowCudnnMinimumNotedOnce) {
   p.attrs["epsilon"] = 1e-7;
   EXPECT_EQ(count_code(prepare(p).notes, "epsilon-below-cudnn-min"), 1);
   EXPECT_EQ(count_code(run_problem(p, "cpu").notes, "epsilon-below-cudnn-min"), 1);
+  // cuDNN's own 1e-5 is below the clamp; the clamp itself is not (compared as the float attr).
+  p.attrs["epsilon"] = 1e-5;
+  EXPECT_EQ(count_code(prepare(p).notes, "epsilon-below-cudnn-min"), 1);
+  p.attrs["epsilon"] = kCudnnMinEpsilon;
+  EXPECT_EQ(count_code(prepare(p).notes, "epsilon-below-cudnn-min"), 0);
 }
 
 }  // namespace

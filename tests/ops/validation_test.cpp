@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "tensor/error.h"
@@ -19,14 +21,24 @@ Tensor ones(Shape s, DType d = DType::F32) {
   return t;
 }
 
+// prepare()'s error; every rule's test also checks that validation_problems() starts with it.
 std::string error_of(const Problem& p) {
+  const std::vector<ValidationProblem> all = validation_problems(p);
   try {
     prepare(p);
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+    EXPECT_EQ(all.empty() ? std::string("(none)") : all.front().message, e.what());
     return e.what();
   }
+  EXPECT_TRUE(all.empty()) << (all.empty() ? "" : all.front().message);
   return "(no error)";
+}
+
+std::vector<std::string> subjects(const std::vector<ValidationProblem>& v) {
+  std::vector<std::string> out;
+  for (const ValidationProblem& q : v) out.push_back(q.subject);
+  return out;
 }
 
 bool has_note(const Prepared& p, const std::string& code, NoteKind kind) {
@@ -75,8 +87,83 @@ Problem global(bool is_grad) {
 }
 
 TEST(Validation, ValidProblemsPrepare) {
-  for (const Problem& p : {grad(), forward(), global(true), global(false)})
+  for (const Problem& p : {grad(), forward(), global(true), global(false)}) {
     EXPECT_NO_THROW(prepare(p)) << p.op;
+    EXPECT_TRUE(validation_problems(p).empty()) << p.op;
+  }
+}
+
+// --- every problem at once (the app lists them all; the CLI keeps the first) ---
+
+TEST(ValidationProblems, ThreeIndependentErrorsAreAllReportedFirstAsPrepareThrows) {
+  Problem p = grad();
+  p.attrs["epsilon"] = std::string("small");
+  p.inputs["reserve_space_1"] = ones({5, 1});
+  p.inputs["scale"] = ones({3});
+  const std::vector<ValidationProblem> all = validation_problems(p);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].message, error_of(p));
+  EXPECT_EQ(all[0].message, "attr 'epsilon' must be a number");
+  EXPECT_EQ(all[1].message, "saved mean must be 1-dimensional[5,1]");
+  EXPECT_EQ(all[2].message,
+            "scale must have the same number of elements as the channels of x, got 3 and 5");
+  EXPECT_EQ(subjects(all), (std::vector<std::string>{"epsilon", "reserve_space_1", "scale"}));
+}
+
+TEST(ValidationProblems, ChecksThatDependOnAFailedInputAreSkipped) {
+  // x is 3-D: the channel counts cannot be judged, and the wrong-length scale is not blamed.
+  Problem p = grad();
+  p.inputs["x"] = ones({2, 3, 4});
+  p.inputs["scale"] = ones({3});
+  p.inputs.erase("reserve_space_2");
+  const std::vector<ValidationProblem> all = validation_problems(p);
+  EXPECT_EQ(all.front().message, error_of(p));
+  EXPECT_EQ(subjects(all), (std::vector<std::string>{"reserve_space_2", "x"}));
+  EXPECT_EQ(all[0].message.rfind("missing input 'reserve_space_2'", 0), 0u);
+  // A bad data_format leaves the channel axis unknown too.
+  Problem q = grad();
+  q.attrs["data_format"] = std::string("HWCN");
+  q.inputs["scale"] = ones({3});
+  q.inputs["reserve_space_2"] = ones({5, 1});
+  EXPECT_EQ(subjects(validation_problems(q)),
+            (std::vector<std::string>{"data_format", "reserve_space_2"}));
+}
+
+TEST(ValidationProblems, GlobalOpsListEveryInput) {
+  Problem p = global(true);
+  p.inputs["m"] = zeros({4});
+  p.inputs["gamma"] = ones({5, 1});
+  p.inputs["backprop"] = ones({2, 3, 4, 6});
+  const std::vector<ValidationProblem> all = validation_problems(p);
+  EXPECT_EQ(all.front().message, error_of(p));
+  EXPECT_EQ(subjects(all), (std::vector<std::string>{"gamma", "m", "backprop"}));
+  Problem unknown = grad();
+  unknown.op = "NoSuchOp";
+  EXPECT_EQ(validation_problems(unknown).size(), 1u);
+  EXPECT_EQ(validation_problems(unknown).front().message, error_of(unknown));
+}
+
+// Driven by the catalog: for every op, a bad epsilon and two per-channel inputs of the wrong rank
+// are three problems, the first the one prepare() throws.
+TEST(ValidationProblems, EveryCatalogOpReportsEachBrokenInput) {
+  for (const OpSpec& op : op_catalog()) {
+    Problem p = op.family == OpFamily::GlobalNorm ? global(op.is_grad)
+                : op.is_grad                      ? grad(std::string(op.name))
+                                                  : forward(std::string(op.name));
+    p.op = std::string(op.name);
+    p.attrs[std::string(op.epsilon_attr())] = std::string("tiny");
+    p.inputs[std::string(op.scale_input)] = ones({5, 1});
+    p.inputs[std::string(op.mean_input)] = ones({1, 5});
+    const std::vector<ValidationProblem> all = validation_problems(p);
+    ASSERT_EQ(all.size(), 3u) << op.name << ": " << all.front().message;
+    EXPECT_EQ(all[0].message, error_of(p)) << op.name;
+    EXPECT_EQ(all[0].subject, op.epsilon_attr()) << op.name;
+    std::vector<std::string> inputs{all[1].subject, all[2].subject};
+    std::sort(inputs.begin(), inputs.end());
+    std::vector<std::string> broken{std::string(op.scale_input), std::string(op.mean_input)};
+    std::sort(broken.begin(), broken.end());
+    EXPECT_EQ(inputs, broken) << op.name;
+  }
 }
 
 // Inputs that already have the op's dtype are the problem's own buffers, not copies; one that is

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_backend.h"
 #include "engine/outputs.h"
 #include "ops/sample.h"
 #include "profile/copy_bandwidth.h"
@@ -121,6 +124,55 @@ TEST(Profiler, StatisticsOnAFakeClock) {
     }
   EXPECT_EQ(runs, 4);
   EXPECT_EQ(prof.events.events()[0].start, 0);
+}
+
+TEST(Profiler, CpuPassesArePhasesAndEventsWithinEachRun) {
+  SampleSpec spec;
+  spec.shape = {8, 64, 64, 32};  // 1 Mi elements: the passes are most of the run
+  const Problem problem = random_problem(spec);
+  ProfileOptions o;
+  o.reps = 5;
+  o.warmup = 1;
+  o.threads = 2;
+  o.measure_copy = false;
+  const Profile prof = profile_problem(problem, "cpu", o);
+  const std::vector<std::string> plan = cpu_pass_plan(prepare(problem), o.threads);
+  ASSERT_FALSE(plan.empty());
+  // kernel:cpu, the whole run, then one phase per planned pass in run order.
+  ASSERT_EQ(prof.phases.size(), 1 + plan.size());
+  EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");
+  EXPECT_EQ(prof.kernel_seconds, prof.phases[0].stats.median);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    EXPECT_EQ(prof.phases[1 + i].phase, plan[i]);
+    EXPECT_EQ(prof.phases[1 + i].samples.size(), 5u);
+    EXPECT_GT(prof.phases[1 + i].stats.min, 0);
+  }
+  // Events: each run on the host track, its passes on the pass track inside it, in order and
+  // without overlap; together they cover most of it.
+  std::vector<TraceEvent> runs, passes;
+  for (const TraceEvent& e : prof.events.events())
+    (e.track == kHostTrack ? runs : passes).push_back(e);
+  ASSERT_EQ(runs.size(), 5u);
+  ASSERT_EQ(passes.size(), 5 * plan.size());
+  double best_cover = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    EXPECT_EQ(prof.events.name(runs[r].name), "kernel:cpu");
+    const double run_end = runs[r].start + runs[r].duration;
+    double at = runs[r].start, sum = 0;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const TraceEvent& e = passes[r * plan.size() + i];
+      EXPECT_EQ(e.track, kPassTrack);
+      EXPECT_EQ(prof.events.name(e.name), plan[i]);
+      EXPECT_GT(e.duration, 0);
+      EXPECT_GE(e.start, at) << "rep " << r << " pass " << i;
+      at = e.start + e.duration;
+      sum += e.duration;
+    }
+    EXPECT_LE(at, run_end + 1e-12) << "rep " << r;
+    EXPECT_LE(sum, runs[r].duration) << "rep " << r;
+    best_cover = std::max(best_cover, sum / runs[r].duration);
+  }
+  EXPECT_GT(best_cover, 0.5);
 }
 
 TEST(Profiler, RejectsZeroReps) {

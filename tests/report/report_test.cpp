@@ -123,7 +123,7 @@ TEST(ChromeTrace, EventsAreWellFormed) {
   const JsonValue j = parse(render(write_chrome_trace));
   const JsonValue& ev = j.at("traceEvents");
   ASSERT_EQ(ev.kind, JsonValue::Kind::Array);
-  int complete = 0;
+  int complete = 0, passes = 0;
   for (const JsonValue& e : ev.items) {
     for (const char* k : {"name", "ph", "pid", "tid"}) ASSERT_TRUE(has(e, k)) << k;
     if (e.at("ph").string != "X") continue;
@@ -133,8 +133,23 @@ TEST(ChromeTrace, EventsAreWellFormed) {
     EXPECT_GE(e.at("ts").number, 0);
     EXPECT_EQ(e.at("name").string.rfind("bnscope/FusedBatchNormGradV3/", 0), 0u)
         << e.at("name").string;
+    if (e.at("name").string.find("/pass:") != std::string::npos) ++passes;
   }
-  EXPECT_EQ(complete, 2 * 3);  // 2 profiles x 3 reps, one kernel:cpu event each
+  // 2 profiles x 3 reps, one kernel:cpu event each, and the cpu profile's passes.
+  const Report& r = report();
+  const std::size_t cpu_passes = r.profiles[0].phases.size() - 1;
+  ASSERT_GT(cpu_passes, 0u);
+  EXPECT_EQ(r.profiles[1].phases.size(), 1u);  // cpu-reference: the whole run only
+  EXPECT_EQ(passes, static_cast<int>(3 * cpu_passes));
+  EXPECT_EQ(complete, 2 * 3 + passes);
+  // The passes have a thread of their own, named after the track.
+  bool named = false;
+  for (const JsonValue& e : ev.items)
+    if (e.at("ph").string == "M" && e.at("name").string == "thread_name" &&
+        e.at("args").at("name").string.find("cpu ") == 0 &&
+        e.at("args").at("name").string.ends_with(" passes"))
+      named = true;
+  EXPECT_TRUE(named);
 }
 
 TEST(ReportCsv, EveryRowHasTheHeadersColumnCount) {

@@ -160,7 +160,7 @@ void ModelsTest::inputTableBlamesTheInputTheErrorNames() {
   QVERIFY2(!error.isEmpty(), "a scale of the wrong size must fail validation");
   InputTableModel m;
   QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-  m.setProblem(p, error);
+  m.setProblem(p, {{"", error.toStdString()}});  // no subject: the input its message names
   const int scale = m.rowOf(QStringLiteral("scale"));
   QVERIFY(m.index(scale, 0).data(InputTableModel::ProblemRole).toBool());
   QCOMPARE(m.index(scale, InputTableModel::Status).data().toString(), error);

@@ -52,6 +52,8 @@ class WindowTest : public QObject {
   void opensFilesAndFlags();
   void badFileKeepsThePreviousProblem();
   void runErrorsAreShownNotThrown();
+  void everyValidationProblemIsShownAtOnce();
+  void opSwitchShowsAllProblemsAtOnce();
   void notesJumpToTheirSubject();
   void inputsTabSaysWhatTensorFlowWouldReject();
   void tensorBrowserShowsSlices();
@@ -432,6 +434,89 @@ void WindowTest::runErrorsAreShownNotThrown() {
   const int row = in->model()->rowOf(QStringLiteral("scale"));
   QVERIFY(in->model()->index(row, 0).data(InputTableModel::ProblemRole).toBool());
   QVERIFY(in->validationLabel()->text().contains(out->error.toHtmlEscaped()));
+}
+
+// Three independent mistakes: all three in their rows, in the label and in the warnings, the first
+// being the error the engine stops at (the CLI's message).
+void WindowTest::everyValidationProblemIsShownAtOnce() {
+  MainWindow w;
+  Problem p = test::small_sample();                          // x has 5 channels
+  p.inputs["scale"] = Tensor(DType::F32, {2});               // wrong count
+  p.inputs["reserve_space_1"] = Tensor(DType::F32, {5, 1});  // wrong rank
+  p.inputs["reserve_space_2"] = Tensor(DType::F32, {3});     // wrong count
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  const auto out = w.controller()->outcome();
+  QVERIFY(!out->ok());
+  const std::vector<ValidationProblem> all = validation_problems(p);
+  QCOMPARE(all.size(), std::size_t{3});
+  QCOMPARE(QString::fromStdString(all.front().message), out->error);
+  InputTableModel* m = w.inputs()->model();
+  for (const ValidationProblem& q : all) {
+    const int row = m->rowOf(QString::fromStdString(q.subject));
+    QVERIFY2(row >= 0, q.subject.c_str());
+    QVERIFY2(m->index(row, 0).data(InputTableModel::ProblemRole).toBool(), q.subject.c_str());
+    QCOMPARE(m->index(row, InputTableModel::Status).data().toString(),
+             QString::fromStdString(q.message));
+    QVERIFY2(w.inputs()->validationLabel()->text().contains(
+                 QString::fromStdString(q.message).toHtmlEscaped()),
+             qPrintable(w.inputs()->validationLabel()->text()));
+  }
+  QVERIFY(w.inputs()->validationLabel()->text().contains(QStringLiteral("3 problems")));
+  QVERIFY(!m->index(m->rowOf(QStringLiteral("x")), 0).data(InputTableModel::ProblemRole).toBool());
+  // The warnings list them first, each pointing at its input; the status bar keeps the first.
+  for (int i = 0; i < 3; ++i) {
+    const QModelIndex row = w.notes()->index(i, 0);
+    QVERIFY(row.data().toString().contains(QString::fromStdString(all[i].message)));
+    QCOMPARE(row.data(NotesModel::SubjectRole).toString(), QString::fromStdString(all[i].subject));
+  }
+  QCOMPARE(w.runStatus()->text(), out->error);
+  // The Channels tab, which cannot show channels, names the first and points to the rest.
+  const QString channels = w.channels()->statusLabel()->text();
+  QVERIFY2(channels.contains(out->error.toHtmlEscaped()), qPrintable(channels));
+  QVERIFY2(channels.contains(QStringLiteral("2 more problems")), qPrintable(channels));
+  // Fixing one leaves the other two, still all shown.
+  Problem fixed = p;
+  fixed.inputs["scale"] = Tensor(DType::F32, {5});
+  w.controller()->editProblem(fixed);
+  QVERIFY(w.controller()->waitForIdle());
+  QVERIFY(w.inputs()->validationLabel()->text().contains(QStringLiteral("2 problems")));
+  QVERIFY(
+      !m->index(m->rowOf(QStringLiteral("scale")), 0).data(InputTableModel::ProblemRole).toBool());
+  w.controller()->markSaved();
+}
+
+// After an op switch the carried inputs that do not fit are all named at once, not one per run.
+void WindowTest::opSwitchShowsAllProblemsAtOnce() {
+  MainWindow w;
+  Problem p = test::small_sample();  // x has 5 channels
+  p.inputs["scale"] = Tensor(DType::F32, {2});
+  p.inputs["reserve_space_2"] = Tensor(DType::F32, {3});
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  const int global =
+      w.form()->opBox()->findText(QStringLiteral("BatchNormWithGlobalNormalizationGrad"));
+  QVERIFY(global >= 0);
+  w.form()->opBox()->setCurrentIndex(global);
+  QVERIFY(w.controller()->waitForIdle());
+  QCOMPARE(w.controller()->problem().op, std::string("BatchNormWithGlobalNormalizationGrad"));
+  InputTableModel* m = w.inputs()->model();
+  // scale went to gamma and reserve_space_2 to v: both wrong, both shown.
+  for (const char* name : {"gamma", "v"})
+    QVERIFY2(m->index(m->rowOf(QString::fromLatin1(name)), 0)
+                 .data(InputTableModel::ProblemRole)
+                 .toBool(),
+             name);
+  for (const char* name : {"t", "backprop", "m"})
+    QVERIFY2(!m->index(m->rowOf(QString::fromLatin1(name)), 0)
+                  .data(InputTableModel::ProblemRole)
+                  .toBool(),
+             name);
+  const QString label = w.inputs()->validationLabel()->text();
+  QVERIFY2(label.contains(QStringLiteral("2 problems")), qPrintable(label));
+  QVERIFY2(label.contains(w.controller()->outcome()->error.toHtmlEscaped()), qPrintable(label));
+  QVERIFY(w.notes()->index(1, 0).data().toString().startsWith(QStringLiteral("Error: ")));
+  w.controller()->markSaved();
 }
 
 void WindowTest::notesJumpToTheirSubject() {

@@ -55,13 +55,23 @@ int main(int argc, char** argv) {
   window.show();
   if (tab == QStringLiteral("profile")) {
     tabs->setCurrentWidget(t.profile);
-    t.profile->setReps(20);
+    // The cpu backend alone, so its passes are wide enough on the timeline to read.
+    t.profile->setBackends({QStringLiteral("cpu")});
+    t.profile->setReps(12);
     t.profile->run();
-    // Hover one event so the screenshot shows the timeline's tooltip.
+    // Hover a pass in the middle of the runs so the screenshot shows the timeline's tooltip.
     QObject::connect(t.profile, &ProfileView::profileFinished, [&] {
       TimelineWidget* tl = t.profile->timeline();
-      const QPointF at(TimelineWidget::kLabelWidth + 330,
-                       TimelineWidget::kRulerHeight + TimelineWidget::kLaneHeight / 2);
+      const TimelineLayout& l = tl->layout();
+      QPointF at(TimelineWidget::kLabelWidth + 330,
+                 TimelineWidget::kRulerHeight + TimelineWidget::kLaneHeight / 2);
+      if (l.lanes().size() > 1 && !l.lanes()[1].events.empty()) {
+        const std::vector<TraceEvent>& passes = l.lanes()[1].events;
+        const TraceEvent& e = passes[passes.size() / 2 + 1];
+        const double px = l.viewSpan() / (tl->width() - 6 - TimelineWidget::kLabelWidth);
+        at = QPointF(TimelineWidget::kLabelWidth + (e.start + e.duration / 2 - l.viewStart()) / px,
+                     TimelineWidget::kRulerHeight + 1.5 * TimelineWidget::kLaneHeight);
+      }
       QTimer::singleShot(300, tl, [tl, at] {
         QMouseEvent move(QEvent::MouseMove, at, tl->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
                          Qt::NoModifier);

@@ -15,6 +15,7 @@
 #include "analysis_tabs.h"
 #include "analysis_test_util.h"
 #include "backend_picker.h"
+#include "diff/cause_fix.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_view.h"
@@ -23,7 +24,9 @@
 #include "diff/worst_elements_model.h"
 #include "engine/engine.h"
 #include "io/npz.h"
+#include "ops/bn_math.h"
 #include "ops/prepared.h"
+#include "ops/sample.h"
 #include "problem_controller.h"
 #include "profile/profile_view.h"
 #include "report/writers.h"
@@ -41,6 +44,7 @@ class DiffViewTest : public QObject {
   void badReferenceFileIsReportedNotThrown();
   void wrongShapeSaysWhyAndEnterCompares();
   void applyingTheFixMakesTheErrorDrop();
+  void epsilonFixUsesCoresMinimum();
   void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
   void tabsAreAddedAndTheReportIsExported();
@@ -274,6 +278,26 @@ void DiffViewTest::applyingTheFixMakesTheErrorDrop() {
   QVERIFY(view.outcome()->report().passed());
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
   QVERIFY(view.fixStatus()->text().contains(QStringLiteral("Applied")));
+}
+
+// Apply fix on "epsilon below cuDNN's minimum" sets the epsilon the cause finder re-ran with, the
+// one core owns, and the epsilon note is gone from the fixed problem.
+void DiffViewTest::epsilonFixUsesCoresMinimum() {
+  for (const char* op : {"FusedBatchNormGradV3", "BatchNormWithGlobalNormalizationGrad"}) {
+    SampleSpec sample;
+    sample.op = op;
+    sample.shape = {2, 3, 4, 5};
+    Problem p = random_problem(sample);
+    const OpSpec& spec = *find_op(p.op);
+    p.attrs[std::string(spec.epsilon_attr())] = 1e-8;
+    std::string why;
+    const std::optional<Problem> fixed =
+        problem_with_fix(p, Cause{.code = "epsilon-clamped"}, &why);
+    QVERIFY2(fixed.has_value(), why.c_str());
+    QCOMPARE(attr_float(*fixed, spec.epsilon_attr()), kCudnnMinEpsilon);
+    for (const Note& n : prepare(*fixed).notes)
+      QVERIFY2(n.code != "epsilon-below-cudnn-min", n.message.c_str());
+  }
 }
 
 void DiffViewTest::baselineComparesLaterRuns() {

@@ -279,6 +279,13 @@ void ModelsTest::timelineZoomKeepsTheAnchorAndPans() {
   QCOMPARE(phase_family("kernel:cpu"), std::string("kernel"));
   QVERIFY(phase_colour("kernel") != phase_colour("upload"));
   QCOMPARE(phase_colour("mystery"), phase_colour("mystery"));
+  // Neighbouring cpu passes differ; the reducing ones share the pass colour.
+  QCOMPARE(event_colour("pass:reduce"), phase_colour("pass"));
+  QCOMPARE(event_colour("pass:mean"), phase_colour("pass"));
+  QVERIFY(event_colour("pass:write") != event_colour("pass:reduce"));
+  QVERIFY(event_colour("pass:variance") != event_colour("pass:write"));
+  QVERIFY(event_colour("pass:planes") != phase_colour("kernel"));
+  QCOMPARE(event_colour("kernel:cpu"), phase_colour("kernel"));
 }
 
 void ModelsTest::rulerTicksAreRoundAndInside() {

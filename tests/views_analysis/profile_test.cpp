@@ -7,6 +7,8 @@
 #include <QtTest>
 
 #include "analysis_test_util.h"
+#include "backends/cpu/cpu_backend.h"
+#include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
@@ -21,6 +23,7 @@ class ProfileViewTest : public QObject {
   void modelsFollowTheProfiles();
   void runsInTheBackground();
   void cancelStopsTheProfile();
+  void cpuPassesAreRowsAndALane();
 };
 
 void ProfileViewTest::modelsFollowTheProfiles() {
@@ -48,11 +51,13 @@ void ProfileViewTest::modelsFollowTheProfiles() {
   QCOMPARE(view.achievedBars()->at(1), b.achieved_gbps);
   QCOMPARE(view.rooflineBars()->at(1), 20.0);
   QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cpu-reference")));
-  // The timeline holds every event, one host lane per backend.
+  // The timeline holds every event, one host lane per backend and a lane of cpu's passes.
   const TimelineLayout& l = view.timelineLayout();
   QCOMPARE(l.eventCount(), a.events.events().size() + b.events.events().size());
-  QCOMPARE(l.lanes().size(), std::size_t{2});
+  QCOMPARE(l.lanes().size(), std::size_t{3});
   QCOMPARE(l.lanes()[0].label, std::string("cpu-reference host"));
+  QCOMPARE(l.lanes()[1].label, std::string("cpu host"));
+  QCOMPARE(l.lanes()[2].label, std::string("cpu passes"));
   view.setProfiles({});
   QCOMPARE(m->rowCount(), 0);
   QCOMPARE(view.achievedBars()->count(), 0);
@@ -105,6 +110,56 @@ void ProfileViewTest::cancelStopsTheProfile() {
   view.run();
   QVERIFY(view.waitForIdle());
   QCOMPARE(view.phaseModel()->profiles().size(), std::size_t{1});
+}
+
+// The cpu backend's passes, as its planner chose them for this problem, are rows of the phase table
+// after the whole run and boxes of their own lane, each inside its run's box.
+void ProfileViewTest::cpuPassesAreRowsAndALane() {
+  ProblemController controller;
+  SampleSpec spec;
+  spec.shape = {4, 32, 32, 16};
+  controller.setProblem(generate_problem(spec));
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  const std::vector<std::string> plan = cpu_pass_plan(prepare(controller.problem()));
+  QVERIFY(!plan.empty());
+  PhaseTableModel* m = view.phaseModel();
+  QCOMPARE(m->rowCount(), static_cast<int>(plan.size()) + 2);  // kernel:cpu, passes, wall
+  QCOMPARE(m->index(0, PhaseTableModel::Phase).data().toString(), QStringLiteral("kernel:cpu"));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const int row = static_cast<int>(i) + 1;
+    QCOMPARE(m->index(row, PhaseTableModel::Phase).data().toString(),
+             QString::fromStdString(plan[i]));
+    QVERIFY(m->value(row, PhaseTableModel::Median) > 0);
+    QVERIFY(m->value(row, PhaseTableModel::Median) <= m->value(0, PhaseTableModel::Max));
+    QVERIFY(!m->index(row, PhaseTableModel::Phase).data(Qt::ToolTipRole).toString().isEmpty());
+    // Each pass is charged its own tensors: the reduce reads x and dy, the write also writes dx.
+    const double e = 4.0 * 32 * 32 * 16 * sizeof(float);
+    if (plan[i] == "pass:reduce") QCOMPARE(m->value(row, PhaseTableModel::Bytes), 2 * e);
+    if (plan[i] == "pass:write") QCOMPARE(m->value(row, PhaseTableModel::Bytes), 3 * e);
+    QVERIFY(m->value(row, PhaseTableModel::Gbps) > 0);
+  }
+  QCOMPARE(plan, (std::vector<std::string>{"pass:reduce", "pass:write"}));  // NHWC training
+  const TimelineLayout& l = view.timelineLayout();
+  QCOMPARE(l.lanes().size(), std::size_t{2});
+  QCOMPARE(l.lanes()[1].label, std::string("cpu passes"));
+  const std::vector<TraceEvent>& runs = l.lanes()[0].events;
+  const std::vector<TraceEvent>& passes = l.lanes()[1].events;
+  QCOMPARE(runs.size(), std::size_t{3});
+  QCOMPARE(passes.size(), 3 * plan.size());
+  for (std::size_t k = 0; k < passes.size(); ++k) {
+    const TraceEvent& run = runs[k / plan.size()];
+    const TraceEvent& e = passes[k];
+    QCOMPARE(l.store().name(e.name), plan[k % plan.size()]);
+    QVERIFY(e.duration > 0);
+    QVERIFY(e.start >= run.start);
+    QVERIFY(e.start + e.duration <= run.start + run.duration + 1e-12);
+    if (k % plan.size()) QVERIFY(e.start >= passes[k - 1].start + passes[k - 1].duration);
+  }
 }
 
 QTEST_MAIN(ProfileViewTest)

@@ -8,6 +8,8 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include "ops/sample.h"
+#include "profile/profiler.h"
 #include "timeline/timeline_widget.h"
 
 using namespace bnscope;
@@ -53,6 +55,7 @@ class TimelineGlTest : public QObject {
   void wheelZoomsAroundTheCursor();
   void dragPansAndHoverFindsTheEvent();
   void widgetsKeepTheirOwnContexts();
+  void cpuPassesHaveTheirOwnLane();
 
  private:
   void showAndRender(TimelineWidget& w);
@@ -162,6 +165,42 @@ void TimelineGlTest::widgetsKeepTheirOwnContexts() {
   QVERIFY(ImGui::GetCurrentContext() != a.imguiContext());
   QCOMPARE(a.takeGlError(), 0u);
   QCOMPARE(b.takeGlError(), 0u);
+}
+
+// A real cpu profile: its passes are drawn in their own lane in the pass colour, and hovering one
+// finds it by name.
+void TimelineGlTest::cpuPassesHaveTheirOwnLane() {
+  SampleSpec spec;
+  spec.shape = {4, 32, 32, 16};
+  ProfileOptions o;
+  o.warmup = 1;
+  o.reps = 3;
+  o.measure_copy = false;
+  const Profile prof = profile_problem(random_problem(spec), "cpu", o);
+  TimelineWidget w;
+  w.setEvents(prof.events);
+  showAndRender(w);
+  QCOMPARE(w.layout().lanes().size(), std::size_t{2});
+  QCOMPARE(w.layout().lanes()[1].label, std::string("cpu passes"));
+  const QImage img = w.grabFramebuffer();
+  QCOMPARE(w.takeGlError(), 0u);
+  const QColor pass(95, 170, 110);
+  bool found = false;
+  const int lane_y =
+      static_cast<int>(TimelineWidget::kRulerHeight + 1.5 * TimelineWidget::kLaneHeight);
+  for (int x = 0; x < img.width() && !found; ++x) found = QColor(img.pixel(x, lane_y)) == pass;
+  QVERIFY2(found, "no pass box in the passes lane");
+  // Hover the middle of the first pass.
+  const TraceEvent first = w.layout().lanes()[1].events.front();
+  const double px = w.layout().viewSpan() / (w.width() - 6 - TimelineWidget::kLabelWidth);
+  const double mid = first.start + first.duration / 2;
+  const QPointF at(TimelineWidget::kLabelWidth + (mid - w.layout().viewStart()) / px, lane_y);
+  mouse(&w, QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton);
+  (void)w.grabFramebuffer();
+  (void)w.grabFramebuffer();
+  QCOMPARE(w.hoveredLane(), 1);
+  QCOMPARE(w.layout().store().name(w.hoveredEvent().name), prof.phases.at(1).phase);
+  QCOMPARE(w.takeGlError(), 0u);
 }
 
 QTEST_MAIN(TimelineGlTest)

@@ -1,14 +1,9 @@
 #include "diff/cause_fix.h"
 
+#include "ops/bn_math.h"
 #include "tensor/layout.h"
 
 namespace bnscope {
-
-namespace {
-// cuDNN's smallest epsilon as the cause finder's re-run uses it (CUDNN_BN_MIN_EPSILON, which
-// TensorFlow rounds up to this).
-constexpr double kCudnnMinEpsilon = 1.001e-5;
-}  // namespace
 
 std::optional<Problem> problem_with_fix(const Problem& p, const Cause& cause, std::string* why) {
   const OpSpec* op = find_op(p.op);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/cpu/cpu_backend.h"
 #include "profile/profile_compute.h"
 
 namespace bnscope {
@@ -81,9 +82,20 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
   const Profile& p = profiles_[static_cast<std::size_t>(pi)];
   if (role == Qt::TextAlignmentRole && col >= Reps)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ToolTipRole && col == Roofline) return QString::fromStdString(p.roofline_source);
+  if (role == Qt::ToolTipRole && col == Roofline) {
+    QString source = QString::fromStdString(p.roofline_source);
+    if (ph >= 0 && !cpu_pass_description(p.phases[static_cast<std::size_t>(ph)].phase).empty())
+      source += tr("; a pass whose inputs are still in cache from the pass before can exceed it");
+    return source;
+  }
   if (role == Qt::ToolTipRole && col == Phase && ph < 0)
     return tr("The whole run on the host clock, copies and launches included");
+  if (role == Qt::ToolTipRole && col == Phase) {
+    const std::string& name = p.phases[static_cast<std::size_t>(ph)].phase;
+    if (name == "kernel:cpu") return tr("The whole cpu run; its passes follow");
+    const std::string_view pass = cpu_pass_description(name);
+    if (!pass.empty()) return QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
+  }
   const double v = col >= Reps ? value(row, col) : 0;
   if (role == SortRole) {
     if (col == Backend) return QString::fromStdString(p.backend);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/cpu/cpu_backend.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -38,8 +39,12 @@ EventStore combined_events(const std::vector<Profile>& profiles, double gap_frac
 }
 
 std::int64_t phase_bytes(const Profile& p, const std::string& phase) {
-  const bool runs_op = phase.rfind("kernel", 0) == 0;
-  return runs_op ? p.traffic.total() : -1;
+  if (phase.rfind("kernel", 0) == 0) return p.traffic.total();
+  // A cpu pass moves its own x-sized tensors once each.
+  const OpSpec* op = find_op(p.op);
+  const int tensors = op ? cpu_pass_tensors(phase, *op) : 0;
+  if (tensors == 0 || p.traffic.data_passes == 0) return -1;
+  return p.traffic.data_bytes / p.traffic.data_passes * tensors;
 }
 
 }  // namespace bnscope

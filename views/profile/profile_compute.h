@@ -23,7 +23,8 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
 EventStore combined_events(const std::vector<Profile>& profiles, double gap_fraction = 0.05);
 
 // Bytes the minimum-traffic model charges to a phase: the whole traffic for the phase that
-// runs the op ("kernel:..."), unknown (-1) for copies, partial passes and host spans.
+// runs the op ("kernel:..."), a cpu pass's own x-sized tensors once each, unknown (-1) for
+// copies and host spans.
 std::int64_t phase_bytes(const Profile& p, const std::string& phase);
 
 }  // namespace bnscope

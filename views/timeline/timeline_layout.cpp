@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "backends/cpu/pass_plan.h"
+
 namespace bnscope {
 
 void TimelineLayout::setEvents(const EventStore& store) {
@@ -18,10 +20,7 @@ void TimelineLayout::setEvents(const EventStore& store) {
       TimelineLane lane;
       lane.backend = e.backend;
       lane.track = e.track;
-      const std::string& b = store_.name(e.backend);
-      lane.label = e.track == 0   ? b + " host"
-                   : e.track == 1 ? b + " device"
-                                  : b + " stream " + std::to_string(e.track);
+      lane.label = store_.name(e.backend) + " " + track_label(e.track);
       lanes_.push_back(std::move(lane));
     }
     TimelineLane& lane = lanes_[it->second];
@@ -145,11 +144,22 @@ std::string phase_family(const std::string& name) {
   return colon == std::string::npos ? name : name.substr(0, colon);
 }
 
+namespace {
+
+// ImGui packs colours as 0xAABBGGRR.
+std::uint32_t rgb(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+  return 0xFF000000u | (b << 16) | (g << 8) | r;
+}
+
+}  // namespace
+
+std::uint32_t event_colour(const std::string& name) {
+  if (name == cpu::kPassWrite) return rgb(55, 140, 160);
+  if (name == cpu::kPassPlanes || name == cpu::kPassFused) return rgb(150, 160, 60);
+  return phase_colour(phase_family(name));  // the reducing passes take the pass colour
+}
+
 std::uint32_t phase_colour(const std::string& family) {
-  // ImGui packs colours as 0xAABBGGRR.
-  auto rgb = [](std::uint32_t r, std::uint32_t g, std::uint32_t b) {
-    return 0xFF000000u | (b << 16) | (g << 8) | r;
-  };
   if (family == "kernel") return rgb(70, 130, 200);
   if (family == "pass") return rgb(95, 170, 110);
   if (family == "upload") return rgb(225, 150, 60);

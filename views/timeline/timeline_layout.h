@@ -14,7 +14,7 @@
 namespace bnscope {
 
 struct TimelineLane {
-  std::string label;  // "<backend> host", "<backend> device", "<backend> stream N"
+  std::string label;  // "<backend> " + track_label(track): "cpu host", "cpu passes", ...
   std::uint32_t backend = 0;
   std::uint32_t track = 0;
   std::vector<TraceEvent> events;  // sorted by start
@@ -59,5 +59,8 @@ std::string time_text(double seconds, double step = 0);
 std::string phase_family(const std::string& name);
 // RGBA colour of a phase family, stable across runs.
 std::uint32_t phase_colour(const std::string& family);
+// RGBA colour of an event: its family's, with a CPU run's write and one-sweep passes in shades of
+// their own so that neighbouring passes are told apart.
+std::uint32_t event_colour(const std::string& name);
 
 }  // namespace bnscope

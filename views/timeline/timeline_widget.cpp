@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/cpu_backend.h"
+
 namespace bnscope {
 
 namespace {
@@ -95,8 +97,7 @@ void TimelineWidget::buildFrame() {
       if (b <= drawn_to + 1.0f) continue;
       a = std::max(a, drawn_to);
       const std::string& name = layout_.store().name(e.name);
-      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), phase_colour(phase_family(name)),
-                        2.0f);
+      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), event_colour(name), 2.0f);
       const ImVec2 text = ImGui::CalcTextSize(name.c_str());
       if (b - a > text.x + 8)
         dl->AddText(ImVec2(a + 4, top + (kLaneHeight - text.y) / 2), IM_COL32_WHITE, name.c_str());
@@ -119,7 +120,10 @@ void TimelineWidget::buildFrame() {
   if (hovered_lane_ >= 0) {
     const TraceEvent& e = hovered_event_;
     ImGui::BeginTooltip();
-    ImGui::Text("%s", layout_.store().name(e.name).c_str());
+    const std::string& name = layout_.store().name(e.name);
+    ImGui::Text("%s", name.c_str());
+    if (const std::string_view what = cpu_pass_description(name); !what.empty())
+      ImGui::TextDisabled("%.*s", static_cast<int>(what.size()), what.data());
     ImGui::Text("%s", layout_.lanes()[static_cast<std::size_t>(hovered_lane_)].label.c_str());
     ImGui::Text("start     %s", time_text(e.start - layout_.begin()).c_str());
     ImGui::Text("duration  %s", time_text(e.duration).c_str());

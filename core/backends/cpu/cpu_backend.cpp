@@ -2,6 +2,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 
+#include <chrono>
 #include <mutex>
 
 #include "backends/cpu/ops.h"
@@ -18,6 +19,7 @@ class CpuBackend : public Backend {
     return "fast multithreaded CPU kernels, float32 accumulation (float64 for f64)";
   }
   void run(const Prepared& p, Result& result, const RunContext& ctx) override {
+    const auto origin = std::chrono::steady_clock::now();  // pass start times count from here
     allocate_outputs(p, result);
     // One run at a time per backend: the pool is shared and its tasks split work statically.
     std::lock_guard lock(mutex_);
@@ -25,6 +27,8 @@ class CpuBackend : public Backend {
     ex.pool = &pool_;
     ex.threads = ThreadPool::resolve_threads(ctx.threads);
     ex.ctx = &ctx;
+    ex.timings = &result.timings;
+    ex.origin = origin;
     const OpSpec& op = *p.op;
     ex.nt = cpu::stream_output(result.outputs[0].tensor.nbytes(), op.is_grad ? 3 : 2);
     if (op.family == OpFamily::GlobalNorm)

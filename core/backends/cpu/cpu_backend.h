@@ -2,9 +2,19 @@
 // cpu: the fast, multithreaded backend (float32 accumulation for f16/bf16/f32, as TensorFlow).
 
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "backends/backend.h"
 
 namespace bnscope {
 std::unique_ptr<Backend> make_cpu_backend();
-}
+// The passes a cpu run of p makes with `threads` threads (0: all), in order, named as the phases
+// the run reports in Result::timings ("pass:reduce", "pass:write", ...); empty for empty inputs.
+std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads = 0);
+// What a pass of cpu_pass_plan does, one line for the user; empty for any other phase name.
+std::string_view cpu_pass_description(std::string_view phase);
+// The x-sized tensors a pass of op reads or writes once each (x, dy, dx: 3); 0 for other phases.
+int cpu_pass_tensors(std::string_view phase, const OpSpec& op);
+}  // namespace bnscope

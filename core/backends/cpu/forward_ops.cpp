@@ -42,11 +42,14 @@ void fused_forward(const Exec& ex, const Prepared& p, Result& result) {
   T* y = result.output("y").tensor.data<T>();
   std::vector<double> mean(C), var(C);
   if (p.is_training) {
-    const Totals sum = reduce_pass<T>(ex, g, Sum::Moments, x, x, std::vector<A>(C, A(0)));
+    const std::vector<A> zero(C, A(0));
+    const Totals sum =
+        timed_pass(ex, kPassMean, [&] { return reduce_pass<T>(ex, g, Sum::Moments, x, x, zero); });
     for (std::size_t c = 0; c < C; ++c) mean[c] = sum.s0[c] / M;
     between_passes(ex, 1.0 / 3);
     const std::vector<A> mean_a = narrow<A>(mean);
-    const Totals dev = reduce_pass<T>(ex, g, Sum::Moments, x, x, mean_a);
+    const Totals dev = timed_pass(
+        ex, kPassVariance, [&] { return reduce_pass<T>(ex, g, Sum::Moments, x, x, mean_a); });
     for (std::size_t c = 0; c < C; ++c) {
       const double d = dev.s0[c] / M;
       // A non-finite mean is already TensorFlow's (Σx/M); refining it would give Inf - Inf.
@@ -63,7 +66,8 @@ void fused_forward(const Exec& ex, const Prepared& p, Result& result) {
   }
   std::vector<double> gk(C);
   for (std::size_t c = 0; c < C; ++c) gk[c] = gamma[c] / std::sqrt(var[c] + p.epsilon);
-  write_pass<T>(ex, g, x, x, y, normalize<A>(gk, mean, beta));
+  const Affine<A> coefs = normalize<A>(gk, mean, beta);
+  timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, x, y, coefs); });
 
   std::vector<double> batch_mean = mean, batch_var = var;
   if (p.is_training) {
@@ -106,7 +110,9 @@ void global_forward(const Exec& ex, const Prepared& p, Result& result) {
   for (std::size_t c = 0; c < m.size(); ++c)
     gk[c] = (p.scale_after_normalization ? gamma[c] : 1.0) / std::sqrt(v[c] + p.epsilon);
   const T* t = p.in("t").data<T>();
-  write_pass<T>(ex, g, t, t, result.output("result").tensor.data<T>(), normalize<A>(gk, m, beta));
+  const Affine<A> f = normalize<A>(gk, m, beta);
+  T* out = result.output("result").tensor.data<T>();
+  timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, t, t, out, f); });
 }
 
 }  // namespace

@@ -38,15 +38,17 @@ void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result) {
   // db = sum(dy), scratch2 = sum(dy * (x - m)), dx = dy * gk: one sweep, sums in half.
   std::vector<float> db(s1.size(), 0.0f), s2(s1.size(), 0.0f);
   f16* dx = result.output("dx").tensor.data<f16>();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t at = r * C;
-    for (std::int64_t c = 0; c < C; ++c) {
-      const float g = to_float(dy[at + c]);
-      db[c] = h(db[c] + g);
-      s2[c] = h(s2[c] + h(g * h(to_float(x[at + c]) - mean[c])));
-      dx[at + c] = from_float<f16>(g * gk[c]);
+  timed_pass(ex, kPassFused, [&] {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t at = r * C;
+      for (std::int64_t c = 0; c < C; ++c) {
+        const float g = to_float(dy[at + c]);
+        db[c] = h(db[c] + g);
+        s2[c] = h(s2[c] + h(g * h(to_float(x[at + c]) - mean[c])));
+        dx[at + c] = from_float<f16>(g * gk[c]);
+      }
     }
-  }
+  });
   if (ex.ctx && ex.ctx->progress) ex.ctx->progress(1.0);
   std::vector<double> dm(s1.size()), dv(s1.size()), dg(s1.size()), dbd(s1.size());
   for (std::int64_t c = 0; c < C; ++c) {

@@ -26,10 +26,12 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   T* dx = dx_t.data<T>();
   const std::vector<A> mean_a = narrow<A>(mean);
   Totals sums;
-  if (!p.is_training) {
+  const PassStructure structure = pass_structure(p, ex.threads);
+  if (structure == PassStructure::Single) {
     std::vector<A> scale(static_cast<std::size_t>(C));
     for (std::int64_t c = 0; c < C; ++c) scale[c] = static_cast<A>(gamma[c] * k[c]);
-    sums = single_pass<T>(ex, g, x, dy, dx, mean_a, scale);
+    sums =
+        timed_pass(ex, kPassFused, [&] { return single_pass<T>(ex, g, x, dy, dx, mean_a, scale); });
   } else {
     // dx = γk·((dy - Σdy/M) - (x-μ)·k²Σdy(x-μ)/M) = p·((dy - r) + (x-μ)·q), factored as
     // TensorFlow computes it: expanded into p·dy + ... an Inf γ would give Inf - Inf.
@@ -38,10 +40,12 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
       qc = -(k[c] * k[c] * s1 / M);
       rc = s0 / M;
     };
-    if (planes_fit(g, sizeof(T), ex.threads)) {
-      sums = planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs);
+    if (structure == PassStructure::Planes) {
+      sums = timed_pass(ex, kPassPlanes,
+                        [&] { return planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs); });
     } else {
-      sums = reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a);
+      sums = timed_pass(ex, kPassReduce,
+                        [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
       between_passes(ex, 0.5);
       Affine<A> f;
       f.m = mean_a;
@@ -52,7 +56,7 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
         f.q.push_back(static_cast<A>(qc));
         f.r.push_back(static_cast<A>(rc));
       }
-      write_pass<T>(ex, g, x, dy, dx, f);
+      timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f); });
     }
   }
   if (ex.ctx->progress) ex.ctx->progress(1.0);
@@ -80,8 +84,11 @@ void global_grad(const Exec& ex, const Prepared& p, Result& result) {
     gk[c] = scaled ? gamma[c] * k[c] : k[c];
     scale[c] = static_cast<A>(gk[c]);
   }
-  const Totals sums = single_pass<T>(ex, g, p.in("t").data<T>(), p.in("backprop").data<T>(),
-                                     result.output("dx").tensor.data<T>(), narrow<A>(m), scale);
+  const std::vector<A> m_a = narrow<A>(m);
+  const Totals sums = timed_pass(ex, kPassFused, [&] {
+    return single_pass<T>(ex, g, p.in("t").data<T>(), p.in("backprop").data<T>(),
+                          result.output("dx").tensor.data<T>(), m_a, scale);
+  });
   if (ex.ctx->progress) ex.ctx->progress(1.0);
   std::vector<double> dm(k.size()), dv(k.size()), dg(k.size());
   for (std::int64_t c = 0; c < C; ++c) {

@@ -2,6 +2,7 @@
 // The cpu backend's ops: per-channel epilogues around the pass structures in passes.h.
 
 #include "backends/cpu/host_caches.h"
+#include "backends/cpu/pass_plan.h"
 #include "backends/cpu/passes.h"
 #include "ops/prepared.h"
 

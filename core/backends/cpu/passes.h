@@ -7,15 +7,19 @@
 //                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
 //   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
 //                      planes of <= 512 elements) x+dy fits this host's L2 less an
-//                      eighth (host_caches.h): reduce then write it while it is cache-hot, 3 passes.
+//                      eighth (host_caches.h): reduce, then write while cache-hot; 3 passes.
 //   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
 //                      needs no reduction, so sums and dx in one sweep, 3 passes.
+// pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
+// profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
 // (ops.h: stream_output; no read-for-ownership, which would be a
 // 4th/6th pass, and no eviction of x and dy). All structures produce bitwise identical sums for
 // a given shape, for any thread count (see kernels.h).
 
+#include <chrono>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "backends/backend.h"
@@ -32,7 +36,32 @@ struct Exec {
   int threads = 1;
   const RunContext* ctx = nullptr;
   bool nt = false;  // stream outputs with non-temporal stores
+  // The run's phase timings (Result::timings): each pass appends one, timed from `origin`.
+  std::vector<PhaseTiming>* timings = nullptr;
+  std::chrono::steady_clock::time_point origin;
 };
+
+// Runs one pass and records it as the phase `name` (pass_plan.h): two clock reads around the
+// whole pass, nothing per element, so the profile costs the fast path nothing measurable.
+template <class F>
+decltype(auto) timed_pass(const Exec& ex, const char* name, F&& pass) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point start = clock::now();
+  auto record = [&] {
+    if (!ex.timings) return;
+    const clock::time_point end = clock::now();
+    ex.timings->push_back({name, std::chrono::duration<double>(end - start).count(),
+                           std::chrono::duration<double>(start - ex.origin).count()});
+  };
+  if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+    pass();
+    record();
+  } else {
+    auto out = pass();
+    record();
+    return out;
+  }
+}
 
 // One pass over a and b: per-chunk partial sums on all threads, then the fixed-order combine.
 template <class T>
