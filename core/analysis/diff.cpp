@@ -74,6 +74,15 @@ std::vector<std::int64_t> unravel(std::int64_t i, const Shape& shape) {
   return c;
 }
 
+// Elements [begin, begin + n) as doubles, as Tensor::to_doubles gives them.
+void doubles_of(const Tensor& t, std::int64_t begin, std::int64_t n, double* out) {
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(t.raw()) + begin;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(to_float(p[i]));
+  });
+}
+
 struct Scored {
   double score;
   std::int64_t index;
@@ -171,8 +180,10 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   d.compared = true;
   d.count = ct.numel();
 
-  const std::vector<double> ref = rt.to_doubles();
-  const std::vector<double> cand = ct.to_doubles();
+  // Read in blocks: a float64 copy of both whole tensors would triple a large output's memory.
+  constexpr std::int64_t kBlock = 8192;
+  std::vector<double> ref_block(static_cast<std::size_t>(std::min(d.count, kBlock)));
+  std::vector<double> cand_block(ref_block.size());
   const bool channels = channel_of(0, d.shape, d.count, view) >= 0;
   if (channels) {
     d.channels.resize(static_cast<std::size_t>(view->channels));
@@ -184,8 +195,13 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   double sum_abs = 0;
   std::int64_t finite_count = 0;
   for (std::int64_t i = 0; i < d.count; ++i) {
-    const double b = ref[static_cast<std::size_t>(i)];
-    const double a = cand[static_cast<std::size_t>(i)];
+    if (i % kBlock == 0) {
+      const std::int64_t n = std::min(kBlock, d.count - i);
+      doubles_of(rt, i, n, ref_block.data());
+      doubles_of(ct, i, n, cand_block.data());
+    }
+    const double b = ref_block[static_cast<std::size_t>(i % kBlock)];
+    const double a = cand_block[static_cast<std::size_t>(i % kBlock)];
     const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
     bool mismatch = false;
     double abs_err = 0, rel_err = 0, score = 0;
@@ -253,8 +269,8 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     e.index = i;
     e.coords = unravel(i, d.shape);
     e.channel = channel_of(i, d.shape, d.count, view);
-    e.reference = ref[static_cast<std::size_t>(i)];
-    e.candidate = cand[static_cast<std::size_t>(i)];
+    e.reference = rt.get(i);
+    e.candidate = ct.get(i);
     const bool one_nan = std::isnan(e.reference) != std::isnan(e.candidate);
     e.abs_error =
         one_nan ? kInf : (e.reference == e.candidate ? 0 : std::fabs(e.reference - e.candidate));
