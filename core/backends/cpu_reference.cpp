@@ -46,6 +46,12 @@ void for_channel_ranges(const ChannelView& v, const RunContext& ctx,
   parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) { body(c0, c1); });
 }
 
+void for_row_ranges(const ChannelView& v, const RunContext& ctx,
+                    const std::function<void(std::int64_t, std::int64_t)>& body) {
+  const int parts = channel_parts(v.outer, v.outer * v.channels * v.inner, ctx.threads);
+  parallel_for(v.outer, parts, [&](int, std::int64_t o0, std::int64_t o1) { body(o0, o1); });
+}
+
 }  // namespace reference
 
 namespace {

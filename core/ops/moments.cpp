@@ -16,21 +16,24 @@ ChannelMoments two_pass(At at, const ChannelView& v, const std::function<void(in
   ChannelMoments s{std::vector<double>(uc(v.channels), 0.0),
                    std::vector<double>(uc(v.channels), 0.0)};
   const int parts = channel_parts(v.channels, v.outer * v.channels * v.inner, threads);
+  // Each range sums into its own vector (no cache line shared with another thread's sums).
   parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) {
+    std::vector<double> sum(uc(c1 - c0), 0.0);
     for (std::int64_t o = 0; o < v.outer; ++o)
       for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t i = 0; i < v.inner; ++i) s.mean[uc(c)] += at(v.index(o, c, i));
-    for (std::int64_t c = c0; c < c1; ++c) s.mean[uc(c)] /= m;
+        for (std::int64_t i = 0; i < v.inner; ++i) sum[uc(c - c0)] += at(v.index(o, c, i));
+    for (std::int64_t c = c0; c < c1; ++c) s.mean[uc(c)] = sum[uc(c - c0)] / m;
   });
   if (after_pass) after_pass(1);
   parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) {
+    std::vector<double> sum(uc(c1 - c0), 0.0);
     for (std::int64_t o = 0; o < v.outer; ++o)
       for (std::int64_t c = c0; c < c1; ++c)
         for (std::int64_t i = 0; i < v.inner; ++i) {
           const double d = at(v.index(o, c, i)) - s.mean[uc(c)];
-          s.biased_variance[uc(c)] += d * d;
+          sum[uc(c - c0)] += d * d;
         }
-    for (std::int64_t c = c0; c < c1; ++c) s.biased_variance[uc(c)] /= m;
+    for (std::int64_t c = c0; c < c1; ++c) s.biased_variance[uc(c)] = sum[uc(c - c0)] / m;
   });
   if (after_pass) after_pass(2);
   return s;

@@ -40,22 +40,23 @@ void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
   Tensor& y_out = result.output("y").tensor;
   void* const y_base = y_out.raw();  // once, before the threads: raw() may detach
   const DType y_type = y_out.dtype();
-  for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
     std::vector<double> xs, y;
-    for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
-      const std::int64_t n = (ce - cb) * v.inner;
-      xs.resize(uc(n));
-      y.resize(uc(n));
-      load(x, begin, n, xs.data());
-      for (std::int64_t c = cb; c < ce; ++c) {
-        const double k = inv_std(var[uc(c)], p.epsilon);
-        for (std::int64_t i = 0; i < v.inner; ++i) {
-          const std::size_t j = uc((c - cb) * v.inner + i);
-          y[j] = gamma[uc(c)] * (xs[j] - mean[uc(c)]) * k + beta[uc(c)];
-        }
-      }
-      store(y_type, y_base, begin, n, y.data());
-    });
+    for_segments(v, o0, o1, 0, v.channels,
+                 [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+                   const std::int64_t n = (ce - cb) * v.inner;
+                   xs.resize(uc(n));
+                   y.resize(uc(n));
+                   load(x, begin, n, xs.data());
+                   for (std::int64_t c = cb; c < ce; ++c) {
+                     const double k = inv_std(var[uc(c)], p.epsilon);
+                     for (std::int64_t i = 0; i < v.inner; ++i) {
+                       const std::size_t j = uc((c - cb) * v.inner + i);
+                       y[j] = gamma[uc(c)] * (xs[j] - mean[uc(c)]) * k + beta[uc(c)];
+                     }
+                   }
+                   store(y_type, y_base, begin, n, y.data());
+                 });
   });
 
   if (p.is_training) {

@@ -27,48 +27,76 @@ void fused_grad(const Prepared& p, Result& result, const RunContext& ctx) {
   // Each channel's sums run over (o, i) in order, as one loop over the whole tensor would.
   std::vector<double> sum_dy(uc(C), 0.0), sum_dy_xc(uc(C), 0.0);
   for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
-    std::vector<double> xs, dys;
+    // The range's sums live apart from the other threads' until the end (no shared cache line).
+    std::vector<double> sd(uc(c1 - c0), 0.0), sdx(sd.size(), 0.0), xs, dys;
     for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
       const std::int64_t n = (ce - cb) * v.inner;
       xs.resize(uc(n));
       dys.resize(uc(n));
       load(x, begin, n, xs.data());
       load(dy, begin, n, dys.data());
-      for (std::int64_t c = cb; c < ce; ++c)
+      double* const a = sd.data() + (cb - c0);
+      double* const b = sdx.data() + (cb - c0);
+      const double* const mc = mu.data() + cb;
+      if (v.inner == 1) {  // channels last: one element per channel, a loop the compiler widens
+        for (std::size_t j = 0; j < uc(ce - cb); ++j) {
+          a[j] += dys[j];
+          b[j] += dys[j] * (xs[j] - mc[j]);
+        }
+        return;
+      }
+      for (std::int64_t c = 0; c < ce - cb; ++c)
         for (std::int64_t i = 0; i < v.inner; ++i) {
-          const auto j = uc((c - cb) * v.inner + i);
-          sum_dy[uc(c)] += dys[j];
-          sum_dy_xc[uc(c)] += dys[j] * (xs[j] - mu[uc(c)]);
+          const auto j = uc(c * v.inner + i);
+          a[c] += dys[j];
+          b[c] += dys[j] * (xs[j] - mc[c]);
         }
     });
+    std::copy(sd.begin(), sd.end(), sum_dy.begin() + c0);
+    std::copy(sdx.begin(), sdx.end(), sum_dy_xc.begin() + c0);
   });
   end_pass(ctx, 1, 2);
 
   const double m = static_cast<double>(v.per_channel());
+  // Per-channel factors of the formula below, each the very operation it stands for there.
+  std::vector<double> gk(uc(C)), mean_dy(uc(C));
+  for (std::int64_t c = 0; c < C; ++c) {
+    gk[uc(c)] = gamma[uc(c)] * k[uc(c)];
+    mean_dy[uc(c)] = sum_dy[uc(c)] / m;
+  }
   Tensor& dx_out = result.output("x_backprop").tensor;
   void* const dx_base = dx_out.raw();  // once, before the threads: raw() may detach
   const DType dx_type = dx_out.dtype();
-  for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
     std::vector<double> xs, dys, dx;
-    for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
-      const std::int64_t n = (ce - cb) * v.inner;
-      xs.resize(uc(n));
-      dys.resize(uc(n));
-      dx.resize(uc(n));
-      load(x, begin, n, xs.data());
-      load(dy, begin, n, dys.data());
-      for (std::int64_t c = cb; c < ce; ++c) {
-        const std::size_t cc = uc(c);
-        const double gk = gamma[cc] * k[cc];
-        for (std::int64_t i = 0; i < v.inner; ++i) {
-          const auto j = uc((c - cb) * v.inner + i);
-          dx[j] = p.is_training ? gk * (dys[j] - sum_dy[cc] / m -
+    for_segments(
+        v, o0, o1, 0, v.channels, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+          const std::int64_t n = (ce - cb) * v.inner;
+          xs.resize(uc(n));
+          dys.resize(uc(n));
+          dx.resize(uc(n));
+          load(x, begin, n, xs.data());
+          load(dy, begin, n, dys.data());
+          if (v.inner == 1 && p.is_training) {  // channels last: a loop the compiler widens
+            for (std::size_t j = 0; j < uc(ce - cb); ++j) {
+              const std::size_t cc = uc(cb) + j;
+              dx[j] = gk[cc] *
+                      (dys[j] - mean_dy[cc] - (xs[j] - mu[cc]) * k[cc] * k[cc] * sum_dy_xc[cc] / m);
+            }
+          } else {
+            for (std::int64_t c = cb; c < ce; ++c) {
+              const std::size_t cc = uc(c);
+              for (std::int64_t i = 0; i < v.inner; ++i) {
+                const auto j = uc((c - cb) * v.inner + i);
+                dx[j] = p.is_training
+                            ? gk[cc] * (dys[j] - mean_dy[cc] -
                                         (xs[j] - mu[cc]) * k[cc] * k[cc] * sum_dy_xc[cc] / m)
-                                : gk * dys[j];
-        }
-      }
-      store(dx_type, dx_base, begin, n, dx.data());
-    });
+                            : gk[cc] * dys[j];
+              }
+            }
+          }
+          store(dx_type, dx_base, begin, n, dx.data());
+        });
   });
   std::vector<double> dscale(uc(C));
   for (std::int64_t c = 0; c < C; ++c) dscale[uc(c)] = k[uc(c)] * sum_dy_xc[uc(c)];

@@ -26,22 +26,23 @@ void global_forward(const Prepared& p, Result& result, const RunContext& ctx) {
   Tensor& out_t = result.output("result").tensor;
   void* const out_base = out_t.raw();  // once, before the threads: raw() may detach
   const DType out_type = out_t.dtype();
-  for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
     std::vector<double> ts, out;
-    for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
-      const std::int64_t n = ce - cb;  // channels last: inner is 1
-      ts.resize(uc(n));
-      out.resize(uc(n));
-      load(t, begin, n, ts.data());
-      for (std::int64_t c = cb; c < ce; ++c) {
-        const std::size_t cc = uc(c);
-        const double scale =
-            inv_std(var[cc], p.epsilon) * (p.scale_after_normalization ? gamma[cc] : 1.0);
-        const std::size_t j = uc(c - cb);
-        out[j] = (ts[j] - m[cc]) * scale + beta[cc];
-      }
-      store(out_type, out_base, begin, n, out.data());
-    });
+    for_segments(
+        v, o0, o1, 0, v.channels, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+          const std::int64_t n = ce - cb;  // channels last: inner is 1
+          ts.resize(uc(n));
+          out.resize(uc(n));
+          load(t, begin, n, ts.data());
+          for (std::int64_t c = cb; c < ce; ++c) {
+            const std::size_t cc = uc(c);
+            const double scale =
+                inv_std(var[cc], p.epsilon) * (p.scale_after_normalization ? gamma[cc] : 1.0);
+            const std::size_t j = uc(c - cb);
+            out[j] = (ts[j] - m[cc]) * scale + beta[cc];
+          }
+          store(out_type, out_base, begin, n, out.data());
+        });
   });
   end_pass(ctx, 1, 1);
 }
@@ -58,7 +59,8 @@ void global_grad(const Prepared& p, Result& result, const RunContext& ctx) {
   // Each channel's sums run over o in order, as one loop over the whole tensor would.
   std::vector<double> db(uc(C), 0.0), s(uc(C), 0.0);
   for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
-    std::vector<double> ts, dys;
+    // The range's sums live apart from the other threads' until the end (no shared cache line).
+    std::vector<double> db_r(uc(c1 - c0), 0.0), s_r(db_r.size(), 0.0), ts, dys;
     for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
       const std::int64_t n = ce - cb;  // channels last: inner is 1
       ts.resize(uc(n));
@@ -67,10 +69,12 @@ void global_grad(const Prepared& p, Result& result, const RunContext& ctx) {
       load(dy, begin, n, dys.data());
       for (std::int64_t c = cb; c < ce; ++c) {
         const std::size_t j = uc(c - cb);
-        db[uc(c)] += dys[j];
-        s[uc(c)] += dys[j] * (ts[j] - m[uc(c)]);
+        db_r[uc(c - c0)] += dys[j];
+        s_r[uc(c - c0)] += dys[j] * (ts[j] - m[uc(c)]);
       }
     });
+    std::copy(db_r.begin(), db_r.end(), db.begin() + c0);
+    std::copy(s_r.begin(), s_r.end(), s.begin() + c0);
   });
   end_pass(ctx, 1, 2);
 
@@ -88,16 +92,18 @@ void global_grad(const Prepared& p, Result& result, const RunContext& ctx) {
   Tensor& dx_out = result.output("dx").tensor;
   void* const dx_base = dx_out.raw();  // once, before the threads: raw() may detach
   const DType dx_type = dx_out.dtype();
-  for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
     std::vector<double> dys, dx;
-    for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
-      const std::int64_t n = ce - cb;
-      dys.resize(uc(n));
-      dx.resize(uc(n));
-      load(dy, begin, n, dys.data());
-      for (std::int64_t c = cb; c < ce; ++c) dx[uc(c - cb)] = dys[uc(c - cb)] * scale[uc(c)];
-      store(dx_type, dx_base, begin, n, dx.data());
-    });
+    for_segments(v, o0, o1, 0, v.channels,
+                 [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+                   const std::int64_t n = ce - cb;
+                   dys.resize(uc(n));
+                   dx.resize(uc(n));
+                   load(dy, begin, n, dys.data());
+                   for (std::int64_t c = cb; c < ce; ++c)
+                     dx[uc(c - cb)] = dys[uc(c - cb)] * scale[uc(c)];
+                   store(dx_type, dx_base, begin, n, dx.data());
+                 });
   });
   store(result.output("dm").tensor, dm);
   store(result.output("dv").tensor, dv);
