@@ -194,6 +194,9 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
   std::int64_t finite_count = 0;
+  // The channel of element i, walked along with i (channel_of divides twice per element).
+  const bool flat_channels = channels && d.shape.size() < 2;
+  std::int64_t walk_channel = 0, walk_inner = 0;
   for (std::int64_t i = 0; i < d.count; ++i) {
     if (i % kBlock == 0) {
       const std::int64_t n = std::min(kBlock, d.count - i);
@@ -239,8 +242,11 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     }
     if (mismatch) ++d.mismatches;
     if (channels) {
-      ChannelError& ce =
-          d.channels[static_cast<std::size_t>(channel_of(i, d.shape, d.count, view))];
+      ChannelError& ce = d.channels[static_cast<std::size_t>(flat_channels ? i : walk_channel)];
+      if (++walk_inner == view->inner) {
+        walk_inner = 0;
+        if (++walk_channel == view->channels) walk_channel = 0;
+      }
       ++ce.count;
       if (mismatch) ++ce.mismatches;
       ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
