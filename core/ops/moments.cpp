@@ -19,20 +19,40 @@ ChannelMoments two_pass(At at, const ChannelView& v, const std::function<void(in
   // Each range sums into its own vector (no cache line shared with another thread's sums).
   parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) {
     std::vector<double> sum(uc(c1 - c0), 0.0);
-    for (std::int64_t o = 0; o < v.outer; ++o)
-      for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t i = 0; i < v.inner; ++i) sum[uc(c - c0)] += at(v.index(o, c, i));
+    double* const a = sum.data();
+    if (v.inner == 1) {  // channels last: the channel loop innermost, which the compiler widens
+      for (std::int64_t o = 0; o < v.outer; ++o) {
+        const std::int64_t row = o * v.channels;
+        for (std::int64_t c = c0; c < c1; ++c) a[c - c0] += at(row + c);
+      }
+    } else {
+      for (std::int64_t o = 0; o < v.outer; ++o)
+        for (std::int64_t c = c0; c < c1; ++c)
+          for (std::int64_t i = 0; i < v.inner; ++i) a[c - c0] += at(v.index(o, c, i));
+    }
     for (std::int64_t c = c0; c < c1; ++c) s.mean[uc(c)] = sum[uc(c - c0)] / m;
   });
   if (after_pass) after_pass(1);
   parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) {
     std::vector<double> sum(uc(c1 - c0), 0.0);
-    for (std::int64_t o = 0; o < v.outer; ++o)
-      for (std::int64_t c = c0; c < c1; ++c)
-        for (std::int64_t i = 0; i < v.inner; ++i) {
-          const double d = at(v.index(o, c, i)) - s.mean[uc(c)];
-          sum[uc(c - c0)] += d * d;
+    double* const a = sum.data();
+    const double* const mean = s.mean.data();
+    if (v.inner == 1) {
+      for (std::int64_t o = 0; o < v.outer; ++o) {
+        const std::int64_t row = o * v.channels;
+        for (std::int64_t c = c0; c < c1; ++c) {
+          const double d = at(row + c) - mean[c];
+          a[c - c0] += d * d;
         }
+      }
+    } else {
+      for (std::int64_t o = 0; o < v.outer; ++o)
+        for (std::int64_t c = c0; c < c1; ++c)
+          for (std::int64_t i = 0; i < v.inner; ++i) {
+            const double d = at(v.index(o, c, i)) - mean[c];
+            a[c - c0] += d * d;
+          }
+    }
     for (std::int64_t c = c0; c < c1; ++c) s.biased_variance[uc(c)] = sum[uc(c - c0)] / m;
   });
   if (after_pass) after_pass(2);
