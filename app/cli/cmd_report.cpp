@@ -50,7 +50,8 @@ int run(Args args) {
   // The inputs' checksums are a serial pass over every byte: made beside the runs.
   std::future<ProblemInfo> info =
       std::async(std::launch::async, [&problem] { return describe_problem(problem); });
-  PipelineResult result = run_pipeline(problem, request);
+  const Prepared prepared = prepare(problem);  // once: the runs and the profiles share it
+  PipelineResult result = run_pipeline(problem, prepared, request);
 
   Report report = new_report("bnscope report: " + describe_case(problem));
   report.has_problem = true;
@@ -70,7 +71,7 @@ int run(Args args) {
     return *copy_gbps;
   };
   for (const std::string& backend : profiled)
-    report.profiles.push_back(profile_problem(problem, backend, options));
+    report.profiles.push_back(profile_prepared(prepared, backend, options));
   write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"

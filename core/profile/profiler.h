@@ -60,5 +60,9 @@ struct Profile {
 
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});
+// The same on a problem prepared already (prepare(problem)): callers that run it otherwise too
+// validate and scan the inputs once.
+Profile profile_prepared(const Prepared& prepared, std::string_view backend,
+                         const ProfileOptions& options = {});
 
 }  // namespace bnscope
