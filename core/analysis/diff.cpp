@@ -1,6 +1,7 @@
 #include "analysis/diff.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -45,13 +46,39 @@ std::uint64_t bits_in(double v, DType t, int& width) {
   return u;
 }
 
+constexpr int kDecades = kHistogramDecadeHigh - kHistogramDecadeLow;
+
+// The bin of a finite positive error is 1 + clamp(floor(log10(e)) - low + 1, 0, decades). Its
+// edges, found once by bisection with that very expression, let every element be binned by
+// comparisons instead of a log10 call each: edge[t - 1] is the least double whose decade
+// floor(log10(e)) reaches low - 1 + t.
+std::array<double, kDecades> decade_edges() {
+  std::array<double, kDecades> edges{};
+  for (int t = 1; t <= kDecades; ++t) {
+    const int decade = kHistogramDecadeLow - 1 + t;
+    const auto reaches = [decade](std::uint64_t bits) {
+      double e;
+      std::memcpy(&e, &bits, sizeof e);
+      return static_cast<int>(std::floor(std::log10(e))) >= decade;
+    };
+    // Positive doubles order as their bit patterns: the first pattern that reaches the decade.
+    std::uint64_t lo = 1, hi = 0x7fefffffffffffffull;  // reaches(lo) false, reaches(hi) true
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (reaches(mid) ? hi : lo) = mid;
+    }
+    std::memcpy(&edges[static_cast<std::size_t>(t - 1)], &hi, sizeof hi);
+  }
+  return edges;
+}
+
 int histogram_bin(double abs_error, bool nan) {
   if (nan) return histogram_bin_count() - 1;
   if (abs_error == 0) return 0;
-  const int decades = kHistogramDecadeHigh - kHistogramDecadeLow;
-  if (!(abs_error < kInf)) return decades + 1;
-  const int d = static_cast<int>(std::floor(std::log10(abs_error)));
-  return 1 + std::clamp(d - kHistogramDecadeLow + 1, 0, decades);
+  if (!(abs_error < kInf)) return kDecades + 1;
+  static const std::array<double, kDecades> edges = decade_edges();
+  return 1 +
+         static_cast<int>(std::upper_bound(edges.begin(), edges.end(), abs_error) - edges.begin());
 }
 
 // Channel of flat element i, or -1 when the output has no channel axis.
