@@ -7,6 +7,8 @@
 #include <limits>
 #include <queue>
 
+#include "tensor/parallel.h"
+
 namespace bnscope {
 
 namespace {
@@ -116,6 +118,98 @@ struct Scored {
   bool operator>(const Scored& o) const { return score > o.score; }
 };
 
+// Order-free figures of a range of elements (counts and maxima); the sums and the worst list
+// are made from the errors and scores a scan leaves, in element order.
+constexpr std::int64_t kScanChunk = std::int64_t{1} << 16;
+
+struct Scan {
+  std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
+  double tolerance_ratio = 0, required_atol = 0, max_rel = 0, max_abs_reference = 0;
+  double max_abs = 0;
+  std::int64_t max_abs_index = -1;  // the first index holding max_abs
+  std::uint64_t max_ulp = 0;
+  std::vector<std::int64_t> histogram;
+  std::vector<ChannelError> channels;  // counts and maxima only
+};
+
+struct ScanSetup {
+  const Tensor& reference;
+  const Tensor& candidate;
+  Tolerance tolerance;
+  DType dtype;
+  bool nan_equal;
+  bool channels, flat_channels;
+  const ChannelView* view;
+};
+
+// Elements [begin, end): figures into sc; error[j] is the element's error where finite (else 0,
+// what it adds to the sums) and score[j] what ranks it among the worst.
+void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc, double* error,
+                double* score_out) {
+  constexpr std::int64_t kBlock = 8192;
+  double ref_block[kBlock], cand_block[kBlock];
+  std::int64_t walk_channel = 0, walk_inner = 0;
+  if (s.channels && !s.flat_channels) {
+    walk_channel = (begin / s.view->inner) % s.view->channels;
+    walk_inner = begin % s.view->inner;
+  }
+  for (std::int64_t i = begin; i < end; ++i) {
+    if ((i - begin) % kBlock == 0) {
+      const std::int64_t n = std::min(kBlock, end - i);
+      doubles_of(s.reference, i, n, ref_block);
+      doubles_of(s.candidate, i, n, cand_block);
+    }
+    const double b = ref_block[(i - begin) % kBlock];
+    const double a = cand_block[(i - begin) % kBlock];
+    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
+    bool mismatch = false;
+    double abs_err = 0, rel_err = 0, score = 0;
+    if (nan_a || nan_b) {
+      if (nan_a && nan_b) {
+        ++sc.nan_both;
+        mismatch = !s.nan_equal;
+      } else {
+        ++sc.nan_mismatches;
+        mismatch = true;
+      }
+      if (mismatch) score = kInf;
+      ++sc.histogram[static_cast<std::size_t>(histogram_bin(0, mismatch))];
+    } else {
+      abs_err = a == b ? 0.0 : std::fabs(a - b);  // equal infinities agree
+      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
+      const double allowed = s.tolerance.atol + s.tolerance.rtol * std::fabs(b);
+      mismatch = !(abs_err <= allowed);
+      const double ratio = allowed > 0 ? abs_err / allowed : (abs_err > 0 ? kInf : 0.0);
+      sc.tolerance_ratio = std::max(sc.tolerance_ratio, ratio);
+      sc.required_atol = std::max(sc.required_atol, abs_err - s.tolerance.rtol * std::fabs(b));
+      if (abs_err > sc.max_abs || sc.max_abs_index < 0) {
+        sc.max_abs = abs_err;
+        sc.max_abs_index = i;
+      }
+      sc.max_rel = std::max(sc.max_rel, rel_err);
+      sc.max_abs_reference = std::max(sc.max_abs_reference, std::fabs(b));
+      sc.max_ulp = std::max(sc.max_ulp, ulp_distance(a, b, s.dtype));
+      if (std::isfinite(abs_err)) ++sc.finite_count;
+      score = abs_err;
+      ++sc.histogram[static_cast<std::size_t>(histogram_bin(abs_err, false))];
+    }
+    if (mismatch) ++sc.mismatches;
+    if (s.channels) {
+      ChannelError& ce = sc.channels[static_cast<std::size_t>(s.flat_channels ? i : walk_channel)];
+      if (++walk_inner == s.view->inner) {
+        walk_inner = 0;
+        if (++walk_channel == s.view->channels) walk_channel = 0;
+      }
+      ++ce.count;
+      if (mismatch) ++ce.mismatches;
+      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
+      ce.max_rel = std::max(ce.max_rel, rel_err);
+    }
+    error[i - begin] = std::isfinite(abs_err) ? abs_err : 0.0;
+    score_out[i - begin] = score;
+  }
+}
+
 }  // namespace
 
 Tolerance default_tolerance(DType t) {
@@ -207,82 +301,84 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   d.compared = true;
   d.count = ct.numel();
 
-  // Read in blocks: a float64 copy of both whole tensors would triple a large output's memory.
-  constexpr std::int64_t kBlock = 8192;
-  std::vector<double> ref_block(static_cast<std::size_t>(std::min(d.count, kBlock)));
-  std::vector<double> cand_block(ref_block.size());
   const bool channels = channel_of(0, d.shape, d.count, view) >= 0;
+  const bool flat_channels = channels && d.shape.size() < 2;
   if (channels) {
     d.channels.resize(static_cast<std::size_t>(view->channels));
     for (std::int64_t c = 0; c < view->channels; ++c)
       d.channels[static_cast<std::size_t>(c)].channel = c;
   }
+
+  // Every figure but the sums and the worst list is a count or a maximum, the same in any order:
+  // chunks of elements are scanned on every core for those, each element's finite error and
+  // score kept; then one pass in element order adds the errors up and picks the worst, as a
+  // single loop would (the same sums to the last bit, the same ties kept).
+  const int threads = parallel_parts(d.count, kScanChunk);
+  std::vector<Scan> scans;
+  for (int t = 0; t < threads; ++t) {
+    Scan sc;
+    sc.histogram.assign(d.histogram.size(), 0);
+    if (channels) sc.channels = d.channels;
+    scans.push_back(std::move(sc));
+  }
+  const ScanSetup setup{rt,  ct, d.tolerance, d.dtype, options.nan_equal, channels, flat_channels,
+                        view};
+  std::vector<double> errors(static_cast<std::size_t>(threads * std::min(d.count, kScanChunk)));
+  std::vector<double> scores(errors.size());
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
-  std::int64_t finite_count = 0;
-  // The channel of element i, walked along with i (channel_of divides twice per element).
-  const bool flat_channels = channels && d.shape.size() < 2;
   std::int64_t walk_channel = 0, walk_inner = 0;
-  for (std::int64_t i = 0; i < d.count; ++i) {
-    if (i % kBlock == 0) {
-      const std::int64_t n = std::min(kBlock, d.count - i);
-      doubles_of(rt, i, n, ref_block.data());
-      doubles_of(ct, i, n, cand_block.data());
+  const std::int64_t stride = threads * kScanChunk;
+  for (std::int64_t start = 0; start < d.count; start += stride) {
+    const std::int64_t span = std::min(stride, d.count - start);
+    parallel_for(span, parallel_parts(span, kScanChunk / 2, threads),
+                 [&](int t, std::int64_t b, std::int64_t e) {
+                   scan_range(setup, start + b, start + e, scans[static_cast<std::size_t>(t)],
+                              errors.data() + b, scores.data() + b);
+                 });
+    for (std::int64_t j = 0; j < span; ++j) {
+      const double e = errors[static_cast<std::size_t>(j)];
+      sum_abs += e;
+      if (channels) {
+        d.channels[static_cast<std::size_t>(flat_channels ? start + j : walk_channel)].mean_abs +=
+            e;  // a sum until the end
+        if (++walk_inner == view->inner) {
+          walk_inner = 0;
+          if (++walk_channel == view->channels) walk_channel = 0;
+        }
+      }
+      const double score = scores[static_cast<std::size_t>(j)];
+      if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
+        worst.push({score, start + j});
+        if (worst.size() > k) worst.pop();
+      }
     }
-    const double b = ref_block[static_cast<std::size_t>(i % kBlock)];
-    const double a = cand_block[static_cast<std::size_t>(i % kBlock)];
-    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
-    bool mismatch = false;
-    double abs_err = 0, rel_err = 0, score = 0;
-    if (nan_a || nan_b) {
-      if (nan_a && nan_b) {
-        ++d.nan_both;
-        mismatch = !options.nan_equal;
-      } else {
-        ++d.nan_mismatches;
-        mismatch = true;
-      }
-      if (mismatch) score = kInf;
-      ++d.histogram[static_cast<std::size_t>(histogram_bin(0, mismatch))];
-    } else {
-      abs_err = a == b ? 0.0 : std::fabs(a - b);  // equal infinities agree
-      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
-      const double allowed = d.tolerance.atol + d.tolerance.rtol * std::fabs(b);
-      mismatch = !(abs_err <= allowed);
-      const double ratio = allowed > 0 ? abs_err / allowed : (abs_err > 0 ? kInf : 0.0);
-      d.tolerance_ratio = std::max(d.tolerance_ratio, ratio);
-      d.required_atol = std::max(d.required_atol, abs_err - d.tolerance.rtol * std::fabs(b));
-      if (abs_err > d.max_abs || d.max_abs_index < 0) {
-        d.max_abs = abs_err;
-        d.max_abs_index = i;
-      }
-      d.max_rel = std::max(d.max_rel, rel_err);
-      d.max_abs_reference = std::max(d.max_abs_reference, std::fabs(b));
-      d.max_ulp = std::max(d.max_ulp, ulp_distance(a, b, d.dtype));
-      if (std::isfinite(abs_err)) {
-        sum_abs += abs_err;
-        ++finite_count;
-      }
-      score = abs_err;
-      ++d.histogram[static_cast<std::size_t>(histogram_bin(abs_err, false))];
+  }
+  std::int64_t finite_count = 0;
+  for (const Scan& sc : scans) {
+    d.nan_both += sc.nan_both;
+    d.nan_mismatches += sc.nan_mismatches;
+    d.mismatches += sc.mismatches;
+    finite_count += sc.finite_count;
+    d.tolerance_ratio = std::max(d.tolerance_ratio, sc.tolerance_ratio);
+    d.required_atol = std::max(d.required_atol, sc.required_atol);
+    if (sc.max_abs_index >= 0 &&
+        (d.max_abs_index < 0 || sc.max_abs > d.max_abs ||
+         (sc.max_abs == d.max_abs && sc.max_abs_index < d.max_abs_index))) {
+      d.max_abs = sc.max_abs;
+      d.max_abs_index = sc.max_abs_index;
     }
-    if (mismatch) ++d.mismatches;
-    if (channels) {
-      ChannelError& ce = d.channels[static_cast<std::size_t>(flat_channels ? i : walk_channel)];
-      if (++walk_inner == view->inner) {
-        walk_inner = 0;
-        if (++walk_channel == view->channels) walk_channel = 0;
-      }
-      ++ce.count;
-      if (mismatch) ++ce.mismatches;
-      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
-      ce.max_rel = std::max(ce.max_rel, rel_err);
-      if (std::isfinite(abs_err)) ce.mean_abs += abs_err;  // a sum until the end
-    }
-    if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
-      worst.push({score, i});
-      if (worst.size() > k) worst.pop();
+    d.max_rel = std::max(d.max_rel, sc.max_rel);
+    d.max_abs_reference = std::max(d.max_abs_reference, sc.max_abs_reference);
+    d.max_ulp = std::max(d.max_ulp, sc.max_ulp);
+    for (std::size_t b = 0; b < d.histogram.size(); ++b) d.histogram[b] += sc.histogram[b];
+    for (std::size_t c = 0; c < sc.channels.size(); ++c) {
+      ChannelError& ce = d.channels[c];
+      ce.count += sc.channels[c].count;
+      ce.mismatches += sc.channels[c].mismatches;
+      ce.max_abs = std::max(ce.max_abs, sc.channels[c].max_abs);
+      ce.max_rel = std::max(ce.max_rel, sc.channels[c].max_rel);
     }
   }
   if (d.nan_mismatches > 0) {
