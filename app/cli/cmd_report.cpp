@@ -59,9 +59,12 @@ int run(Args args) {
   set_verdict(report, result);
   std::vector<std::string> profiled;
   for (const Result& r : result.runs) profiled.push_back(r.backend);
-  // The verdict is made: the runs' outputs go before the profiles make their own.
-  result.runs.clear();
+  // The verdict is made: the first run's outputs are reused by its profile, the others' go before
+  // the profiles make their own (one set of outputs at a time beside the inputs).
   result.expected.clear();
+  std::optional<Result> first;
+  if (!result.runs.empty()) first = std::move(result.runs.front());
+  result.runs.clear();
   // One copy-bandwidth roofline for every CPU profile of the report, from buffers a few times
   // the last-level cache rather than the default's 2 x 256 MiB, which would outweigh the data.
   options.copy_bytes = std::size_t{64} << 20;
@@ -70,8 +73,11 @@ int run(Args args) {
     if (!copy_gbps) copy_gbps = measure_copy_bandwidth(threads, bytes) / 1e9;
     return *copy_gbps;
   };
-  for (const std::string& backend : profiled)
-    report.profiles.push_back(profile_prepared(prepared, backend, options));
+  for (std::size_t k = 0; k < profiled.size(); ++k) {
+    options.result = k == 0 && first ? &*first : nullptr;
+    report.profiles.push_back(profile_prepared(prepared, profiled[k], options));
+    if (k == 0) first.reset();
+  }
   write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"

@@ -43,7 +43,8 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
 
   RunContext ctx;
   ctx.threads = options.threads;
-  Result r;
+  Result own;
+  Result& r = options.result ? *options.result : own;
   for (int i = 0; i < prof.warmup; ++i) run_backend_into(p, backend, r, ctx);
 
   std::vector<double> wall;
