@@ -25,10 +25,9 @@ void load(const Tensor& t, std::int64_t begin, std::int64_t n, double* out);
 // Writes n doubles at element `begin` of storage of the given dtype, rounding as Tensor::set.
 void store(DType dtype, void* base, std::int64_t begin, std::int64_t n, const double* values);
 
-// The data passes run on ctx.threads threads, each over a contiguous range of channels: every
-// channel's sums see their terms in the single-threaded order, and every element is written by
-// one thread, so the outputs are bitwise the same on any thread count. body(c0, c1) sees the
-// channels [c0, c1).
+// The reductions run on ctx.threads threads, each over a contiguous range of channels: every
+// channel's sums see their terms in the single-threaded order, so they are bitwise the same on
+// any thread count. body(c0, c1) sees the channels [c0, c1).
 void for_channel_ranges(const ChannelView& v, const RunContext& ctx,
                         const std::function<void(std::int64_t c0, std::int64_t c1)>& body);
 
