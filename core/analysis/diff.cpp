@@ -1,10 +1,13 @@
 #include "analysis/diff.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <queue>
+
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -45,13 +48,40 @@ std::uint64_t bits_in(double v, DType t, int& width) {
   return u;
 }
 
+constexpr int kDecades = kHistogramDecadeHigh - kHistogramDecadeLow;
+
+// The bin of a finite positive error is 1 + clamp(floor(log10(e)) - low + 1, 0, decades). Its
+// edges, found once by bisection with that very expression, let every element be binned by
+// comparisons instead of a log10 call each: edge[t - 1] is the least double whose decade
+// floor(log10(e)) reaches low - 1 + t.
+std::array<double, kDecades> decade_edges() {
+  std::array<double, kDecades> edges{};
+  for (int t = 1; t <= kDecades; ++t) {
+    const int decade = kHistogramDecadeLow - 1 + t;
+    const auto reaches = [decade](std::uint64_t bits) {
+      double e;
+      std::memcpy(&e, &bits, sizeof e);
+      return static_cast<int>(std::floor(std::log10(e))) >= decade;
+    };
+    // Positive doubles order as their bit patterns: the first pattern that reaches the decade.
+    std::uint64_t lo = 1, hi = 0x7fefffffffffffffull;  // reaches(lo) false, reaches(hi) true
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (reaches(mid) ? hi : lo) = mid;
+    }
+    std::memcpy(&edges[static_cast<std::size_t>(t - 1)], &hi, sizeof hi);
+  }
+  return edges;
+}
+
 int histogram_bin(double abs_error, bool nan) {
   if (nan) return histogram_bin_count() - 1;
   if (abs_error == 0) return 0;
-  const int decades = kHistogramDecadeHigh - kHistogramDecadeLow;
-  if (!(abs_error < kInf)) return decades + 1;
-  const int d = static_cast<int>(std::floor(std::log10(abs_error)));
-  return 1 + std::clamp(d - kHistogramDecadeLow + 1, 0, decades);
+  if (!(abs_error < kInf)) return kDecades + 1;
+  static const std::array<double, kDecades> edges = decade_edges();
+  int bin = 1;  // counted without branches: errors fall in every decade at random
+  for (double edge : edges) bin += abs_error >= edge ? 1 : 0;
+  return bin;
 }
 
 // Channel of flat element i, or -1 when the output has no channel axis.
@@ -74,11 +104,112 @@ std::vector<std::int64_t> unravel(std::int64_t i, const Shape& shape) {
   return c;
 }
 
+// Elements [begin, begin + n) as doubles, as Tensor::to_doubles gives them.
+void doubles_of(const Tensor& t, std::int64_t begin, std::int64_t n, double* out) {
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(t.raw()) + begin;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(to_float(p[i]));
+  });
+}
+
 struct Scored {
   double score;
   std::int64_t index;
   bool operator>(const Scored& o) const { return score > o.score; }
 };
+
+// Order-free figures of a range of elements (counts and maxima); the sums and the worst list
+// are made from the errors and scores a scan leaves, in element order.
+constexpr std::int64_t kScanChunk = std::int64_t{1} << 16;
+
+struct Scan {
+  std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
+  double tolerance_ratio = 0, required_atol = 0, max_rel = 0, max_abs_reference = 0;
+  double max_abs = 0;
+  std::int64_t max_abs_index = -1;  // the first index holding max_abs
+  std::uint64_t max_ulp = 0;
+  std::vector<std::int64_t> histogram;
+  std::vector<ChannelError> channels;  // counts and maxima only
+};
+
+struct ScanSetup {
+  const Tensor& reference;
+  const Tensor& candidate;
+  Tolerance tolerance;
+  DType dtype;
+  bool nan_equal;
+  bool channels, flat_channels;
+  const ChannelView* view;
+};
+
+// Elements [begin, end): figures into sc; error[j] is the element's error where finite (else 0,
+// what it adds to the sums) and score[j] what ranks it among the worst.
+void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc, double* error,
+                double* score_out) {
+  constexpr std::int64_t kBlock = 8192;
+  double ref_block[kBlock], cand_block[kBlock];
+  std::int64_t walk_channel = 0, walk_inner = 0;
+  if (s.channels && !s.flat_channels) {
+    walk_channel = (begin / s.view->inner) % s.view->channels;
+    walk_inner = begin % s.view->inner;
+  }
+  for (std::int64_t i = begin; i < end; ++i) {
+    if ((i - begin) % kBlock == 0) {
+      const std::int64_t n = std::min(kBlock, end - i);
+      doubles_of(s.reference, i, n, ref_block);
+      doubles_of(s.candidate, i, n, cand_block);
+    }
+    const double b = ref_block[(i - begin) % kBlock];
+    const double a = cand_block[(i - begin) % kBlock];
+    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
+    bool mismatch = false;
+    double abs_err = 0, rel_err = 0, score = 0;
+    if (nan_a || nan_b) {
+      if (nan_a && nan_b) {
+        ++sc.nan_both;
+        mismatch = !s.nan_equal;
+      } else {
+        ++sc.nan_mismatches;
+        mismatch = true;
+      }
+      if (mismatch) score = kInf;
+      ++sc.histogram[static_cast<std::size_t>(histogram_bin(0, mismatch))];
+    } else {
+      abs_err = a == b ? 0.0 : std::fabs(a - b);  // equal infinities agree
+      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
+      const double allowed = s.tolerance.atol + s.tolerance.rtol * std::fabs(b);
+      mismatch = !(abs_err <= allowed);
+      const double ratio = allowed > 0 ? abs_err / allowed : (abs_err > 0 ? kInf : 0.0);
+      sc.tolerance_ratio = std::max(sc.tolerance_ratio, ratio);
+      sc.required_atol = std::max(sc.required_atol, abs_err - s.tolerance.rtol * std::fabs(b));
+      if (abs_err > sc.max_abs || sc.max_abs_index < 0) {
+        sc.max_abs = abs_err;
+        sc.max_abs_index = i;
+      }
+      sc.max_rel = std::max(sc.max_rel, rel_err);
+      sc.max_abs_reference = std::max(sc.max_abs_reference, std::fabs(b));
+      sc.max_ulp = std::max(sc.max_ulp, ulp_distance(a, b, s.dtype));
+      if (std::isfinite(abs_err)) ++sc.finite_count;
+      score = abs_err;
+      ++sc.histogram[static_cast<std::size_t>(histogram_bin(abs_err, false))];
+    }
+    if (mismatch) ++sc.mismatches;
+    if (s.channels) {
+      ChannelError& ce = sc.channels[static_cast<std::size_t>(s.flat_channels ? i : walk_channel)];
+      if (++walk_inner == s.view->inner) {
+        walk_inner = 0;
+        if (++walk_channel == s.view->channels) walk_channel = 0;
+      }
+      ++ce.count;
+      if (mismatch) ++ce.mismatches;
+      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
+      ce.max_rel = std::max(ce.max_rel, rel_err);
+    }
+    error[i - begin] = std::isfinite(abs_err) ? abs_err : 0.0;
+    score_out[i - begin] = score;
+  }
+}
 
 }  // namespace
 
@@ -171,69 +302,84 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   d.compared = true;
   d.count = ct.numel();
 
-  const std::vector<double> ref = rt.to_doubles();
-  const std::vector<double> cand = ct.to_doubles();
   const bool channels = channel_of(0, d.shape, d.count, view) >= 0;
+  const bool flat_channels = channels && d.shape.size() < 2;
   if (channels) {
     d.channels.resize(static_cast<std::size_t>(view->channels));
     for (std::int64_t c = 0; c < view->channels; ++c)
       d.channels[static_cast<std::size_t>(c)].channel = c;
   }
+
+  // Every figure but the sums and the worst list is a count or a maximum, the same in any order:
+  // chunks of elements are scanned on every core for those, each element's finite error and
+  // score kept; then one pass in element order adds the errors up and picks the worst, as a
+  // single loop would (the same sums to the last bit, the same ties kept).
+  const int threads = parallel_parts(d.count, kScanChunk);
+  std::vector<Scan> scans;
+  for (int t = 0; t < threads; ++t) {
+    Scan sc;
+    sc.histogram.assign(d.histogram.size(), 0);
+    if (channels) sc.channels = d.channels;
+    scans.push_back(std::move(sc));
+  }
+  const ScanSetup setup{rt,  ct, d.tolerance, d.dtype, options.nan_equal, channels, flat_channels,
+                        view};
+  std::vector<double> errors(static_cast<std::size_t>(threads * std::min(d.count, kScanChunk)));
+  std::vector<double> scores(errors.size());
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
+  std::int64_t walk_channel = 0, walk_inner = 0;
+  const std::int64_t stride = threads * kScanChunk;
+  for (std::int64_t start = 0; start < d.count; start += stride) {
+    const std::int64_t span = std::min(stride, d.count - start);
+    parallel_for(span, parallel_parts(span, kScanChunk / 2, threads),
+                 [&](int t, std::int64_t b, std::int64_t e) {
+                   scan_range(setup, start + b, start + e, scans[static_cast<std::size_t>(t)],
+                              errors.data() + b, scores.data() + b);
+                 });
+    for (std::int64_t j = 0; j < span; ++j) {
+      const double e = errors[static_cast<std::size_t>(j)];
+      sum_abs += e;
+      if (channels) {
+        d.channels[static_cast<std::size_t>(flat_channels ? start + j : walk_channel)].mean_abs +=
+            e;  // a sum until the end
+        if (++walk_inner == view->inner) {
+          walk_inner = 0;
+          if (++walk_channel == view->channels) walk_channel = 0;
+        }
+      }
+      const double score = scores[static_cast<std::size_t>(j)];
+      if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
+        worst.push({score, start + j});
+        if (worst.size() > k) worst.pop();
+      }
+    }
+  }
   std::int64_t finite_count = 0;
-  for (std::int64_t i = 0; i < d.count; ++i) {
-    const double b = ref[static_cast<std::size_t>(i)];
-    const double a = cand[static_cast<std::size_t>(i)];
-    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
-    bool mismatch = false;
-    double abs_err = 0, rel_err = 0, score = 0;
-    if (nan_a || nan_b) {
-      if (nan_a && nan_b) {
-        ++d.nan_both;
-        mismatch = !options.nan_equal;
-      } else {
-        ++d.nan_mismatches;
-        mismatch = true;
-      }
-      if (mismatch) score = kInf;
-      ++d.histogram[static_cast<std::size_t>(histogram_bin(0, mismatch))];
-    } else {
-      abs_err = a == b ? 0.0 : std::fabs(a - b);  // equal infinities agree
-      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
-      const double allowed = d.tolerance.atol + d.tolerance.rtol * std::fabs(b);
-      mismatch = !(abs_err <= allowed);
-      const double ratio = allowed > 0 ? abs_err / allowed : (abs_err > 0 ? kInf : 0.0);
-      d.tolerance_ratio = std::max(d.tolerance_ratio, ratio);
-      d.required_atol = std::max(d.required_atol, abs_err - d.tolerance.rtol * std::fabs(b));
-      if (abs_err > d.max_abs || d.max_abs_index < 0) {
-        d.max_abs = abs_err;
-        d.max_abs_index = i;
-      }
-      d.max_rel = std::max(d.max_rel, rel_err);
-      d.max_abs_reference = std::max(d.max_abs_reference, std::fabs(b));
-      d.max_ulp = std::max(d.max_ulp, ulp_distance(a, b, d.dtype));
-      if (std::isfinite(abs_err)) {
-        sum_abs += abs_err;
-        ++finite_count;
-      }
-      score = abs_err;
-      ++d.histogram[static_cast<std::size_t>(histogram_bin(abs_err, false))];
+  for (const Scan& sc : scans) {
+    d.nan_both += sc.nan_both;
+    d.nan_mismatches += sc.nan_mismatches;
+    d.mismatches += sc.mismatches;
+    finite_count += sc.finite_count;
+    d.tolerance_ratio = std::max(d.tolerance_ratio, sc.tolerance_ratio);
+    d.required_atol = std::max(d.required_atol, sc.required_atol);
+    if (sc.max_abs_index >= 0 &&
+        (d.max_abs_index < 0 || sc.max_abs > d.max_abs ||
+         (sc.max_abs == d.max_abs && sc.max_abs_index < d.max_abs_index))) {
+      d.max_abs = sc.max_abs;
+      d.max_abs_index = sc.max_abs_index;
     }
-    if (mismatch) ++d.mismatches;
-    if (channels) {
-      ChannelError& ce =
-          d.channels[static_cast<std::size_t>(channel_of(i, d.shape, d.count, view))];
-      ++ce.count;
-      if (mismatch) ++ce.mismatches;
-      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
-      ce.max_rel = std::max(ce.max_rel, rel_err);
-      if (std::isfinite(abs_err)) ce.mean_abs += abs_err;  // a sum until the end
-    }
-    if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
-      worst.push({score, i});
-      if (worst.size() > k) worst.pop();
+    d.max_rel = std::max(d.max_rel, sc.max_rel);
+    d.max_abs_reference = std::max(d.max_abs_reference, sc.max_abs_reference);
+    d.max_ulp = std::max(d.max_ulp, sc.max_ulp);
+    for (std::size_t b = 0; b < d.histogram.size(); ++b) d.histogram[b] += sc.histogram[b];
+    for (std::size_t c = 0; c < sc.channels.size(); ++c) {
+      ChannelError& ce = d.channels[c];
+      ce.count += sc.channels[c].count;
+      ce.mismatches += sc.channels[c].mismatches;
+      ce.max_abs = std::max(ce.max_abs, sc.channels[c].max_abs);
+      ce.max_rel = std::max(ce.max_rel, sc.channels[c].max_rel);
     }
   }
   if (d.nan_mismatches > 0) {
@@ -253,8 +399,8 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     e.index = i;
     e.coords = unravel(i, d.shape);
     e.channel = channel_of(i, d.shape, d.count, view);
-    e.reference = ref[static_cast<std::size_t>(i)];
-    e.candidate = cand[static_cast<std::size_t>(i)];
+    e.reference = rt.get(i);
+    e.candidate = ct.get(i);
     const bool one_nan = std::isnan(e.reference) != std::isnan(e.candidate);
     e.abs_error =
         one_nan ? kInf : (e.reference == e.candidate ? 0 : std::fabs(e.reference - e.candidate));

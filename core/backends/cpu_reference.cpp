@@ -1,7 +1,10 @@
 #include "backends/cpu_reference.h"
 
+#include <type_traits>
+
 #include "backends/reference/reference_ops.h"
 #include "engine/outputs.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -13,7 +16,40 @@ void end_pass(const RunContext& ctx, int done, int total) {
 }
 
 void store(Tensor& t, const std::vector<double>& values) {
-  for (std::size_t i = 0; i < values.size(); ++i) t.set(static_cast<std::int64_t>(i), values[i]);
+  t.set_doubles(values);
+}
+
+void load(const Tensor& t, std::int64_t begin, std::int64_t n, double* out) {
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(t.raw()) + begin;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(to_float(p[i]));
+  });
+}
+
+void store(DType dtype, void* base, std::int64_t begin, std::int64_t n, const double* values) {
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(base) + begin;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, double>)
+        p[i] = values[i];
+      else
+        p[i] = from_float<T>(static_cast<float>(values[i]));
+    }
+  });
+}
+
+void for_channel_ranges(const ChannelView& v, const RunContext& ctx,
+                        const std::function<void(std::int64_t, std::int64_t)>& body) {
+  const int parts = channel_parts(v.channels, v.outer * v.channels * v.inner, ctx.threads);
+  parallel_for(v.channels, parts, [&](int, std::int64_t c0, std::int64_t c1) { body(c0, c1); });
+}
+
+void for_row_ranges(const ChannelView& v, const RunContext& ctx,
+                    const std::function<void(std::int64_t, std::int64_t)>& body) {
+  const int parts = channel_parts(v.outer, v.outer * v.channels * v.inner, ctx.threads);
+  parallel_for(v.outer, parts, [&](int, std::int64_t o0, std::int64_t o1) { body(o0, o1); });
 }
 
 }  // namespace reference

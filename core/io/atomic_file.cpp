@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <ostream>
 #include <streambuf>
+#include <thread>
 
 #include "tensor/error.h"
 
@@ -173,7 +174,13 @@ OutputSet::OutputSet(std::string dir, std::vector<std::string> names, std::strin
 }
 
 OutputSet::~OutputSet() {
+  close_pending();
   if (!committed_) discard();
+}
+
+void OutputSet::close_pending() noexcept {
+  for (int fd : unsynced_) ::close(fd);
+  unsynced_.clear();
 }
 
 void OutputSet::discard() noexcept {
@@ -204,18 +211,49 @@ void OutputSet::write(const std::string& name, const std::function<void(std::FIL
   const std::string file = tmp_ + "/" + name;
   std::FILE* f = std::fopen(file.c_str(), "wb");
   if (!f) fail("cannot write '" + path(name) + "': " + errno_text());
+  int kept = -1;
   try {
     writer(f);
     if (std::ferror(f)) fail("cannot write '" + path(name) + "': write error");
-    if (std::fflush(f) != 0 || ::fchmod(::fileno(f), new_file_mode(path(name))) != 0 ||
-        ::fsync(::fileno(f)) != 0)
+    if (std::fflush(f) != 0 || ::fchmod(::fileno(f), new_file_mode(path(name))) != 0)
       fail("cannot write '" + path(name) + "': " + errno_text());
+      // The disk starts on this file while the next ones are made; commit() waits for all of them
+      // at once.
+#if defined(__linux__)
+    ::sync_file_range(::fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    kept = ::dup(::fileno(f));
+    if (kept < 0) fail("cannot write '" + path(name) + "': " + errno_text());
   } catch (...) {
     std::fclose(f);
     throw;
   }
-  if (std::fclose(f) != 0) fail("cannot write '" + path(name) + "': " + errno_text());
+  if (std::fclose(f) != 0) {
+    const std::string why = errno_text();
+    ::close(kept);
+    fail("cannot write '" + path(name) + "': " + why);
+  }
+  unsynced_.push_back(kept);
   written_.push_back(name);
+}
+
+void OutputSet::sync_written() {
+  // One thread per file: the file system commits concurrent syncs together rather than one
+  // journal commit after another.
+  std::vector<int> failed(unsynced_.size(), 0);
+  const auto sync = [&](std::size_t k) { failed[k] = ::fsync(unsynced_[k]) != 0 ? errno : 0; };
+  std::vector<std::thread> threads;
+  std::size_t started = 1;
+  try {
+    for (; started < unsynced_.size(); ++started) threads.emplace_back(sync, started);
+  } catch (...) {  // no thread to be had: the rest one after another
+    for (std::size_t k = started; k < unsynced_.size(); ++k) sync(k);
+  }
+  if (!unsynced_.empty()) sync(0);
+  for (std::thread& t : threads) t.join();
+  close_pending();
+  for (std::size_t k = 0; k < failed.size(); ++k)
+    if (failed[k]) fail("cannot write '" + path(written_[k]) + "': " + std::strerror(failed[k]));
 }
 
 void OutputSet::write_stream(const std::string& name,
@@ -233,6 +271,7 @@ void OutputSet::commit() {
   for (const std::string& name : names_)
     if (std::find(written_.begin(), written_.end(), name) == written_.end())
       throw Error(ErrorCode::Internal, "output set: " + name + " was not written");
+  sync_written();
   check_targets();  // again: something may have appeared while the work ran
   // Earlier files are kept as hard links in the temporary folder until every move succeeded, so
   // a failed move can put them back.

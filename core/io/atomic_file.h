@@ -50,8 +50,12 @@ class OutputSet {
   void check_targets() const;
   void discard() noexcept;
 
+  void sync_written();  // every written file on disk, or fail naming the first that is not
+  void close_pending() noexcept;
+
   std::string dir_, flag_, tmp_;
   std::vector<std::string> names_, written_;
+  std::vector<int> unsynced_;  // descriptors of written files, synced together by commit()
   bool created_dir_ = false, committed_ = false;
 };
 

@@ -1,14 +1,20 @@
 #include "io/npz.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 
 #include "io/atomic_file.h"
 #include "io/npy.h"
+#include "io/parallel_read.h"
+#include "io/zip_locate.h"
 #include "io/zip_stored.h"
 #include "tensor/error.h"
 #include "tensor/memory_limit.h"
@@ -40,7 +46,10 @@ class ZipReader {
     if (!za_ && code == ZIP_ER_EXISTS) name_duplicate();
     if (!za_) fail("cannot read .npz '" + path + "': " + zip_code_text(code));
   }
-  ~ZipReader() { zip_discard(za_); }
+  ~ZipReader() {
+    zip_discard(za_);
+    if (fd_ >= 0) ::close(fd_);
+  }
   ZipReader(const ZipReader&) = delete;
   ZipReader& operator=(const ZipReader&) = delete;
 
@@ -90,19 +99,61 @@ class ZipReader {
     std::string what;
     std::uint64_t size = 0;
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f{nullptr, &zip_fclose};
+    // A stored member is read from the file directly: into place, on every core.
+    int fd = -1;
+    std::uint64_t offset = 0, left = 0;
+    std::uint32_t crc = 0, expected_crc = 0;
 
     std::size_t read(std::byte* dst, std::size_t n) {
+      if (fd >= 0) {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(n, left));
+        if (n) crc = pread_with_crc(fd, offset, dst, n, crc, what);
+        offset += n;
+        left -= n;
+        return n;
+      }
       const zip_int64_t got = zip_fread(f.get(), dst, std::min<std::size_t>(n, 1u << 30));
       if (got < 0) fail(what + ": cannot read the member: " + zip_file_strerror(f.get()));
       return static_cast<std::size_t>(got);
     }
     void expect_end() {
+      if (fd >= 0) {
+        if (left != 0 || crc != expected_crc) fail(what + ": cannot read the member: CRC error");
+        return;
+      }
       std::byte extra;
       if (read(&extra, 1) != 0)
         fail(what + ": the member inflates past its declared size of " + std::to_string(size) +
              " bytes");
     }
   };
+
+  // The stored members' places in the file, found once; empty when the file cannot be opened
+  // again or its directory is unusual (libzip then reads everything).
+  const std::map<std::string, StoredSpan>& stored() const {
+    if (!located_) {
+      located_ = true;
+      fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      if (fd_ >= 0 && ::fstat(fd_, &st) == 0)
+        stored_ = locate_stored_members(fd_, static_cast<std::uint64_t>(st.st_size));
+    }
+    return stored_;
+  }
+
+  // Direct reading when the directory places the member and libzip agrees on what it is.
+  void place(Member& m, const std::string& name, const zip_stat_t& st) const {
+    const auto it = stored().find(name);
+    if (it == stored_.end() || !(st.valid & ZIP_STAT_COMP_METHOD) ||
+        st.comp_method != ZIP_CM_STORE || !(st.valid & ZIP_STAT_CRC) || st.crc != it->second.crc ||
+        it->second.size != st.size ||
+        ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE))
+      return;
+    m.fd = fd_;
+    m.offset = it->second.offset;
+    m.left = st.size;
+    m.expected_crc = st.crc;
+  }
 
   Member open(const std::string& name) const {
     Member m;
@@ -115,6 +166,8 @@ class ZipReader {
         !(st.valid & ZIP_STAT_SIZE))
       fail(m.what + ": cannot read the member's size: " + zip_strerror(za_));
     m.size = st.size;
+    place(m, name, st);
+    if (m.fd >= 0) return m;
     m.f.reset(zip_fopen_index(za_, static_cast<zip_uint64_t>(index), 0));
     if (!m.f) fail(m.what + ": cannot open the member: " + zip_strerror(za_));
     return m;
@@ -140,6 +193,9 @@ class ZipReader {
 
   std::string path_;
   zip_t* za_ = nullptr;
+  mutable int fd_ = -1;
+  mutable bool located_ = false;
+  mutable std::map<std::string, StoredSpan> stored_;
 };
 
 std::string joined(const std::vector<std::string>& names) {

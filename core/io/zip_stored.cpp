@@ -1,11 +1,10 @@
 #include "io/zip_stored.h"
 
-#include <zlib.h>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 
+#include "io/crc32.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -45,17 +44,9 @@ struct Entry {
 };
 
 std::uint32_t crc_of(const StoredMember& m) {
-  uLong crc = crc32(0, nullptr, 0);
-  for (std::span<const std::byte> part : m.parts) {
-    const auto* p = reinterpret_cast<const Bytef*>(part.data());
-    for (std::size_t left = part.size(); left;) {
-      const auto n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
-      crc = crc32(crc, p, n);
-      p += n;
-      left -= n;
-    }
-  }
-  return static_cast<std::uint32_t>(crc);
+  std::uint32_t crc = 0;
+  for (std::span<const std::byte> part : m.parts) crc = crc32_update(crc, part);
+  return crc;
 }
 
 constexpr std::uint32_t kDosDate = (1 << 5) | 1;  // 1980-01-01, as numpy leaves it for tests

@@ -20,12 +20,16 @@ struct ChannelMoments {
 
 // x holds the tensor's values in memory order; view says where each channel's elements are.
 // after_pass(k), when given, is called after pass k = 1 (mean) and 2 (variance), so long runs
-// can report progress and honour cancellation between the passes.
+// can report progress and honour cancellation between the passes. Each pass runs on `threads`
+// threads (0: every hardware thread), each over a range of channels whose sums keep the
+// single-threaded order: the result is bitwise the same on any thread count.
 ChannelMoments channel_moments_biased(const std::vector<double>& x, const ChannelView& view,
-                                      const std::function<void(int)>& after_pass = {});
+                                      const std::function<void(int)>& after_pass = {},
+                                      int threads = 0);
 // The same, read from the tensor in its own dtype: no float64 copy of the data (which would
 // double a large problem's memory).
 ChannelMoments channel_moments_biased(const Tensor& x, const ChannelView& view,
-                                      const std::function<void(int)>& after_pass = {});
+                                      const std::function<void(int)>& after_pass = {},
+                                      int threads = 0);
 
 }  // namespace bnscope

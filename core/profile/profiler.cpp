@@ -20,12 +20,18 @@ bool is_device_phase(const std::string& phase) {
 Profile profile_problem(const Problem& problem, std::string_view backend_name,
                         const ProfileOptions& options) {
   if (options.reps < 1) fail("--reps must be at least 1");
+  Backend& backend = backend_or_throw(backend_name);
+  return profile_prepared(prepare(problem), backend.name(), options);
+}
+
+Profile profile_prepared(const Prepared& p, std::string_view backend_name,
+                         const ProfileOptions& options) {
+  if (options.reps < 1) fail("--reps must be at least 1");
   const Clock clock = options.clock ? options.clock : Clock(steady_seconds);
   Backend& backend = backend_or_throw(backend_name);
-  const Prepared p = prepare(problem);
 
   Profile prof;
-  prof.op = problem.op;
+  prof.op = std::string(p.op->name);
   prof.backend = std::string(backend.name());
   prof.dtype = p.t;
   prof.shape = p.inputs.empty() ? Shape{} : p.in(p.op->data_input()).shape();
@@ -37,7 +43,8 @@ Profile profile_problem(const Problem& problem, std::string_view backend_name,
 
   RunContext ctx;
   ctx.threads = options.threads;
-  Result r;
+  Result own;
+  Result& r = options.result ? *options.result : own;
   for (int i = 0; i < prof.warmup; ++i) run_backend_into(p, backend, r, ctx);
 
   std::vector<double> wall;

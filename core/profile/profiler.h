@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "engine/result.h"
 #include "ops/problem.h"
 #include "profile/clock.h"
 #include "profile/event_store.h"
@@ -29,6 +30,9 @@ struct ProfileOptions {
   std::size_t copy_bytes = std::size_t{256} << 20;
   // GB/s for (threads, bytes); empty: measure_copy_bandwidth.
   std::function<double(int, std::size_t)> copy_probe;
+  // Runs into this result, reusing its output buffers (a run made before of the same problem and
+  // backend), instead of a fresh one whose pages the warm-up would first have to fault in.
+  Result* result = nullptr;
 };
 
 struct PhaseStats {
@@ -64,5 +68,9 @@ struct Profile {
 
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});
+// The same on a problem prepared already (prepare(problem)): callers that run it otherwise too
+// validate and scan the inputs once.
+Profile profile_prepared(const Prepared& prepared, std::string_view backend,
+                         const ProfileOptions& options = {});
 
 }  // namespace bnscope

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include "tensor/parallel.h"
+
 namespace bnscope {
 
 namespace {
@@ -80,14 +82,24 @@ ProblemInfo describe_problem(const Problem& problem) {
                                                 : std::string(a.default_value);
       info.attrs.emplace_back(std::string(a.name), v);
     }
-    for (const ArgSpec& in : op->inputs) {
-      auto it = problem.inputs.find(std::string(in.name));
-      if (it == problem.inputs.end()) continue;
-      const Tensor& t = it->second;
+    std::vector<const std::pair<const std::string, Tensor>*> given;
+    for (const ArgSpec& in : op->inputs)
+      if (auto it = problem.inputs.find(std::string(in.name)); it != problem.inputs.end())
+        given.push_back(&*it);
+    // FNV-1a is one serial chain per input; the inputs' chains run side by side, a thread each.
+    std::vector<std::uint64_t> sums(given.size());
+    parallel_for(static_cast<std::int64_t>(given.size()), static_cast<int>(given.size()),
+                 [&](int, std::int64_t b, std::int64_t e) {
+                   for (std::int64_t k = b; k < e; ++k) {
+                     const Tensor& t = given[static_cast<std::size_t>(k)]->second;
+                     sums[static_cast<std::size_t>(k)] = fnv1a64(t.raw(), t.nbytes());
+                   }
+                 });
+    for (std::size_t k = 0; k < given.size(); ++k) {
       char hex[20];
-      std::snprintf(hex, sizeof hex, "%016llx",
-                    static_cast<unsigned long long>(fnv1a64(t.raw(), t.nbytes())));
-      info.inputs.push_back({it->first, t.dtype(), t.shape(), hex});
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sums[k]));
+      info.inputs.push_back(
+          {given[k]->first, given[k]->second.dtype(), given[k]->second.shape(), hex});
     }
     const std::string x(op->data_input());
     const DType t = problem.dtype                 ? *problem.dtype

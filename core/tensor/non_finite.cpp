@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -30,21 +33,35 @@ std::int64_t count_all_ones(const void* data, std::int64_t n, Bits exponent) {
   return count;
 }
 
-}  // namespace
-
-std::int64_t count_non_finite(const Tensor& t) {
-  const void* d = t.raw();
+std::int64_t count_range(const Tensor& t, std::int64_t begin, std::int64_t n) {
+  const void* d = static_cast<const unsigned char*>(t.raw()) +
+                  begin * static_cast<std::int64_t>(dtype_size(t.dtype()));
   switch (t.dtype()) {
     case DType::F16:
-      return count_all_ones<std::uint16_t>(d, t.numel(), 0x7C00u);
+      return count_all_ones<std::uint16_t>(d, n, 0x7C00u);
     case DType::BF16:
-      return count_all_ones<std::uint16_t>(d, t.numel(), 0x7F80u);
+      return count_all_ones<std::uint16_t>(d, n, 0x7F80u);
     case DType::F32:
-      return count_all_ones<std::uint32_t>(d, t.numel(), 0x7F800000u);
+      return count_all_ones<std::uint32_t>(d, n, 0x7F800000u);
     case DType::F64:
-      return count_all_ones<std::uint64_t>(d, t.numel(), 0x7FF0000000000000ull);
+      return count_all_ones<std::uint64_t>(d, n, 0x7FF0000000000000ull);
   }
   return 0;
+}
+
+}  // namespace
+
+// Large tensors are counted in parts on every core: the count is a sum of integers, the same
+// whatever the split.
+std::int64_t count_non_finite(const Tensor& t) {
+  const int parts = parallel_parts(t.numel(), std::int64_t{1} << 20);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(parts), 0);
+  parallel_for(t.numel(), parts, [&](int k, std::int64_t b, std::int64_t e) {
+    counts[static_cast<std::size_t>(k)] = count_range(t, b, e - b);
+  });
+  std::int64_t total = 0;
+  for (std::int64_t c : counts) total += c;
+  return total;
 }
 
 }  // namespace bnscope

@@ -19,7 +19,7 @@ std::size_t uc(std::int64_t c) {
 void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
   const ChannelView& v = p.view;
   const std::int64_t C = v.channels;
-  const auto x = p.in("x").to_doubles();
+  const Tensor& x = p.in("x");
   const auto gamma = p.in("scale").to_doubles();
   const auto beta = p.in("offset").to_doubles();
   // May be empty in training with f == 1: TensorFlow never reads them then.
@@ -28,7 +28,8 @@ void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
 
   std::vector<double> mean, var;
   if (p.is_training) {
-    ChannelMoments m = channel_moments_biased(x, p.view, [&](int pass) { end_pass(ctx, pass, 3); });
+    ChannelMoments m = channel_moments_biased(
+        x, p.view, [&](int pass) { end_pass(ctx, pass, 3); }, ctx.threads);
     mean = std::move(m.mean);
     var = std::move(m.biased_variance);
   } else {
@@ -36,16 +37,27 @@ void fused_forward(const Prepared& p, Result& result, const RunContext& ctx) {
     var = var_in;
   }
 
-  std::vector<double> y(x.size());
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < C; ++c) {
-      const double k = inv_std(var[uc(c)], p.epsilon);
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const std::size_t j = uc(v.index(o, c, i));
-        y[j] = gamma[uc(c)] * (x[j] - mean[uc(c)]) * k + beta[uc(c)];
-      }
-    }
-  store(result.output("y").tensor, y);
+  Tensor& y_out = result.output("y").tensor;
+  void* const y_base = y_out.raw();  // once, before the threads: raw() may detach
+  const DType y_type = y_out.dtype();
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
+    std::vector<double> xs, y;
+    for_segments(v, o0, o1, 0, v.channels,
+                 [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+                   const std::int64_t n = (ce - cb) * v.inner;
+                   xs.resize(uc(n));
+                   y.resize(uc(n));
+                   load(x, begin, n, xs.data());
+                   for (std::int64_t c = cb; c < ce; ++c) {
+                     const double k = inv_std(var[uc(c)], p.epsilon);
+                     for (std::int64_t i = 0; i < v.inner; ++i) {
+                       const std::size_t j = uc((c - cb) * v.inner + i);
+                       y[j] = gamma[uc(c)] * (xs[j] - mean[uc(c)]) * k + beta[uc(c)];
+                     }
+                   }
+                   store(y_type, y_base, begin, n, y.data());
+                 });
+  });
 
   if (p.is_training) {
     const double f = p.exponential_avg_factor;

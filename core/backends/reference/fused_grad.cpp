@@ -1,6 +1,8 @@
 // FusedBatchNormGrad/V2/V3 (spec 3.3-3.5): the training formula with k taken from the reserve
 // space per the declared convention, and the inference-mode formula with the population variance.
 
+#include <vector>
+
 #include "backends/reference/reference_ops.h"
 #include "ops/bn_math.h"
 
@@ -9,8 +11,8 @@ namespace bnscope::reference {
 void fused_grad(const Prepared& p, Result& result, const RunContext& ctx) {
   const ChannelView& v = p.view;
   const std::int64_t C = v.channels;
-  const auto dy = p.in("y_backprop").to_doubles();
-  const auto x = p.in("x").to_doubles();
+  const Tensor& dy = p.in("y_backprop");
+  const Tensor& x = p.in("x");
   const auto gamma = p.in("scale").to_doubles();
   const auto mu = p.in("reserve_space_1").to_doubles();
   const auto rs2 = p.in("reserve_space_2").to_doubles();
@@ -22,32 +24,82 @@ void fused_grad(const Prepared& p, Result& result, const RunContext& ctx) {
     k[uc(c)] = p.is_training ? reserve_inv_std(rs2[uc(c)], p.epsilon, p.reserve_is_inv_std())
                              : inv_std(rs2[uc(c)], p.epsilon);
 
+  // Each channel's sums run over (o, i) in order, as one loop over the whole tensor would.
   std::vector<double> sum_dy(uc(C), 0.0), sum_dy_xc(uc(C), 0.0);
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const auto j = static_cast<std::size_t>(v.index(o, c, i));
-        sum_dy[uc(c)] += dy[j];
-        sum_dy_xc[uc(c)] += dy[j] * (x[j] - mu[uc(c)]);
+  for_channel_ranges(v, ctx, [&](std::int64_t c0, std::int64_t c1) {
+    // The range's sums live apart from the other threads' until the end (no shared cache line).
+    std::vector<double> sd(uc(c1 - c0), 0.0), sdx(sd.size(), 0.0), xs, dys;
+    for_segments(v, c0, c1, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+      const std::int64_t n = (ce - cb) * v.inner;
+      xs.resize(uc(n));
+      dys.resize(uc(n));
+      load(x, begin, n, xs.data());
+      load(dy, begin, n, dys.data());
+      double* const a = sd.data() + (cb - c0);
+      double* const b = sdx.data() + (cb - c0);
+      const double* const mc = mu.data() + cb;
+      if (v.inner == 1) {  // channels last: one element per channel, a loop the compiler widens
+        for (std::size_t j = 0; j < uc(ce - cb); ++j) {
+          a[j] += dys[j];
+          b[j] += dys[j] * (xs[j] - mc[j]);
+        }
+        return;
       }
+      for (std::int64_t c = 0; c < ce - cb; ++c)
+        for (std::int64_t i = 0; i < v.inner; ++i) {
+          const auto j = uc(c * v.inner + i);
+          a[c] += dys[j];
+          b[c] += dys[j] * (xs[j] - mc[c]);
+        }
+    });
+    std::copy(sd.begin(), sd.end(), sum_dy.begin() + c0);
+    std::copy(sdx.begin(), sdx.end(), sum_dy_xc.begin() + c0);
+  });
   end_pass(ctx, 1, 2);
 
   const double m = static_cast<double>(v.per_channel());
-  std::vector<double> dx(x.size());
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < C; ++c) {
-      const std::size_t cc = uc(c);
-      const double gk = gamma[cc] * k[cc];
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const auto j = static_cast<std::size_t>(v.index(o, c, i));
-        dx[j] = p.is_training ? gk * (dy[j] - sum_dy[cc] / m -
-                                      (x[j] - mu[cc]) * k[cc] * k[cc] * sum_dy_xc[cc] / m)
-                              : gk * dy[j];
-      }
-    }
+  // Per-channel factors of the formula below, each the very operation it stands for there.
+  std::vector<double> gk(uc(C)), mean_dy(uc(C));
+  for (std::int64_t c = 0; c < C; ++c) {
+    gk[uc(c)] = gamma[uc(c)] * k[uc(c)];
+    mean_dy[uc(c)] = sum_dy[uc(c)] / m;
+  }
+  Tensor& dx_out = result.output("x_backprop").tensor;
+  void* const dx_base = dx_out.raw();  // once, before the threads: raw() may detach
+  const DType dx_type = dx_out.dtype();
+  for_row_ranges(v, ctx, [&](std::int64_t o0, std::int64_t o1) {
+    std::vector<double> xs, dys, dx;
+    for_segments(
+        v, o0, o1, 0, v.channels, [&](std::int64_t begin, std::int64_t cb, std::int64_t ce) {
+          const std::int64_t n = (ce - cb) * v.inner;
+          xs.resize(uc(n));
+          dys.resize(uc(n));
+          dx.resize(uc(n));
+          load(x, begin, n, xs.data());
+          load(dy, begin, n, dys.data());
+          if (v.inner == 1 && p.is_training) {  // channels last: a loop the compiler widens
+            for (std::size_t j = 0; j < uc(ce - cb); ++j) {
+              const std::size_t cc = uc(cb) + j;
+              dx[j] = gk[cc] *
+                      (dys[j] - mean_dy[cc] - (xs[j] - mu[cc]) * k[cc] * k[cc] * sum_dy_xc[cc] / m);
+            }
+          } else {
+            for (std::int64_t c = cb; c < ce; ++c) {
+              const std::size_t cc = uc(c);
+              for (std::int64_t i = 0; i < v.inner; ++i) {
+                const auto j = uc((c - cb) * v.inner + i);
+                dx[j] = p.is_training
+                            ? gk[cc] * (dys[j] - mean_dy[cc] -
+                                        (xs[j] - mu[cc]) * k[cc] * k[cc] * sum_dy_xc[cc] / m)
+                            : gk[cc] * dys[j];
+              }
+            }
+          }
+          store(dx_type, dx_base, begin, n, dx.data());
+        });
+  });
   std::vector<double> dscale(uc(C));
   for (std::int64_t c = 0; c < C; ++c) dscale[uc(c)] = k[uc(c)] * sum_dy_xc[uc(c)];
-  store(result.output("x_backprop").tensor, dx);
   store(result.outputs[1].tensor, dscale);
   store(result.outputs[2].tensor, sum_dy);
   end_pass(ctx, 2, 2);

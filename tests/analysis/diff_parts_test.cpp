@@ -1,0 +1,149 @@
+// A large output is compared in chunks on several threads; every figure must be what one loop
+// over the elements in order gives: counts and maxima, the sums behind the mean errors to the
+// last bit, the first index of the largest error, and the worst list with its ties.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <queue>
+#include <vector>
+
+#include "analysis/diff.h"
+
+namespace bnscope {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Plain {
+  std::int64_t mismatches = 0, nan_mismatches = 0, nan_both = 0, max_abs_index = -1;
+  double max_abs = 0, mean_abs = 0, max_rel = 0, required_atol = 0, tolerance_ratio = 0;
+  std::vector<ChannelError> channels;
+  std::vector<std::int64_t> worst;  // indices, worst first
+};
+
+struct Scored {
+  double score;
+  std::int64_t index;
+  bool operator>(const Scored& o) const { return score > o.score; }
+};
+
+// One loop in element order over [outer, C] data, as compare_output was written before it split.
+Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std::int64_t c_count,
+            const Tolerance& tol, int worst_k) {
+  Plain p;
+  p.channels.resize(static_cast<std::size_t>(c_count));
+  std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
+  double sum_abs = 0;
+  std::int64_t finite = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double b = ref[i], a = cand[i];
+    const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
+    bool mismatch = false;
+    double abs_err = 0, rel_err = 0, score = 0;
+    if (nan_a || nan_b) {
+      if (nan_a && nan_b) {
+        ++p.nan_both;
+      } else {
+        ++p.nan_mismatches;
+        mismatch = true;
+        score = kInf;
+      }
+    } else {
+      abs_err = a == b ? 0.0 : std::fabs(a - b);
+      rel_err = abs_err == 0 ? 0.0 : (b == 0 ? kInf : abs_err / std::fabs(b));
+      const double allowed = tol.atol + tol.rtol * std::fabs(b);
+      mismatch = !(abs_err <= allowed);
+      p.tolerance_ratio = std::max(p.tolerance_ratio, allowed > 0 ? abs_err / allowed : 0.0);
+      p.required_atol = std::max(p.required_atol, abs_err - tol.rtol * std::fabs(b));
+      if (abs_err > p.max_abs || p.max_abs_index < 0) {
+        p.max_abs = abs_err;
+        p.max_abs_index = static_cast<std::int64_t>(i);
+      }
+      p.max_rel = std::max(p.max_rel, rel_err);
+      if (std::isfinite(abs_err)) {
+        sum_abs += abs_err;
+        ++finite;
+      }
+      score = abs_err;
+    }
+    if (mismatch) ++p.mismatches;
+    ChannelError& ce = p.channels[i % static_cast<std::size_t>(c_count)];
+    ++ce.count;
+    if (mismatch) ++ce.mismatches;
+    ce.max_abs = std::max(ce.max_abs, nan_a != nan_b ? kInf : abs_err);
+    ce.max_rel = std::max(ce.max_rel, rel_err);
+    if (std::isfinite(abs_err)) ce.mean_abs += abs_err;
+    const auto k = static_cast<std::size_t>(worst_k);
+    if (score > 0 && (worst.size() < k || score > worst.top().score)) {
+      worst.push({score, static_cast<std::int64_t>(i)});
+      if (worst.size() > k) worst.pop();
+    }
+  }
+  p.mean_abs = finite ? sum_abs / static_cast<double>(finite) : 0.0;
+  for (ChannelError& ce : p.channels)
+    ce.mean_abs = ce.count ? ce.mean_abs / static_cast<double>(ce.count) : 0.0;
+  for (; !worst.empty(); worst.pop()) p.worst.push_back(worst.top().index);
+  std::reverse(p.worst.begin(), p.worst.end());
+  return p;
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
+  const std::int64_t outer = 4099, C = 77;  // 315 623 elements: several chunks and threads
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  std::uint64_t s = 99;
+  const auto next = [&s] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1.0p-53;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = 4 * next() - 2;
+    cand[i] = ref[i] + (next() - 0.5) * 1e-3;
+    if (i % 1000 == 7) cand[i] = ref[i] + 0.25;  // equal scores: ties for the worst list
+    if (i % 9973 == 5) cand[i] = std::nan("");
+    if (i % 12007 == 3) ref[i] = cand[i] = std::nan("");
+    if (i % 50021 == 11) cand[i] = kInf;
+    if (i % 4001 == 2) cand[i] = ref[i];
+  }
+  OutputTensor r{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, ref)};
+  OutputTensor c{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, cand)};
+  DiffOptions options;
+  options.worst_k = 25;
+  const ChannelView view{outer, C, 1};
+  const OutputDiff d = compare_output(r, c, options, &view);
+  const Plain want = plain(ref, cand, C, d.tolerance, options.worst_k);
+
+  EXPECT_EQ(d.count, static_cast<std::int64_t>(n));
+  EXPECT_EQ(d.mismatches, want.mismatches);
+  EXPECT_EQ(d.nan_mismatches, want.nan_mismatches);
+  EXPECT_EQ(d.nan_both, want.nan_both);
+  EXPECT_EQ(d.max_abs_index, want.max_abs_index);
+  EXPECT_TRUE(same_bits(d.max_abs, want.max_abs));
+  EXPECT_TRUE(same_bits(d.mean_abs, want.mean_abs)) << d.mean_abs << " " << want.mean_abs;
+  EXPECT_TRUE(same_bits(d.max_rel, want.max_rel));
+  ASSERT_EQ(d.channels.size(), want.channels.size());
+  for (std::size_t k = 0; k < want.channels.size(); ++k) {
+    EXPECT_EQ(d.channels[k].count, want.channels[k].count) << k;
+    EXPECT_EQ(d.channels[k].mismatches, want.channels[k].mismatches) << k;
+    EXPECT_TRUE(same_bits(d.channels[k].max_abs, want.channels[k].max_abs)) << k;
+    EXPECT_TRUE(same_bits(d.channels[k].max_rel, want.channels[k].max_rel)) << k;
+    EXPECT_TRUE(same_bits(d.channels[k].mean_abs, want.channels[k].mean_abs)) << k;
+  }
+  ASSERT_EQ(d.worst.size(), want.worst.size());
+  for (std::size_t k = 0; k < want.worst.size(); ++k)
+    EXPECT_EQ(d.worst[k].index, want.worst[k]) << "worst #" << k;
+  std::int64_t histogram_total = 0;
+  for (std::int64_t h : d.histogram) histogram_total += h;
+  EXPECT_EQ(histogram_total, static_cast<std::int64_t>(n));
+}
+
+}  // namespace
+}  // namespace bnscope
