@@ -18,7 +18,11 @@ namespace bnscope {
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision,
-                                                  const DiffRequest* comparison) {
+                                                  const DiffRequest* comparison,
+                                                  const RunOutcome* previous) {
+  ScanControl scan;
+  scan.cancel = ctx.cancel;
+  scan.threads = ctx.threads;
   auto out = std::make_shared<RunOutcome>();
   out->problem = problem;
   out->revision = revision;
@@ -54,7 +58,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
           run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx));
     out->pipeline = pipeline;
     out->result = pipeline->run(backend);
-    out->stats = channel_stats(*out->prepared, *out->result);
+    out->stats = channel_stats(problem, *out->prepared, *out->result, scan,
+                               previous ? &previous->stats : nullptr);
   } catch (const Error& e) {
     out->result = nullptr;
     out->error = QString::fromStdString(e.what());
@@ -62,6 +67,16 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
   } catch (const std::exception& e) {
     out->result = nullptr;
     out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+  }
+  if (!out->ok() && !out->cancelled) {
+    // The input table still shows what the inputs hold.
+    try {
+      out->stats.inputs =
+          input_summaries(problem, scan, previous ? &previous->stats.inputs : nullptr);
+    } catch (const Error& e) {
+      out->cancelled = e.code() == ErrorCode::Cancelled;
+      if (out->cancelled) out->error = QString::fromStdString(e.what());
+    }
   }
   if (diff && !diff->result && diff->error.empty()) {
     // Validation or the backend failed: the comparison says the same.
@@ -282,16 +297,25 @@ void ProblemController::rerun() {
           Qt::QueuedConnection);
     };
     emit runStarted();
-    return [problem = problem_, backend = backend_, revision = revision_, ctx,
-            comparison = comparison_](const std::atomic<bool>& cancel) mutable {
-      ctx.cancel = &cancel;
-      return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr);
-    };
+    // The problem is handed over by value: its tensors share their storage with problem_.
+    return
+        [problem = problem_, backend = backend_, revision = revision_, ctx,
+         comparison = comparison_, previous = outcome_](const std::atomic<bool>& cancel) mutable {
+          ctx.cancel = &cancel;
+          return compute_outcome(problem, backend, ctx, revision,
+                                 comparison ? &*comparison : nullptr, previous.get());
+        };
   });
 }
 
 void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool more) {
   if (more) return;
+  if (out->cancelled && outcome_ && outcome_->ok()) {
+    // Esc keeps what was shown: the last good results, marked as not of the current problem.
+    auto kept = std::make_shared<RunOutcome>(*outcome_);  // tensors and runs shared, not copied
+    kept->stale = true;
+    out = std::move(kept);
+  }
   outcome_ = std::move(out);
   emit outcomeChanged();
 }

@@ -32,17 +32,21 @@ struct RunOutcome {
   ChannelStats stats;
   QString error;  // the engine's message when something failed
   bool cancelled = false;
+  // The last good results kept when a later run was cancelled: of an earlier problem.
+  bool stale = false;
   bool ok() const { return result != nullptr; }
 };
 
 // The run itself, without Qt: validation, the pipeline, channel statistics. With a comparison
 // the same run also answers it; a comparison that cannot be made (a missing file, a backend that
 // cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
-// throws.
+// throws. previous: an earlier outcome whose statistics of the same input buffers are reused
+// rather than read again.
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision = 0,
-                                                  const DiffRequest* comparison = nullptr);
+                                                  const DiffRequest* comparison = nullptr,
+                                                  const RunOutcome* previous = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -53,6 +57,8 @@ class ProblemController : public QObject {
   const Problem& problem() const { return problem_; }
   const std::string& backend() const { return backend_; }
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
+  // The outcome shown is the last good one, kept when the run of a later change was cancelled.
+  bool isStale() const { return outcome_ && outcome_->stale; }
   bool isRunning() const { return job_.isBusy(); }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
@@ -95,6 +101,7 @@ class ProblemController : public QObject {
   bool saveOutputs(const QString& path, const QString& output, QString* error);
 
   void rerun();
+  // Stops the run in flight; the last good outcome stays, marked stale (RunOutcome::stale).
   void cancel();
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "ops/bn_math.h"
+#include "tensor/error.h"
 
 namespace bnscope {
 
@@ -14,7 +16,147 @@ const ChannelColumn* ChannelStats::column(std::string_view name) const {
   return nullptr;
 }
 
+const InputSummary* ChannelStats::input(std::string_view name) const {
+  for (const InputSummary& i : inputs)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
 namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::int64_t kBlockElements = std::int64_t{1} << 16;
+
+bool same_view(const ChannelView& a, const ChannelView& b) {
+  return a.outer == b.outer && a.channels == b.channels && a.inner == b.inner;
+}
+
+void init_scan(ChannelScan& s, const ChannelView& v) {
+  const auto n = static_cast<std::size_t>(v.channels);
+  s.view = v;
+  s.min.assign(n, kInf);
+  s.max.assign(n, -kInf);
+  s.abs_min.assign(n, kInf);
+  s.abs_max.assign(n, -kInf);
+  s.sum.assign(n, 0.0);
+  s.abs_sum.assign(n, 0.0);
+  s.sq_sum.assign(n, 0.0);
+  s.finite.assign(n, 0);
+  s.non_finite.assign(n, 0);
+}
+
+// Rows [begin, end) of the view: row r holds the `inner` contiguous values of channel r % C.
+template <class T>
+void scan_rows(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
+               ChannelScan& s) {
+  const std::int64_t C = v.channels, inner = v.inner;
+  std::int64_t c = begin % C;
+  if (inner == 1) {  // channels last: one value per row, straight into its channel's figures
+    for (std::int64_t r = begin; r < end; ++r) {
+      const double x = static_cast<double>(to_float(data[r]));
+      const auto k = static_cast<std::size_t>(c);
+      if (++c == C) c = 0;
+      if (!std::isfinite(x)) {
+        ++s.non_finite[k];
+        continue;
+      }
+      const double a = std::fabs(x);
+      s.min[k] = std::min(s.min[k], x);
+      s.max[k] = std::max(s.max[k], x);
+      s.abs_min[k] = std::min(s.abs_min[k], a);
+      s.abs_max[k] = std::max(s.abs_max[k], a);
+      s.sum[k] += x;
+      s.abs_sum[k] += a;
+      s.sq_sum[k] += a * a;
+      ++s.finite[k];
+    }
+    return;
+  }
+  for (std::int64_t r = begin; r < end; ++r) {
+    const T* row = data + r * inner;
+    double lo = kInf, hi = -kInf, alo = kInf, ahi = 0, sum = 0, asum = 0, sq = 0;
+    std::int64_t finite = 0;
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const double x = static_cast<double>(to_float(row[i]));
+      if (!std::isfinite(x)) continue;
+      const double a = std::fabs(x);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      alo = std::min(alo, a);
+      ahi = std::max(ahi, a);
+      sum += x;
+      asum += a;
+      sq += a * a;
+      ++finite;
+    }
+    const auto k = static_cast<std::size_t>(c);
+    if (finite > 0) {
+      s.min[k] = std::min(s.min[k], lo);
+      s.max[k] = std::max(s.max[k], hi);
+      s.abs_min[k] = std::min(s.abs_min[k], alo);
+      s.abs_max[k] = std::max(s.abs_max[k], ahi);
+      s.sum[k] += sum;
+      s.abs_sum[k] += asum;
+      s.sq_sum[k] += sq;
+      s.finite[k] += finite;
+    }
+    s.non_finite[k] += inner - finite;
+    if (++c == C) c = 0;
+  }
+}
+
+void merge(ChannelScan& into, const ChannelScan& part) {
+  for (std::size_t k = 0; k < into.min.size(); ++k) {
+    into.min[k] = std::min(into.min[k], part.min[k]);
+    into.max[k] = std::max(into.max[k], part.max[k]);
+    into.abs_min[k] = std::min(into.abs_min[k], part.abs_min[k]);
+    into.abs_max[k] = std::max(into.abs_max[k], part.abs_max[k]);
+    into.sum[k] += part.sum[k];
+    into.abs_sum[k] += part.abs_sum[k];
+    into.sq_sum[k] += part.sq_sum[k];
+    into.finite[k] += part.finite[k];
+    into.non_finite[k] += part.non_finite[k];
+  }
+}
+
+template <class T>
+ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& ctl) {
+  const std::int64_t rows = v.outer * v.channels;
+  const std::int64_t rows_per_block = std::max<std::int64_t>(1, kBlockElements / v.inner);
+  const std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  const int hw = ctl.threads > 0
+                     ? ctl.threads
+                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = static_cast<int>(std::clamp<std::int64_t>(blocks, 1, hw));
+  // Thread t reads a fixed, contiguous run of blocks and the partials merge in thread order:
+  // the same figures on every run with the same thread count.
+  std::vector<ChannelScan> parts(static_cast<std::size_t>(threads));
+  for (ChannelScan& p : parts) init_scan(p, v);
+  std::atomic<bool> stopped{false};
+  const auto work = [&](int t) {
+    const std::int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
+    for (std::int64_t b = b0; b < b1; ++b) {
+      if ((ctl.cancel && ctl.cancel->load(std::memory_order_relaxed)) ||
+          stopped.load(std::memory_order_relaxed)) {
+        stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
+      scan_rows(data, v, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block),
+                parts[static_cast<std::size_t>(t)]);
+      if (ctl.blocks_read) ctl.blocks_read->fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads - 1));
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& th : pool) th.join();
+  if (stopped.load()) throw Error(ErrorCode::Cancelled, "run cancelled");
+  ChannelScan s = std::move(parts[0]);
+  for (std::size_t t = 1; t < parts.size(); ++t) merge(s, parts[t]);
+  return s;
+}
 
 std::string_view main_input(const Prepared& p) {
   return p.op->data_input();
@@ -43,56 +185,135 @@ void add_used_statistics(const Prepared& p, ChannelStats& s) {
   s.columns.push_back({"variance used", std::move(v), false});
 }
 
-void add_magnitude_stats(const Prepared& p, const OutputTensor& out, ChannelStats& s) {
-  const std::int64_t C = s.channels;
-  const std::size_t n = static_cast<std::size_t>(C);
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> lo(n, inf), hi(n, -inf), sum(n, 0.0), sq(n, 0.0), bad(n, 0.0), cnt(n, 0.0);
-  const ChannelView& v = p.view;
-  for (std::int64_t o = 0; o < v.outer; ++o)
-    for (std::int64_t c = 0; c < C; ++c)
-      for (std::int64_t i = 0; i < v.inner; ++i) {
-        const double x = out.tensor.get(v.index(o, c, i));
-        const std::size_t k = static_cast<std::size_t>(c);
-        if (!std::isfinite(x)) {
-          bad[k] += 1;
-          continue;
-        }
-        const double a = std::fabs(x);
-        lo[k] = std::min(lo[k], a);
-        hi[k] = std::max(hi[k], a);
-        sum[k] += a;
-        sq[k] += a * a;
-        cnt[k] += 1;
-      }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+void add_magnitude_stats(const std::string& name, const ChannelScan& m, ChannelStats& s) {
+  const std::size_t n = m.finite.size();
+  std::vector<double> lo(n), hi(n), mean(n), l2(n), bad(n);
   for (std::size_t k = 0; k < n; ++k) {
-    if (cnt[k] == 0) lo[k] = hi[k] = nan;
-    sum[k] = cnt[k] > 0 ? sum[k] / cnt[k] : nan;
-    sq[k] = std::sqrt(sq[k]);
+    const bool any = m.finite[k] > 0;
+    lo[k] = any ? m.abs_min[k] : kNaN;
+    hi[k] = any ? m.abs_max[k] : kNaN;
+    mean[k] = any ? m.abs_sum[k] / static_cast<double>(m.finite[k]) : kNaN;
+    l2[k] = std::sqrt(m.sq_sum[k]);
+    bad[k] = static_cast<double>(m.non_finite[k]);
   }
-  const std::string bars = "|" + out.name + "| ";
+  const std::string bars = "|" + name + "| ";
   s.columns.push_back({bars + "min", std::move(lo), false});
   s.columns.push_back({bars + "max", std::move(hi), false});
-  s.columns.push_back({bars + "mean", std::move(sum), false});
-  s.columns.push_back({bars + "L2", std::move(sq), false});
-  s.columns.push_back({"non-finite " + out.name, std::move(bad), true});
+  s.columns.push_back({bars + "mean", std::move(mean), false});
+  s.columns.push_back({bars + "L2", std::move(l2), false});
+  s.columns.push_back({"non-finite " + name, std::move(bad), true});
 }
 
-// Non-finite values per channel across every input laid out like x.
-void add_input_non_finite(const Prepared& p, ChannelStats& s) {
+// A scan of t through v made before (this run's or the previous run's), or a new one.
+const ChannelScan* known_scan(const Tensor& t, const ChannelView& v,
+                              const std::vector<InputSummary>& known) {
+  for (const InputSummary& i : known)
+    if (i.tensor.shares_storage_with(t) && i.tensor.dtype() == t.dtype() &&
+        i.tensor.numel() == t.numel() && !i.scan.finite.empty() && same_view(i.scan.view, v))
+      return &i.scan;
+  return nullptr;
+}
+
+const InputSummary* known_summary(const std::string& name, const Tensor& t,
+                                  const std::vector<InputSummary>* known) {
+  if (!known) return nullptr;
+  for (const InputSummary& i : *known)
+    if (i.name == name && i.tensor.shares_storage_with(t) && i.tensor.dtype() == t.dtype() &&
+        i.tensor.shape() == t.shape())
+      return &i;
+  return nullptr;
+}
+
+// Every input of the problem: x-shaped ones per channel (through view), the others whole.
+std::vector<InputSummary> summarize_inputs(const Problem& problem, const Tensor* x,
+                                           const ChannelView* view, const ScanControl& ctl,
+                                           const std::vector<InputSummary>* previous) {
+  std::vector<InputSummary> out;
+  for (const auto& [name, t] : problem.inputs) {
+    InputSummary in;
+    in.name = name;
+    in.tensor = t;  // shares the storage
+    const bool per_channel = x && view && t.rank() >= 2 && same_shape(t, *x);
+    const ChannelScan* reuse = per_channel && previous ? known_scan(t, *view, *previous) : nullptr;
+    if (reuse) {
+      in.scan = *reuse;
+      in.summary = summarize(in.scan);
+    } else if (per_channel) {
+      in.scan = scan_channels(t, *view, ctl);
+      in.summary = summarize(in.scan);
+    } else if (const InputSummary* before = known_summary(name, t, previous)) {
+      in.summary = before->summary;
+    } else {
+      in.summary = summarize(t, ctl);
+    }
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+// Non-finite values per channel across every input laid out like x, from the inputs' scans.
+void add_input_non_finite(const Prepared& p, const ScanControl& ctl, ChannelStats& s) {
   std::vector<double> bad(static_cast<std::size_t>(s.channels), 0.0);
   const Tensor& x = p.in(main_input(p));
   for (const Tensor& t : p.inputs) {
     if (!same_shape(t, x)) continue;
-    for (std::int64_t c = 0; c < s.channels; ++c)
-      for (double v : channel_values(t, p.view, c))
-        if (!std::isfinite(v)) bad[static_cast<std::size_t>(c)] += 1;
+    ChannelScan fresh;
+    const ChannelScan* scan = known_scan(t, p.view, s.inputs);
+    if (!scan) {  // converted to the op's dtype by prepare: another buffer
+      fresh = scan_channels(t, p.view, ctl);
+      scan = &fresh;
+    }
+    for (std::size_t k = 0; k < bad.size(); ++k) bad[k] += static_cast<double>(scan->non_finite[k]);
   }
   s.columns.push_back({"non-finite inputs", std::move(bad), true});
 }
 
 }  // namespace
+
+ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl) {
+  if (v.channels <= 0 || v.inner <= 0 || v.outer <= 0 ||
+      t.numel() != v.outer * v.channels * v.inner) {
+    ChannelScan s;
+    init_scan(s, ChannelView{0, std::max<std::int64_t>(v.channels, 0), 0});
+    return s;
+  }
+  switch (t.dtype()) {
+    case DType::F16:
+      return scan_typed(t.data<f16>(), v, ctl);
+    case DType::BF16:
+      return scan_typed(t.data<bf16>(), v, ctl);
+    case DType::F32:
+      return scan_typed(t.data<float>(), v, ctl);
+    case DType::F64:
+      return scan_typed(t.data<double>(), v, ctl);
+  }
+  return {};
+}
+
+TensorSummary summarize(const ChannelScan& s) {
+  TensorSummary out;
+  double lo = kInf, hi = -kInf, sum = 0;
+  std::int64_t finite = 0;
+  for (std::size_t k = 0; k < s.finite.size(); ++k) {
+    out.non_finite += s.non_finite[k];
+    if (s.finite[k] == 0) continue;
+    lo = std::min(lo, s.min[k]);
+    hi = std::max(hi, s.max[k]);
+    sum += s.sum[k];
+    finite += s.finite[k];
+  }
+  out.min = finite ? lo : kNaN;
+  out.max = finite ? hi : kNaN;
+  out.mean = finite ? sum / static_cast<double>(finite) : kNaN;
+  return out;
+}
+
+TensorSummary summarize(const Tensor& t, const ScanControl& ctl) {
+  if (t.numel() == 0) return {kNaN, kNaN, kNaN, 0};
+  // One channel of single values: split into blocks like any scan, so it is threaded and
+  // cancellable whatever the tensor's shape.
+  return summarize(scan_channels(t, ChannelView{t.numel(), 1, 1}, ctl));
+}
 
 const OutputTensor* data_output(const Prepared& p, const Result& r) {
   const Tensor& x = p.in(main_input(p));
@@ -101,16 +322,34 @@ const OutputTensor* data_output(const Prepared& p, const Result& r) {
   return nullptr;
 }
 
-ChannelStats channel_stats(const Prepared& p, const Result& r) {
+ChannelStats channel_stats(const Problem& problem, const Prepared& p, const Result& r,
+                           const ScanControl& ctl, const ChannelStats* previous) {
   ChannelStats s;
   s.channels = p.channels();
   for (const OutputTensor& o : r.outputs)
     if (o.defined && is_per_channel(o.tensor, s.channels))
       s.columns.push_back({o.name, as_column(o.tensor), false});
   add_used_statistics(p, s);
-  if (const OutputTensor* d = data_output(p, r)) add_magnitude_stats(p, *d, s);
-  add_input_non_finite(p, s);
+  const Tensor& x = p.in(main_input(p));
+  s.inputs = summarize_inputs(problem, &x, &p.view, ctl, previous ? &previous->inputs : nullptr);
+  if (const OutputTensor* d = data_output(p, r)) {
+    s.data_output = scan_channels(d->tensor, p.view, ctl);
+    add_magnitude_stats(d->name, s.data_output, s);
+  }
+  add_input_non_finite(p, ctl, s);
   return s;
+}
+
+ChannelStats channel_stats(const Prepared& p, const Result& r, const ScanControl& ctl) {
+  Problem problem;
+  for (std::size_t i = 0; i < p.inputs.size() && i < p.op->inputs.size(); ++i)
+    problem.inputs[std::string(p.op->inputs[i].name)] = p.inputs[i];
+  return channel_stats(problem, p, r, ctl);
+}
+
+std::vector<InputSummary> input_summaries(const Problem& problem, const ScanControl& ctl,
+                                          const std::vector<InputSummary>* previous) {
+  return summarize_inputs(problem, nullptr, nullptr, ctl, previous);
 }
 
 std::vector<double> channel_values(const Tensor& t, const ChannelView& v, std::int64_t c) {
@@ -143,6 +382,72 @@ Histogram histogram(const std::vector<double>& values, int bins) {
     ++h.counts[std::min(b, last)];
   }
   return h;
+}
+
+namespace {
+
+template <class T, class Fn>
+void for_channel(const T* data, const ChannelView& v, std::int64_t c, Fn fn) {
+  for (std::int64_t o = 0; o < v.outer; ++o) {
+    const T* row = data + v.index(o, c, 0);
+    for (std::int64_t i = 0; i < v.inner; ++i) fn(static_cast<double>(to_float(row[i])));
+  }
+}
+
+template <class T>
+Histogram channel_histogram_typed(const T* data, const ChannelView& v, std::int64_t c, int bins,
+                                  const ChannelScan* scan) {
+  Histogram h;
+  h.counts.assign(static_cast<std::size_t>(std::max(bins, 1)), 0);
+  const auto k = static_cast<std::size_t>(c);
+  if (scan) {
+    h.non_finite = scan->non_finite[k];
+    h.lo = scan->finite[k] ? scan->min[k] : 0;
+    h.hi = scan->finite[k] ? scan->max[k] : 0;
+  } else {
+    bool any = false;
+    for_channel(data, v, c, [&](double x) {
+      if (!std::isfinite(x)) {
+        ++h.non_finite;
+        return;
+      }
+      h.lo = any ? std::min(h.lo, x) : x;
+      h.hi = any ? std::max(h.hi, x) : x;
+      any = true;
+    });
+  }
+  // The same binning as histogram(): a value falls in the bin its offset from lo says.
+  const double width = h.hi - h.lo;
+  const std::size_t last = h.counts.size() - 1;
+  for_channel(data, v, c, [&](double x) {
+    if (!std::isfinite(x)) return;
+    std::size_t b = width > 0 ? static_cast<std::size_t>((x - h.lo) / width * double(last + 1)) : 0;
+    ++h.counts[std::min(b, last)];
+  });
+  return h;
+}
+
+}  // namespace
+
+Histogram channel_histogram(const Tensor& t, const ChannelView& v, std::int64_t c, int bins,
+                            const ChannelScan* scan) {
+  if (c < 0 || c >= v.channels || t.numel() != v.outer * v.channels * v.inner || v.inner <= 0)
+    return Histogram{0, 0, std::vector<std::int64_t>(static_cast<std::size_t>(std::max(bins, 1))),
+                     0};
+  if (scan &&
+      (!same_view(scan->view, v) || scan->finite.size() != static_cast<std::size_t>(v.channels)))
+    scan = nullptr;
+  switch (t.dtype()) {
+    case DType::F16:
+      return channel_histogram_typed(t.data<f16>(), v, c, bins, scan);
+    case DType::BF16:
+      return channel_histogram_typed(t.data<bf16>(), v, c, bins, scan);
+    case DType::F32:
+      return channel_histogram_typed(t.data<float>(), v, c, bins, scan);
+    case DType::F64:
+      return channel_histogram_typed(t.data<double>(), v, c, bins, scan);
+  }
+  return {};
 }
 
 }  // namespace bnscope

@@ -445,6 +445,11 @@ void DiffView::problemChanged() {
 
 void DiffView::controllerFinished() {
   const auto out = controller_->outcome();
+  if (out && out->stale && waiting_) {  // cancelled: the kept results are of an earlier problem
+    waiting_ = false;
+    finished();
+    return;
+  }
   if (!out || out->revision != controller_->revision()) return;
   if (out->diff) {
     waiting_ = false;
