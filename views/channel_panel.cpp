@@ -103,6 +103,9 @@ ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Column widths from the first rows only: sizing every cell of a wide layer's table on each
+  // run would stall the UI thread, and the numbers all print alike.
+  table_->horizontalHeader()->setResizeContentsPrecision(32);
 
   column_ = new QComboBox(this);
   column_->setObjectName(QStringLiteral("chartColumn"));
@@ -208,7 +211,12 @@ void ChannelPanel::showOutcome() {
   }
   if (channel_ >= model_->rowCount()) channel_ = 0;
   updateColumnChart();
-  selectChannel(channel_);
+  {
+    // The selection's own signal would draw the channel's views a second time.
+    QSignalBlocker block(table_->selectionModel());
+    selectChannel(channel_);
+  }
+  table_->viewport()->update();
   updateChannelViews();
 }
 

@@ -1,7 +1,10 @@
 #include "problem_controller.h"
 
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <thread>
 
 #include "engine/engine.h"
 #include "io/npy.h"
@@ -9,6 +12,7 @@
 #include "io/problem_io.h"
 #include "op_switch.h"
 #include "ops/reserve_check.h"
+#include "process_events.h"
 #include "sample_source.h"
 #include "tensor/error.h"
 #include "tensor/non_finite.h"
@@ -155,14 +159,68 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
   if (!spec || !spec->has_attr("data_format")) return;
   const bool was_last = is_channels_last(
       parse_data_format(attr_string(problem_, "data_format")).value_or(DataFormat::NHWC));
-  if (convertData && was_last != is_channels_last(f)) {
-    const auto x = problem_.inputs.find("x");
-    const Shape x_shape = x != problem_.inputs.end() ? x->second.shape() : Shape{};
-    for (auto& [name, t] : problem_.inputs)
-      if (t.rank() >= 2 && t.shape() == x_shape)
-        t = is_channels_last(f) ? to_channels_last(t) : to_channels_first(t);
+  if (!convertData || was_last == is_channels_last(f)) {
+    problem_.attrs["data_format"] = std::string(data_format_name(f));
+    edited();
+    return;
   }
-  problem_.attrs["data_format"] = std::string(data_format_name(f));
+  Converted c;
+  c.format = f;
+  std::size_t bytes = 0;
+  const auto x = problem_.inputs.find("x");
+  const Shape x_shape = x != problem_.inputs.end() ? x->second.shape() : Shape{};
+  for (const auto& [name, t] : problem_.inputs)
+    if (t.rank() >= 2 && t.shape() == x_shape) {
+      c.from.emplace_back(name, t);  // shares the storage
+      bytes += t.nbytes();
+    }
+  const bool to_last = is_channels_last(f);
+  const auto convert = [to_last](const Tensor& t) {
+    return to_last ? to_channels_last(t) : to_channels_first(t);
+  };
+  ++conversion_;
+  if (bytes <= kConvertInPlaceBytes) {
+    for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
+    converted(c);
+    return;
+  }
+  // A real layer's transposition takes longer than a frame: each tensor on its own worker, the
+  // edit applied when all are done.
+  converting_ = true;
+  emit runStarted();
+  auto* watcher = new QFutureWatcher<Converted>(this);
+  const std::uint64_t ticket = conversion_;
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
+    watcher->deleteLater();
+    if (ticket != conversion_) return;  // cancelled or replaced
+    converting_ = false;
+    converted(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([c = std::move(c), convert]() mutable {
+    std::vector<std::thread> workers;
+    c.to.resize(c.from.size());
+    for (std::size_t i = 0; i < c.from.size(); ++i)
+      workers.emplace_back([&c, &convert, i] {
+        c.to[i] = {c.from[i].first, convert(c.from[i].second)};
+      });
+    for (std::thread& w : workers) w.join();
+    return c;
+  }));
+}
+
+void ProblemController::converted(const Converted& c) {
+  for (const auto& [name, t] : c.from) {
+    const auto it = problem_.inputs.find(name);
+    if (it == problem_.inputs.end() || !it->second.shares_storage_with(t)) {
+      emit editFailed(tr("%1 changed while it was converted to %2; set data_format again.")
+                          .arg(QString::fromStdString(name),
+                               QString::fromLatin1(data_format_name(c.format).data())));
+      rerun();  // the run the conversion held back
+      return;
+    }
+  }
+  for (const auto& [name, t] : c.to) problem_.inputs[name] = t;
+  problem_.attrs["data_format"] = std::string(data_format_name(c.format));
   edited();
 }
 
@@ -321,11 +379,17 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
 }
 
 void ProblemController::cancel() {
+  if (converting_) {
+    // The transposition finishes on its own; its result is dropped and nothing was changed.
+    ++conversion_;
+    converting_ = false;
+    emit outcomeChanged();
+  }
   job_.cancel();
 }
 
 bool ProblemController::waitForIdle(int timeoutMs) {
-  return job_.waitForIdle(timeoutMs);
+  return process_events_while([this] { return isRunning(); }, timeoutMs);
 }
 
 }  // namespace bnscope

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "analysis/channel_stats.h"
 #include "backends/backend.h"
@@ -59,7 +61,7 @@ class ProblemController : public QObject {
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
   // The outcome shown is the last good one, kept when the run of a later change was cancelled.
   bool isStale() const { return outcome_ && outcome_->stale; }
-  bool isRunning() const { return job_.isBusy(); }
+  bool isRunning() const { return job_.isBusy() || converting_; }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
   bool isModified() const { return modified_; }
@@ -77,8 +79,12 @@ class ProblemController : public QObject {
   const QString& switchNote() const { return switch_note_; }
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,
-  // otherwise they are reinterpreted as already being in it.
+  // otherwise they are reinterpreted as already being in it. A transposition of more than
+  // kConvertInPlaceBytes runs in the background and the edit lands when it is done (isRunning()
+  // meanwhile); it is dropped, with editFailed, if those inputs changed in between, and by
+  // cancel().
   void setDataFormat(DataFormat f, bool convertData);
+  static constexpr std::size_t kConvertInPlaceBytes = std::size_t{16} << 20;
   void setDtype(std::optional<DType> t);
   void setConvention(ReserveConvention c);
   void setBackend(const std::string& name);
@@ -120,6 +126,12 @@ class ProblemController : public QObject {
   void edited();
   void changed();
   void finished(std::shared_ptr<const RunOutcome> out, bool more);
+  // The data_format edit with its transposed inputs, once they are ready.
+  struct Converted {
+    DataFormat format;
+    std::vector<std::pair<std::string, Tensor>> from, to;
+  };
+  void converted(const Converted& c);
 
   Problem problem_;
   std::string backend_ = "cpu";
@@ -130,6 +142,8 @@ class ProblemController : public QObject {
   std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;
   BackgroundJob<std::shared_ptr<const RunOutcome>> job_;
+  bool converting_ = false;
+  std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
 };
 
 }  // namespace bnscope

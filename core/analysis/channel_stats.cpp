@@ -1,9 +1,11 @@
 #include "analysis/channel_stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "ops/bn_math.h"
 #include "tensor/error.h"
@@ -32,6 +34,201 @@ bool same_view(const ChannelView& a, const ChannelView& b) {
   return a.outer == b.outer && a.channels == b.channels && a.inner == b.inner;
 }
 
+// Per-lane accumulators of one thread. A lane is a channel when channels are last (each row of
+// C values feeds lanes 0..C-1), or one of kLanes interleaved partial sums of a channel's plane
+// otherwise; either way the inner loop runs over contiguous lanes without branches, which the
+// compiler vectorizes. Min and max stay in the storage's precision (exact); sums in double.
+template <class A>
+struct Lanes {
+  std::vector<A> min, max, abs_min, abs_max;
+  std::vector<double> sum, abs_sum, sq_sum;
+  std::vector<std::int64_t> non_finite;
+  void reset(std::size_t n, bool magnitudes) {
+    const A inf = std::numeric_limits<A>::infinity();
+    min.assign(n, inf);
+    max.assign(n, -inf);
+    sum.assign(n, 0.0);
+    non_finite.assign(n, 0);
+    if (magnitudes) {
+      abs_min.assign(n, inf);
+      abs_max.assign(n, A(0));
+      abs_sum.assign(n, 0.0);
+      sq_sum.assign(n, 0.0);
+    }
+  }
+};
+
+constexpr std::int64_t kLanes = 16;
+
+// NaN and Inf have every exponent bit set. Tested on the bits, not with a float compare, so the
+// loops below stay free of branches and vectorize.
+inline bool is_finite_bits(float x) {
+  return (std::bit_cast<std::uint32_t>(x) & 0x7f800000u) != 0x7f800000u;
+}
+inline bool is_finite_bits(double x) {
+  constexpr std::uint64_t e = 0x7ff0000000000000ull;
+  return (std::bit_cast<std::uint64_t>(x) & e) != e;
+}
+
+// rows x L contiguous values into lanes [0, L).
+template <bool kMag, class T, class A>
+void add_rows(const T* data, std::int64_t L, std::int64_t rows, Lanes<A>& s) {
+  constexpr A inf = std::numeric_limits<A>::infinity();
+  A* __restrict mn = s.min.data();
+  A* __restrict mx = s.max.data();
+  double* __restrict sm = s.sum.data();
+  std::int64_t* __restrict nf = s.non_finite.data();
+  A* __restrict amn = kMag ? s.abs_min.data() : nullptr;
+  A* __restrict amx = kMag ? s.abs_max.data() : nullptr;
+  double* __restrict as = kMag ? s.abs_sum.data() : nullptr;
+  double* __restrict sq = kMag ? s.sq_sum.data() : nullptr;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = data + r * L;
+    for (std::int64_t k = 0; k < L; ++k) {
+      const A x = static_cast<A>(to_float(row[k]));
+      const bool fin = is_finite_bits(x);
+      const A lo = fin ? x : inf, hi = fin ? x : -inf;
+      const A m0 = mn[k], m1 = mx[k];
+      mn[k] = lo < m0 ? lo : m0;
+      mx[k] = hi > m1 ? hi : m1;
+      sm[k] += static_cast<double>(fin ? x : A(0));
+      nf[k] += static_cast<std::int64_t>(!fin);
+      if constexpr (kMag) {
+        const A a = std::fabs(x);
+        const A av = fin ? a : A(0), alo = fin ? a : inf;
+        const A a0 = amn[k], a1 = amx[k];
+        amn[k] = alo < a0 ? alo : a0;
+        amx[k] = av > a1 ? av : a1;
+        as[k] += static_cast<double>(av);
+        sq[k] += static_cast<double>(av) * static_cast<double>(av);
+      }
+    }
+  }
+}
+
+// Lane `from` of `src` into lane `to` of `dst`.
+template <class A>
+void fold_lane(const Lanes<A>& src, std::size_t from, Lanes<A>& dst, std::size_t to,
+               bool magnitudes) {
+  dst.min[to] = std::min(dst.min[to], src.min[from]);
+  dst.max[to] = std::max(dst.max[to], src.max[from]);
+  dst.sum[to] += src.sum[from];
+  dst.non_finite[to] += src.non_finite[from];
+  if (magnitudes) {
+    dst.abs_min[to] = std::min(dst.abs_min[to], src.abs_min[from]);
+    dst.abs_max[to] = std::max(dst.abs_max[to], src.abs_max[from]);
+    dst.abs_sum[to] += src.abs_sum[from];
+    dst.sq_sum[to] += src.sq_sum[from];
+  }
+}
+
+// Rows [begin, end) of the view (row r: the `inner` contiguous values of channel r % C).
+template <bool kMag, class T, class A>
+void scan_block(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
+                Lanes<A>& acc, Lanes<A>& lanes, Lanes<A>& one) {
+  const std::int64_t C = v.channels, inner = v.inner;
+  if (inner == 1) {
+    // Channels last: whole rows of C values straight into the channels' lanes; a block that
+    // starts or ends inside a row takes those values one at a time.
+    std::int64_t e = begin;
+    while (e < end && e % C != 0) {
+      one.reset(1, kMag);
+      add_rows<kMag>(data + e, 1, 1, one);
+      fold_lane(one, 0, acc, static_cast<std::size_t>(e % C), kMag);
+      ++e;
+    }
+    const std::int64_t rows = (end - e) / C;
+    add_rows<kMag>(data + e, C, rows, acc);
+    for (e += rows * C; e < end; ++e) {
+      one.reset(1, kMag);
+      add_rows<kMag>(data + e, 1, 1, one);
+      fold_lane(one, 0, acc, static_cast<std::size_t>(e % C), kMag);
+    }
+    return;
+  }
+  for (std::int64_t r = begin; r < end; ++r) {
+    const T* row = data + r * inner;
+    const std::int64_t full = inner / kLanes;
+    lanes.reset(static_cast<std::size_t>(kLanes), kMag);
+    add_rows<kMag>(row, kLanes, full, lanes);
+    const auto c = static_cast<std::size_t>(r % C);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(kLanes); ++k)
+      fold_lane(lanes, k, acc, c, kMag);
+    for (std::int64_t i = full * kLanes; i < inner; ++i) {
+      one.reset(1, kMag);
+      add_rows<kMag>(row + i, 1, 1, one);
+      fold_lane(one, 0, acc, c, kMag);
+    }
+  }
+}
+
+template <bool kMag, class T>
+ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& ctl) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const std::int64_t rows = v.outer * v.channels;
+  const std::int64_t rows_per_block = std::max<std::int64_t>(1, kBlockElements / v.inner);
+  const std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  const int hw = ctl.threads > 0
+                     ? ctl.threads
+                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = static_cast<int>(std::clamp<std::int64_t>(blocks, 1, hw));
+  const auto C = static_cast<std::size_t>(v.channels);
+  // Thread t reads a fixed, contiguous run of blocks and the partials merge in thread order:
+  // the same figures on every run with the same thread count.
+  std::vector<Lanes<A>> parts(static_cast<std::size_t>(threads));
+  for (Lanes<A>& p : parts) p.reset(C, kMag);
+  std::atomic<bool> stopped{false};
+  const auto work = [&](int t) {
+    Lanes<A> lanes, one;
+    Lanes<A>& acc = parts[static_cast<std::size_t>(t)];
+    const std::int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
+    for (std::int64_t b = b0; b < b1; ++b) {
+      if ((ctl.cancel && ctl.cancel->load(std::memory_order_relaxed)) ||
+          stopped.load(std::memory_order_relaxed)) {
+        stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
+      const std::int64_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+      // Channels last, a row of the view is one value: the block is a run of values.
+      scan_block<kMag>(data, v, r0, r1, acc, lanes, one);
+      if (ctl.blocks_read) ctl.blocks_read->fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads - 1));
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& th : pool) th.join();
+  if (stopped.load()) throw Error(ErrorCode::Cancelled, "run cancelled");
+  Lanes<A>& all = parts[0];
+  for (std::size_t t = 1; t < parts.size(); ++t)
+    for (std::size_t k = 0; k < C; ++k) fold_lane(parts[t], k, all, k, kMag);
+  ChannelScan s;
+  s.view = v;
+  const std::int64_t per_channel = v.outer * v.inner;
+  s.min.resize(C);
+  s.max.resize(C);
+  s.finite.resize(C);
+  s.non_finite = all.non_finite;
+  s.sum = std::move(all.sum);
+  for (std::size_t k = 0; k < C; ++k) {
+    s.finite[k] = per_channel - s.non_finite[k];
+    s.min[k] = static_cast<double>(all.min[k]);
+    s.max[k] = static_cast<double>(all.max[k]);
+  }
+  if (kMag) {
+    s.abs_min.resize(C);
+    s.abs_max.resize(C);
+    for (std::size_t k = 0; k < C; ++k) {
+      s.abs_min[k] = static_cast<double>(all.abs_min[k]);
+      s.abs_max[k] = static_cast<double>(all.abs_max[k]);
+    }
+    s.abs_sum = std::move(all.abs_sum);
+    s.sq_sum = std::move(all.sq_sum);
+  }
+  return s;
+}
+
 void init_scan(ChannelScan& s, const ChannelView& v) {
   const auto n = static_cast<std::size_t>(v.channels);
   s.view = v;
@@ -44,118 +241,6 @@ void init_scan(ChannelScan& s, const ChannelView& v) {
   s.sq_sum.assign(n, 0.0);
   s.finite.assign(n, 0);
   s.non_finite.assign(n, 0);
-}
-
-// Rows [begin, end) of the view: row r holds the `inner` contiguous values of channel r % C.
-template <class T>
-void scan_rows(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
-               ChannelScan& s) {
-  const std::int64_t C = v.channels, inner = v.inner;
-  std::int64_t c = begin % C;
-  if (inner == 1) {  // channels last: one value per row, straight into its channel's figures
-    for (std::int64_t r = begin; r < end; ++r) {
-      const double x = static_cast<double>(to_float(data[r]));
-      const auto k = static_cast<std::size_t>(c);
-      if (++c == C) c = 0;
-      if (!std::isfinite(x)) {
-        ++s.non_finite[k];
-        continue;
-      }
-      const double a = std::fabs(x);
-      s.min[k] = std::min(s.min[k], x);
-      s.max[k] = std::max(s.max[k], x);
-      s.abs_min[k] = std::min(s.abs_min[k], a);
-      s.abs_max[k] = std::max(s.abs_max[k], a);
-      s.sum[k] += x;
-      s.abs_sum[k] += a;
-      s.sq_sum[k] += a * a;
-      ++s.finite[k];
-    }
-    return;
-  }
-  for (std::int64_t r = begin; r < end; ++r) {
-    const T* row = data + r * inner;
-    double lo = kInf, hi = -kInf, alo = kInf, ahi = 0, sum = 0, asum = 0, sq = 0;
-    std::int64_t finite = 0;
-    for (std::int64_t i = 0; i < inner; ++i) {
-      const double x = static_cast<double>(to_float(row[i]));
-      if (!std::isfinite(x)) continue;
-      const double a = std::fabs(x);
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-      alo = std::min(alo, a);
-      ahi = std::max(ahi, a);
-      sum += x;
-      asum += a;
-      sq += a * a;
-      ++finite;
-    }
-    const auto k = static_cast<std::size_t>(c);
-    if (finite > 0) {
-      s.min[k] = std::min(s.min[k], lo);
-      s.max[k] = std::max(s.max[k], hi);
-      s.abs_min[k] = std::min(s.abs_min[k], alo);
-      s.abs_max[k] = std::max(s.abs_max[k], ahi);
-      s.sum[k] += sum;
-      s.abs_sum[k] += asum;
-      s.sq_sum[k] += sq;
-      s.finite[k] += finite;
-    }
-    s.non_finite[k] += inner - finite;
-    if (++c == C) c = 0;
-  }
-}
-
-void merge(ChannelScan& into, const ChannelScan& part) {
-  for (std::size_t k = 0; k < into.min.size(); ++k) {
-    into.min[k] = std::min(into.min[k], part.min[k]);
-    into.max[k] = std::max(into.max[k], part.max[k]);
-    into.abs_min[k] = std::min(into.abs_min[k], part.abs_min[k]);
-    into.abs_max[k] = std::max(into.abs_max[k], part.abs_max[k]);
-    into.sum[k] += part.sum[k];
-    into.abs_sum[k] += part.abs_sum[k];
-    into.sq_sum[k] += part.sq_sum[k];
-    into.finite[k] += part.finite[k];
-    into.non_finite[k] += part.non_finite[k];
-  }
-}
-
-template <class T>
-ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& ctl) {
-  const std::int64_t rows = v.outer * v.channels;
-  const std::int64_t rows_per_block = std::max<std::int64_t>(1, kBlockElements / v.inner);
-  const std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  const int hw = ctl.threads > 0
-                     ? ctl.threads
-                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int threads = static_cast<int>(std::clamp<std::int64_t>(blocks, 1, hw));
-  // Thread t reads a fixed, contiguous run of blocks and the partials merge in thread order:
-  // the same figures on every run with the same thread count.
-  std::vector<ChannelScan> parts(static_cast<std::size_t>(threads));
-  for (ChannelScan& p : parts) init_scan(p, v);
-  std::atomic<bool> stopped{false};
-  const auto work = [&](int t) {
-    const std::int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
-    for (std::int64_t b = b0; b < b1; ++b) {
-      if ((ctl.cancel && ctl.cancel->load(std::memory_order_relaxed)) ||
-          stopped.load(std::memory_order_relaxed)) {
-        stopped.store(true, std::memory_order_relaxed);
-        return;
-      }
-      scan_rows(data, v, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block),
-                parts[static_cast<std::size_t>(t)]);
-      if (ctl.blocks_read) ctl.blocks_read->fetch_add(1, std::memory_order_relaxed);
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& th : pool) th.join();
-  if (stopped.load()) throw Error(ErrorCode::Cancelled, "run cancelled");
-  ChannelScan s = std::move(parts[0]);
-  for (std::size_t t = 1; t < parts.size(); ++t) merge(s, parts[t]);
-  return s;
 }
 
 std::string_view main_input(const Prepared& p) {
@@ -239,7 +324,7 @@ std::vector<InputSummary> summarize_inputs(const Problem& problem, const Tensor*
       in.scan = *reuse;
       in.summary = summarize(in.scan);
     } else if (per_channel) {
-      in.scan = scan_channels(t, *view, ctl);
+      in.scan = scan_channels(t, *view, ctl, false);
       in.summary = summarize(in.scan);
     } else if (const InputSummary* before = known_summary(name, t, previous)) {
       in.summary = before->summary;
@@ -260,7 +345,7 @@ void add_input_non_finite(const Prepared& p, const ScanControl& ctl, ChannelStat
     ChannelScan fresh;
     const ChannelScan* scan = known_scan(t, p.view, s.inputs);
     if (!scan) {  // converted to the op's dtype by prepare: another buffer
-      fresh = scan_channels(t, p.view, ctl);
+      fresh = scan_channels(t, p.view, ctl, false);
       scan = &fresh;
     }
     for (std::size_t k = 0; k < bad.size(); ++k) bad[k] += static_cast<double>(scan->non_finite[k]);
@@ -270,22 +355,26 @@ void add_input_non_finite(const Prepared& p, const ScanControl& ctl, ChannelStat
 
 }  // namespace
 
-ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl) {
+ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl,
+                          bool magnitudes) {
   if (v.channels <= 0 || v.inner <= 0 || v.outer <= 0 ||
       t.numel() != v.outer * v.channels * v.inner) {
     ChannelScan s;
     init_scan(s, ChannelView{0, std::max<std::int64_t>(v.channels, 0), 0});
     return s;
   }
+  const auto run = [&](const auto* data) {
+    return magnitudes ? scan_typed<true>(data, v, ctl) : scan_typed<false>(data, v, ctl);
+  };
   switch (t.dtype()) {
     case DType::F16:
-      return scan_typed(t.data<f16>(), v, ctl);
+      return run(t.data<f16>());
     case DType::BF16:
-      return scan_typed(t.data<bf16>(), v, ctl);
+      return run(t.data<bf16>());
     case DType::F32:
-      return scan_typed(t.data<float>(), v, ctl);
+      return run(t.data<float>());
     case DType::F64:
-      return scan_typed(t.data<double>(), v, ctl);
+      return run(t.data<double>());
   }
   return {};
 }
@@ -312,7 +401,7 @@ TensorSummary summarize(const Tensor& t, const ScanControl& ctl) {
   if (t.numel() == 0) return {kNaN, kNaN, kNaN, 0};
   // One channel of single values: split into blocks like any scan, so it is threaded and
   // cancellable whatever the tensor's shape.
-  return summarize(scan_channels(t, ChannelView{t.numel(), 1, 1}, ctl));
+  return summarize(scan_channels(t, ChannelView{t.numel(), 1, 1}, ctl, false));
 }
 
 const OutputTensor* data_output(const Prepared& p, const Result& r) {
@@ -333,7 +422,7 @@ ChannelStats channel_stats(const Problem& problem, const Prepared& p, const Resu
   const Tensor& x = p.in(main_input(p));
   s.inputs = summarize_inputs(problem, &x, &p.view, ctl, previous ? &previous->inputs : nullptr);
   if (const OutputTensor* d = data_output(p, r)) {
-    s.data_output = scan_channels(d->tensor, p.view, ctl);
+    s.data_output = scan_channels(d->tensor, p.view, ctl, true);
     add_magnitude_stats(d->name, s.data_output, s);
   }
   add_input_non_finite(p, ctl, s);

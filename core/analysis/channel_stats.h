@@ -34,13 +34,15 @@ struct ScanControl {
 };
 
 // One tensor seen through a ChannelView, per channel, from one pass. min/max/sum cover the
-// finite values; abs_* and sq_sum their magnitudes.
+// finite values (min +inf, max -inf where there are none); abs_* and sq_sum their magnitudes,
+// filled only when the scan was asked for them.
 struct ChannelScan {
   ChannelView view;
   std::vector<double> min, max, sum, abs_min, abs_max, abs_sum, sq_sum;
   std::vector<std::int64_t> finite, non_finite;
 };
-ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl = {});
+ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl = {},
+                          bool magnitudes = true);
 
 // A whole tensor: the range and mean of its finite values (NaN when it has none) and how many
 // values are NaN or Inf.
