@@ -283,6 +283,10 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   try {
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
+        if (QFileInfo(path).size() > kLoadInPlaceBytes) {
+          loadInBackground(path);
+          return true;
+        }
         setProblem(load_problem(file), false, path);
         return true;
       }
@@ -308,6 +312,38 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   }
   edited();
   return true;
+}
+
+void ProblemController::loadInBackground(const QString& path) {
+  // Reading a real layer's inputs takes longer than a frame; the problem is replaced whole when
+  // the read is done, or not at all.
+  struct Loaded {
+    std::optional<Problem> problem;
+    QString error;
+  };
+  loading_ = true;
+  const std::uint64_t ticket = ++load_;
+  emit runStarted();
+  auto* watcher = new QFutureWatcher<Loaded>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket, path] {
+    watcher->deleteLater();
+    if (ticket != load_) return;  // cancelled or replaced
+    loading_ = false;
+    Loaded l = watcher->result();
+    if (l.problem)
+      setProblem(std::move(*l.problem), false, path);
+    else
+      emit editFailed(l.error);
+  });
+  watcher->setFuture(QtConcurrent::run([file = path.toStdString()] {
+    Loaded l;
+    try {
+      l.problem = load_problem(file);
+    } catch (const std::exception& e) {
+      l.error = QString::fromUtf8(e.what());
+    }
+    return l;
+  }));
 }
 
 bool ProblemController::saveProblem(const QString& path, QString* error) {
@@ -379,6 +415,11 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
 }
 
 void ProblemController::cancel() {
+  if (loading_) {  // the read finishes on its own and is dropped; the problem stays
+    ++load_;
+    loading_ = false;
+    emit outcomeChanged();
+  }
   if (converting_) {
     // The transposition finishes on its own; its result is dropped and nothing was changed.
     ++conversion_;

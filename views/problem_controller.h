@@ -61,7 +61,7 @@ class ProblemController : public QObject {
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
   // The outcome shown is the last good one, kept when the run of a later change was cancelled.
   bool isStale() const { return outcome_ && outcome_->stale; }
-  bool isRunning() const { return job_.isBusy() || converting_; }
+  bool isRunning() const { return job_.isBusy() || converting_ || loading_; }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
   bool isModified() const { return modified_; }
@@ -101,7 +101,10 @@ class ProblemController : public QObject {
   // A .npz with a problem.json replaces the problem; any other .npz adds its members named like
   // the op's inputs; a .npy becomes input `inputName` (default: the file's stem). On failure the
   // problem is left as it was and *error says why.
+  // A problem file over kLoadInPlaceBytes is read in the background (isRunning() meanwhile): it
+  // replaces the problem when read, or editFailed says why not; openFile then returns true.
   bool openFile(const QString& path, const QString& inputName, QString* error);
+  static constexpr qint64 kLoadInPlaceBytes = qint64{64} << 20;
   bool saveProblem(const QString& path, QString* error);
   // .npz: every defined output of the latest run; .npy: the output named `output`.
   bool saveOutputs(const QString& path, const QString& output, QString* error);
@@ -132,6 +135,7 @@ class ProblemController : public QObject {
     std::vector<std::pair<std::string, Tensor>> from, to;
   };
   void converted(const Converted& c);
+  void loadInBackground(const QString& path);
 
   Problem problem_;
   std::string backend_ = "cpu";
@@ -143,6 +147,8 @@ class ProblemController : public QObject {
   std::shared_ptr<const RunOutcome> outcome_;
   BackgroundJob<std::shared_ptr<const RunOutcome>> job_;
   bool converting_ = false;
+  bool loading_ = false;
+  std::uint64_t load_ = 0;        // a finished read applies only if still the latest
   std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
 };
 

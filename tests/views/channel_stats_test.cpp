@@ -191,6 +191,9 @@ Problem scan_problem(const ScanCase& sc) {
     x.set(i, nan);
   for (std::int64_t i : {std::int64_t{3}, std::int64_t{70001}, n - 2}) dy.set(i, inf);
   dy.set(12345, -inf);
+  // Channel 1 in either layout: element 1 channels last, element H*W channels first.
+  x.set(1, -inf);
+  x.set(37 * 41, nan);
   return p;
 }
 
@@ -234,7 +237,7 @@ TEST_P(FusedScan, EqualsThePerPassStatistics) {
   }
   double planted = 0;
   for (double b : bad_in) planted += b;
-  EXPECT_EQ(planted, 9);
+  EXPECT_EQ(planted, 11);
   // The input table's figures, from the same scans.
   ASSERT_EQ(s.inputs.size(), problem.inputs.size());
   for (const InputSummary& in : s.inputs) {
