@@ -1,6 +1,7 @@
 // The controller without a window: every edit re-runs in the background and the outcome agrees
 // with the float64 oracle run directly on the same problem (or carries validation's error).
 #include <QApplication>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QThreadPool>
@@ -64,6 +65,7 @@ class ControllerTest : public QObject {
   void cancelReachesTheStatisticsPasses();
   void runsShareTheTensorsTheyShow();
   void largeLayoutChangeLandsWhenConverted();
+  void bigProblemFileLoadsInTheBackground();
 
  private:
   // Waits for the run and checks the outcome against cpu-reference run directly.
@@ -483,6 +485,41 @@ void ControllerTest::largeLayoutChangeLandsWhenConverted() {
   QCoreApplication::processEvents();
   QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NCHW"));
   QCOMPARE(c.revision(), before);
+}
+
+void ControllerTest::bigProblemFileLoadsInTheBackground() {
+  QTemporaryDir dir;
+  SampleSpec spec;
+  spec.shape = {8, 64, 64, 320};  // two 42 MB tensors: read off the UI thread
+  spec.seed = 5;
+  const Problem p = random_problem(spec);
+  const QString path = dir.filePath(QStringLiteral("big.npz"));
+  save_problem(path.toStdString(), p);
+  QVERIFY(QFileInfo(path).size() > ProblemController::kLoadInPlaceBytes);
+
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  QSignalSpy failed(&c, &ProblemController::editFailed);
+  QString error;
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(c.path(), path);
+  QCOMPARE(c.problem().inputs.at("x").shape(), p.inputs.at("x").shape());
+  QVERIFY(c.problem().inputs.at("x").to_doubles() == p.inputs.at("x").to_doubles());
+  QCOMPARE(c.outcome()->revision, c.revision());
+
+  // Cancelled, the read leaves the problem as it was.
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const std::uint64_t before = c.revision();
+  QVERIFY(c.openFile(path, {}, &error));
+  c.cancel();
+  QThreadPool::globalInstance()->waitForDone();
+  QCoreApplication::processEvents();
+  QCOMPARE(c.revision(), before);
+  QCOMPARE(c.problem().inputs.at("x").shape(), test::small_sample().inputs.at("x").shape());
 }
 
 QTEST_MAIN(ControllerTest)
