@@ -197,25 +197,39 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     converted(watcher->result());
   });
   watcher->setFuture(QtConcurrent::run([c = std::move(c), convert]() mutable {
-    std::vector<std::thread> workers;
+    std::vector<std::string> errors(c.from.size());
     c.to.resize(c.from.size());
-    for (std::size_t i = 0; i < c.from.size(); ++i)
-      workers.emplace_back([&c, &convert, i] {
-        c.to[i] = {c.from[i].first, convert(c.from[i].second)};
-      });
-    for (std::thread& w : workers) w.join();
+    {
+      std::vector<std::thread> workers;
+      for (std::size_t i = 0; i < c.from.size(); ++i)
+        workers.emplace_back([&c, &convert, &errors, i] {
+          try {  // an exception must not leave a worker thread
+            c.to[i] = {c.from[i].first, convert(c.from[i].second)};
+          } catch (const std::exception& e) {
+            errors[i] = e.what();
+          }
+        });
+      for (std::thread& w : workers) w.join();
+    }
+    for (const std::string& e : errors)
+      if (!e.empty() && c.error.isEmpty()) c.error = QString::fromStdString(e);
     return c;
   }));
 }
 
 void ProblemController::converted(const Converted& c) {
+  if (!c.error.isEmpty()) {
+    emit editFailed(c.error);
+    emit outcomeChanged();  // nothing changed: the views show what they showed
+    return;
+  }
   for (const auto& [name, t] : c.from) {
     const auto it = problem_.inputs.find(name);
     if (it == problem_.inputs.end() || !it->second.shares_storage_with(t)) {
       emit editFailed(tr("%1 changed while it was converted to %2; set data_format again.")
                           .arg(QString::fromStdString(name),
                                QString::fromLatin1(data_format_name(c.format).data())));
-      rerun();  // the run the conversion held back
+      emit outcomeChanged();
       return;
     }
   }
@@ -330,10 +344,12 @@ void ProblemController::loadInBackground(const QString& path) {
     if (ticket != load_) return;  // cancelled or replaced
     loading_ = false;
     Loaded l = watcher->result();
-    if (l.problem)
+    if (l.problem) {
       setProblem(std::move(*l.problem), false, path);
-    else
+    } else {
       emit editFailed(l.error);
+      emit outcomeChanged();  // the problem and its results stay as they were
+    }
   });
   watcher->setFuture(QtConcurrent::run([file = path.toStdString()] {
     Loaded l;

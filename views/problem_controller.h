@@ -133,6 +133,7 @@ class ProblemController : public QObject {
   struct Converted {
     DataFormat format;
     std::vector<std::pair<std::string, Tensor>> from, to;
+    QString error;  // why a transposition failed (memory); nothing changes then
   };
   void converted(const Converted& c);
   void loadInBackground(const QString& path);
