@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QValueAxis>
 #include <cmath>
+#include <optional>
 
 #include "channel_axis.h"
 #include "channel_table_model.h"
@@ -47,18 +48,18 @@ void set_theme(QChart* chart, const QWidget* w) {
 
 // Bars of a histogram (of the selected channel only, which the title says); the title carries
 // the range and the non-finite count.
-void fill_histogram(QChart* chart, const QString& name, const std::vector<double>& values) {
+void fill_histogram(QChart* chart, const QString& name, const std::optional<Histogram>& hist) {
   chart->removeAllSeries();
   // removeAxis hands ownership back: delete what it returns.
   for (QAbstractAxis* a : chart->axes()) {
     chart->removeAxis(a);
     delete a;
   }
-  if (values.empty()) {
+  if (!hist) {
     chart->setTitle(QObject::tr("%1: not available").arg(name));
     return;
   }
-  const Histogram h = histogram(values, 24);
+  const Histogram& h = *hist;
   auto* set = new QBarSet(name);
   std::int64_t top = 0;
   for (std::int64_t c : h.counts) {
@@ -103,6 +104,9 @@ ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Column widths from the first rows only: sizing every cell of a wide layer's table on each
+  // run would stall the UI thread, and the numbers all print alike.
+  table_->horizontalHeader()->setResizeContentsPrecision(32);
 
   column_ = new QComboBox(this);
   column_->setObjectName(QStringLiteral("chartColumn"));
@@ -186,10 +190,15 @@ void ChannelPanel::showOutcome() {
                   : more > 1 ? tr(" (and %1 more problems, listed on the Inputs tab)").arg(more)
                              : QString())));
   } else
-    status_->setText(tr("%1 on %2: %3 channels")
-                         .arg(QString::fromStdString(outcome_->problem.op),
-                              QString::fromStdString(outcome_->backend))
-                         .arg(outcome_->stats.channels));
+    status_->setText(
+        tr("%1 on %2: %3 channels")
+            .arg(QString::fromStdString(outcome_->problem.op),
+                 QString::fromStdString(outcome_->backend))
+            .arg(outcome_->stats.channels) +
+        (outcome_->stale
+             ? tr(" <span style='color:#cb4b16'>(stale: the run of the current problem was "
+                  "cancelled; these are the previous results)</span>")
+             : QString()));
   {
     QSignalBlocker block(column_);
     column_->clear();
@@ -209,7 +218,12 @@ void ChannelPanel::showOutcome() {
   }
   if (channel_ >= model_->rowCount()) channel_ = 0;
   updateColumnChart();
-  selectChannel(channel_);
+  {
+    // The selection's own signal would draw the channel's views a second time.
+    QSignalBlocker block(table_->selectionModel());
+    selectChannel(channel_);
+  }
+  table_->viewport()->update();
   updateChannelViews();
 }
 
@@ -258,19 +272,29 @@ void ChannelPanel::updateChannelViews() {
   const Prepared* p = ok ? &*outcome_->prepared : nullptr;
   const bool global = p && p->op->family == OpFamily::GlobalNorm;
   const char* inputs[2] = {global ? "t" : "x", global ? "backprop" : "y_backprop"};
+  constexpr int kBins = 24;
+  // One channel read in place; its range comes from the run's scan of the whole tensor.
   for (int i = 0; i < 2; ++i) {
-    std::vector<double> v;
-    if (p && p->op->input_index(inputs[i]) >= 0)
-      v = channel_values(p->in(inputs[i]), p->view, channel_);
+    std::optional<Histogram> h;
+    if (p && p->per_channel() > 0 && p->op->input_index(inputs[i]) >= 0 &&
+        channel_ < p->channels()) {
+      const Tensor& t = p->in(inputs[i]);
+      const InputSummary* known = outcome_->stats.input(inputs[i]);
+      h = channel_histogram(t, p->view, channel_, kBins,
+                            known && known->tensor.shares_storage_with(t) ? &known->scan : nullptr);
+    }
     fill_histogram(histograms_[i],
-                   tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), v);
+                   tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), h);
   }
   const OutputTensor* out = p ? data_output(*p, *outcome_->result) : nullptr;
+  std::optional<Histogram> h;
+  if (out && p->per_channel() > 0 && channel_ < p->channels())
+    h = channel_histogram(out->tensor, p->view, channel_, kBins, &outcome_->stats.data_output);
   fill_histogram(histograms_[2],
                  tr("%1, channel %2")
                      .arg(out ? QString::fromStdString(out->name) : tr("data gradient"))
                      .arg(channel_),
-                 out ? channel_values(out->tensor, p->view, channel_) : std::vector<double>{});
+                 h);
   if (!out) {
     heatmap_->setSlice({}, tr("no output shaped like x"));
     return;

@@ -94,7 +94,7 @@ void InputPanel::refresh() {
   std::vector<Note> notes;
   if (current && out->revision == controller_->revision())
     notes = out->pipeline ? out->pipeline->notes : out->prepared ? out->prepared->notes : notes;
-  model_->setProblem(controller_->problem(), problems, notes);
+  model_->setProblem(controller_->problem(), problems, notes, out ? &out->stats.inputs : nullptr);
   // What TensorFlow would reject is said here too: the problem runs, but is not "ok".
   QStringList rejected, errors;
   for (const Note& n : notes)

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "app_wording.h"
 #include "number_text.h"
 #include "tensor/layout.h"
-#include "tensor/non_finite.h"
 
 namespace bnscope {
 
@@ -48,7 +48,8 @@ InputTableModel::InputTableModel(QObject* parent) : TableModel(parent) {
 }
 
 void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationProblem>& problems,
-                                 const std::vector<Note>& notes) {
+                                 const std::vector<Note>& notes,
+                                 const std::vector<InputSummary>* known) {
   beginResetModel();
   rows_.clear();
   const OpSpec* op = find_op(p.op);
@@ -77,21 +78,23 @@ void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationP
       const Tensor& t = it->second;
       r.shape = QString::fromStdString(shape_str(t.shape()));
       r.dtype = QString::fromUtf8(dtype_name(t.dtype()).data());
-      r.non_finite = count_non_finite(t);
-      double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-      std::int64_t finite = 0;
-      for (std::int64_t i = 0; i < t.numel(); ++i) {
-        const double v = t.get(i);
-        if (!std::isfinite(v)) continue;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-        sum += v;
-        ++finite;
+      // The figures of this very buffer, read in the background; never a walk of a big tensor
+      // here on the UI thread.
+      std::optional<TensorSummary> sum;
+      if (known)
+        for (const InputSummary& k : *known)
+          if (k.tensor.shares_storage_with(t) && k.tensor.dtype() == t.dtype() &&
+              k.tensor.numel() == t.numel())
+            sum = k.summary;
+      if (!sum && t.numel() <= kInlineSummaryLimit) sum = summarize(t, ScanControl{nullptr, 1});
+      if (!sum && t.numel() == 0) sum = summarize(t);
+      r.pending = !sum;
+      if (sum) {
+        r.non_finite = sum->non_finite;
+        r.min = sum->min;
+        r.max = sum->max;
+        r.mean = sum->mean;
       }
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      r.min = finite ? lo : nan;
-      r.max = finite ? hi : nan;
-      r.mean = finite ? sum / static_cast<double>(finite) : nan;
     }
     QStringList warnings;
     bool rejected = false;
@@ -114,6 +117,8 @@ void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationP
       r.warned = true;
       r.status = (rejected ? tr("accepted here, but: %1") : tr("runs, but: %1"))
                      .arg(warnings.join(QStringLiteral("; ")));
+    } else if (r.pending) {
+      r.status = tr("ok");
     } else if (r.non_finite > 0) {
       r.status = tr("ok, holds %1 non-finite values").arg(r.non_finite);
     } else {
@@ -132,7 +137,9 @@ QVariant InputTableModel::cell(int row, int column, int role) const {
     return QBrush(QColor(203, 75, 22));
   if (role == Qt::ToolTipRole) return column == Status ? r.status : r.doc;
   if (role != Qt::DisplayRole) return {};
-  const bool stats = r.present;
+  const bool stats = r.present && !r.pending;
+  if (r.present && r.pending && column >= Min && column <= NonFinite)
+    return QStringLiteral("\u2026");  // being read with the run
   switch (column) {
     case Name:
       return r.name;

@@ -1,7 +1,10 @@
 #include "problem_controller.h"
 
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <thread>
 
 #include "engine/engine.h"
 #include "io/npy.h"
@@ -9,6 +12,7 @@
 #include "io/problem_io.h"
 #include "op_switch.h"
 #include "ops/reserve_check.h"
+#include "process_events.h"
 #include "sample_source.h"
 #include "tensor/error.h"
 #include "tensor/non_finite.h"
@@ -18,7 +22,11 @@ namespace bnscope {
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision,
-                                                  const DiffRequest* comparison) {
+                                                  const DiffRequest* comparison,
+                                                  const RunOutcome* previous) {
+  ScanControl scan;
+  scan.cancel = ctx.cancel;
+  scan.threads = ctx.threads;
   auto out = std::make_shared<RunOutcome>();
   out->problem = problem;
   out->revision = revision;
@@ -54,7 +62,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
           run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx));
     out->pipeline = pipeline;
     out->result = pipeline->run(backend);
-    out->stats = channel_stats(*out->prepared, *out->result);
+    out->stats = channel_stats(problem, *out->prepared, *out->result, scan,
+                               previous ? &previous->stats : nullptr);
   } catch (const Error& e) {
     out->result = nullptr;
     out->error = QString::fromStdString(e.what());
@@ -62,6 +71,16 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
   } catch (const std::exception& e) {
     out->result = nullptr;
     out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+  }
+  if (!out->ok() && !out->cancelled) {
+    // The input table still shows what the inputs hold.
+    try {
+      out->stats.inputs =
+          input_summaries(problem, scan, previous ? &previous->stats.inputs : nullptr);
+    } catch (const Error& e) {
+      out->cancelled = e.code() == ErrorCode::Cancelled;
+      if (out->cancelled) out->error = QString::fromStdString(e.what());
+    }
   }
   if (diff && !diff->result && diff->error.empty()) {
     // Validation or the backend failed: the comparison says the same.
@@ -140,14 +159,82 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
   if (!spec || !spec->has_attr("data_format")) return;
   const bool was_last = is_channels_last(
       parse_data_format(attr_string(problem_, "data_format")).value_or(DataFormat::NHWC));
-  if (convertData && was_last != is_channels_last(f)) {
-    const auto x = problem_.inputs.find("x");
-    const Shape x_shape = x != problem_.inputs.end() ? x->second.shape() : Shape{};
-    for (auto& [name, t] : problem_.inputs)
-      if (t.rank() >= 2 && t.shape() == x_shape)
-        t = is_channels_last(f) ? to_channels_last(t) : to_channels_first(t);
+  if (!convertData || was_last == is_channels_last(f)) {
+    problem_.attrs["data_format"] = std::string(data_format_name(f));
+    edited();
+    return;
   }
-  problem_.attrs["data_format"] = std::string(data_format_name(f));
+  Converted c;
+  c.format = f;
+  std::size_t bytes = 0;
+  const auto x = problem_.inputs.find("x");
+  const Shape x_shape = x != problem_.inputs.end() ? x->second.shape() : Shape{};
+  for (const auto& [name, t] : problem_.inputs)
+    if (t.rank() >= 2 && t.shape() == x_shape) {
+      c.from.emplace_back(name, t);  // shares the storage
+      bytes += t.nbytes();
+    }
+  const bool to_last = is_channels_last(f);
+  const auto convert = [to_last](const Tensor& t) {
+    return to_last ? to_channels_last(t) : to_channels_first(t);
+  };
+  ++conversion_;
+  if (bytes <= kConvertInPlaceBytes) {
+    for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
+    converted(c);
+    return;
+  }
+  // A real layer's transposition takes longer than a frame: each tensor on its own worker, the
+  // edit applied when all are done.
+  converting_ = true;
+  emit runStarted();
+  auto* watcher = new QFutureWatcher<Converted>(this);
+  const std::uint64_t ticket = conversion_;
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
+    watcher->deleteLater();
+    if (ticket != conversion_) return;  // cancelled or replaced
+    converting_ = false;
+    converted(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([c = std::move(c), convert]() mutable {
+    std::vector<std::string> errors(c.from.size());
+    c.to.resize(c.from.size());
+    {
+      std::vector<std::thread> workers;
+      for (std::size_t i = 0; i < c.from.size(); ++i)
+        workers.emplace_back([&c, &convert, &errors, i] {
+          try {  // an exception must not leave a worker thread
+            c.to[i] = {c.from[i].first, convert(c.from[i].second)};
+          } catch (const std::exception& e) {
+            errors[i] = e.what();
+          }
+        });
+      for (std::thread& w : workers) w.join();
+    }
+    for (const std::string& e : errors)
+      if (!e.empty() && c.error.isEmpty()) c.error = QString::fromStdString(e);
+    return c;
+  }));
+}
+
+void ProblemController::converted(const Converted& c) {
+  if (!c.error.isEmpty()) {
+    emit editFailed(c.error);
+    emit outcomeChanged();  // nothing changed: the views show what they showed
+    return;
+  }
+  for (const auto& [name, t] : c.from) {
+    const auto it = problem_.inputs.find(name);
+    if (it == problem_.inputs.end() || !it->second.shares_storage_with(t)) {
+      emit editFailed(tr("%1 changed while it was converted to %2; set data_format again.")
+                          .arg(QString::fromStdString(name),
+                               QString::fromLatin1(data_format_name(c.format).data())));
+      emit outcomeChanged();
+      return;
+    }
+  }
+  for (const auto& [name, t] : c.to) problem_.inputs[name] = t;
+  problem_.attrs["data_format"] = std::string(data_format_name(c.format));
   edited();
 }
 
@@ -210,6 +297,10 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   try {
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
+        if (QFileInfo(path).size() > kLoadInPlaceBytes) {
+          loadInBackground(path);
+          return true;
+        }
         setProblem(load_problem(file), false, path);
         return true;
       }
@@ -235,6 +326,40 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   }
   edited();
   return true;
+}
+
+void ProblemController::loadInBackground(const QString& path) {
+  // Reading a real layer's inputs takes longer than a frame; the problem is replaced whole when
+  // the read is done, or not at all.
+  struct Loaded {
+    std::optional<Problem> problem;
+    QString error;
+  };
+  loading_ = true;
+  const std::uint64_t ticket = ++load_;
+  emit runStarted();
+  auto* watcher = new QFutureWatcher<Loaded>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket, path] {
+    watcher->deleteLater();
+    if (ticket != load_) return;  // cancelled or replaced
+    loading_ = false;
+    Loaded l = watcher->result();
+    if (l.problem) {
+      setProblem(std::move(*l.problem), false, path);
+    } else {
+      emit editFailed(l.error);
+      emit outcomeChanged();  // the problem and its results stay as they were
+    }
+  });
+  watcher->setFuture(QtConcurrent::run([file = path.toStdString()] {
+    Loaded l;
+    try {
+      l.problem = load_problem(file);
+    } catch (const std::exception& e) {
+      l.error = QString::fromUtf8(e.what());
+    }
+    return l;
+  }));
 }
 
 bool ProblemController::saveProblem(const QString& path, QString* error) {
@@ -282,26 +407,46 @@ void ProblemController::rerun() {
           Qt::QueuedConnection);
     };
     emit runStarted();
-    return [problem = problem_, backend = backend_, revision = revision_, ctx,
-            comparison = comparison_](const std::atomic<bool>& cancel) mutable {
-      ctx.cancel = &cancel;
-      return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr);
-    };
+    // The problem is handed over by value: its tensors share their storage with problem_.
+    return
+        [problem = problem_, backend = backend_, revision = revision_, ctx,
+         comparison = comparison_, previous = outcome_](const std::atomic<bool>& cancel) mutable {
+          ctx.cancel = &cancel;
+          return compute_outcome(problem, backend, ctx, revision,
+                                 comparison ? &*comparison : nullptr, previous.get());
+        };
   });
 }
 
 void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool more) {
   if (more) return;
+  if (out->cancelled && outcome_ && outcome_->ok()) {
+    // Esc keeps what was shown: the last good results, marked as not of the current problem.
+    auto kept = std::make_shared<RunOutcome>(*outcome_);  // tensors and runs shared, not copied
+    kept->stale = true;
+    out = std::move(kept);
+  }
   outcome_ = std::move(out);
   emit outcomeChanged();
 }
 
 void ProblemController::cancel() {
+  if (loading_) {  // the read finishes on its own and is dropped; the problem stays
+    ++load_;
+    loading_ = false;
+    emit outcomeChanged();
+  }
+  if (converting_) {
+    // The transposition finishes on its own; its result is dropped and nothing was changed.
+    ++conversion_;
+    converting_ = false;
+    emit outcomeChanged();
+  }
   job_.cancel();
 }
 
 bool ProblemController::waitForIdle(int timeoutMs) {
-  return job_.waitForIdle(timeoutMs);
+  return process_events_while([this] { return isRunning(); }, timeoutMs);
 }
 
 }  // namespace bnscope

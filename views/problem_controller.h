@@ -7,6 +7,8 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "analysis/channel_stats.h"
 #include "backends/backend.h"
@@ -32,17 +34,21 @@ struct RunOutcome {
   ChannelStats stats;
   QString error;  // the engine's message when something failed
   bool cancelled = false;
+  // The last good results kept when a later run was cancelled: of an earlier problem.
+  bool stale = false;
   bool ok() const { return result != nullptr; }
 };
 
 // The run itself, without Qt: validation, the pipeline, channel statistics. With a comparison
 // the same run also answers it; a comparison that cannot be made (a missing file, a backend that
 // cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
-// throws.
+// throws. previous: an earlier outcome whose statistics of the same input buffers are reused
+// rather than read again.
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision = 0,
-                                                  const DiffRequest* comparison = nullptr);
+                                                  const DiffRequest* comparison = nullptr,
+                                                  const RunOutcome* previous = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -53,7 +59,9 @@ class ProblemController : public QObject {
   const Problem& problem() const { return problem_; }
   const std::string& backend() const { return backend_; }
   std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
-  bool isRunning() const { return job_.isBusy(); }
+  // The outcome shown is the last good one, kept when the run of a later change was cancelled.
+  bool isStale() const { return outcome_ && outcome_->stale; }
+  bool isRunning() const { return job_.isBusy() || converting_ || loading_; }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
   bool isModified() const { return modified_; }
@@ -71,8 +79,12 @@ class ProblemController : public QObject {
   const QString& switchNote() const { return switch_note_; }
   void setAttr(const std::string& name, AttrValue value);
   // Changes data_format; with convertData the x-shaped inputs are transposed to the new layout,
-  // otherwise they are reinterpreted as already being in it.
+  // otherwise they are reinterpreted as already being in it. A transposition of more than
+  // kConvertInPlaceBytes runs in the background and the edit lands when it is done (isRunning()
+  // meanwhile); it is dropped, with editFailed, if those inputs changed in between, and by
+  // cancel().
   void setDataFormat(DataFormat f, bool convertData);
+  static constexpr std::size_t kConvertInPlaceBytes = std::size_t{16} << 20;
   void setDtype(std::optional<DType> t);
   void setConvention(ReserveConvention c);
   void setBackend(const std::string& name);
@@ -89,12 +101,16 @@ class ProblemController : public QObject {
   // A .npz with a problem.json replaces the problem; any other .npz adds its members named like
   // the op's inputs; a .npy becomes input `inputName` (default: the file's stem). On failure the
   // problem is left as it was and *error says why.
+  // A problem file over kLoadInPlaceBytes is read in the background (isRunning() meanwhile): it
+  // replaces the problem when read, or editFailed says why not; openFile then returns true.
   bool openFile(const QString& path, const QString& inputName, QString* error);
+  static constexpr qint64 kLoadInPlaceBytes = qint64{64} << 20;
   bool saveProblem(const QString& path, QString* error);
   // .npz: every defined output of the latest run; .npy: the output named `output`.
   bool saveOutputs(const QString& path, const QString& output, QString* error);
 
   void rerun();
+  // Stops the run in flight; the last good outcome stays, marked stale (RunOutcome::stale).
   void cancel();
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);
@@ -113,6 +129,14 @@ class ProblemController : public QObject {
   void edited();
   void changed();
   void finished(std::shared_ptr<const RunOutcome> out, bool more);
+  // The data_format edit with its transposed inputs, once they are ready.
+  struct Converted {
+    DataFormat format;
+    std::vector<std::pair<std::string, Tensor>> from, to;
+    QString error;  // why a transposition failed (memory); nothing changes then
+  };
+  void converted(const Converted& c);
+  void loadInBackground(const QString& path);
 
   Problem problem_;
   std::string backend_ = "cpu";
@@ -123,6 +147,10 @@ class ProblemController : public QObject {
   std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;
   BackgroundJob<std::shared_ptr<const RunOutcome>> job_;
+  bool converting_ = false;
+  bool loading_ = false;
+  std::uint64_t load_ = 0;        // a finished read applies only if still the latest
+  std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
 };
 
 }  // namespace bnscope

@@ -342,7 +342,11 @@ void MainWindow::outcomeChanged() {
   else if (out->prepared)
     notes = out->prepared->notes;
   notes_->setNotes(std::move(notes), outcome_problems(*out));
-  if (out->ok()) {
+  if (out->stale) {
+    // Esc: the previous results stay on screen, said to be so.
+    status_->setStyleSheet(QStringLiteral("color: #cb4b16"));
+    status_->setText(tr("Cancelled: the views show the previous results (stale)"));
+  } else if (out->ok()) {
     status_->setStyleSheet(QString());
     const auto count = static_cast<int>(notes_->rowCount());
     status_->setText(tr("%1 on %2: %3")

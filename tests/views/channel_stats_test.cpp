@@ -2,8 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include "engine/engine.h"
+#include "ops/sample.h"
+#include "tensor/error.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope {
 namespace {
@@ -82,6 +89,231 @@ TEST(ChannelStats, HistogramCountsEveryFiniteValueOnce) {
   EXPECT_EQ(h.counts, (std::vector<std::int64_t>{1, 1, 1, 2}));
   const Histogram flat = histogram({5, 5}, 3);
   EXPECT_EQ(flat.counts, (std::vector<std::int64_t>{2, 0, 0}));
+}
+
+// The statistics as they were computed before the fused scan: one walk per figure, element by
+// element through Tensor::get. The fused, threaded scan must give the same numbers.
+struct PerPass {
+  std::vector<double> lo, hi, mean, l2, bad_out, bad_in;
+};
+PerPass per_pass(const Prepared& p, const Tensor& out) {
+  const std::int64_t C = p.channels();
+  const auto n = static_cast<std::size_t>(C);
+  const double inf = std::numeric_limits<double>::infinity();
+  PerPass r;
+  std::vector<double> lo(n, inf), hi(n, -inf), sum(n, 0.0), sq(n, 0.0), bad(n, 0.0), cnt(n, 0.0);
+  const ChannelView& v = p.view;
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t i = 0; i < v.inner; ++i) {
+        const double x = out.get(v.index(o, c, i));
+        const auto k = static_cast<std::size_t>(c);
+        if (!std::isfinite(x)) {
+          bad[k] += 1;
+          continue;
+        }
+        const double a = std::fabs(x);
+        lo[k] = std::min(lo[k], a);
+        hi[k] = std::max(hi[k], a);
+        sum[k] += a;
+        sq[k] += a * a;
+        cnt[k] += 1;
+      }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (cnt[k] == 0) lo[k] = hi[k] = nan;
+    r.lo.push_back(lo[k]);
+    r.hi.push_back(hi[k]);
+    r.mean.push_back(cnt[k] > 0 ? sum[k] / cnt[k] : nan);
+    r.l2.push_back(std::sqrt(sq[k]));
+    r.bad_out.push_back(bad[k]);
+  }
+  r.bad_in.assign(n, 0.0);
+  const Tensor& x = p.in(p.op->data_input());
+  for (const Tensor& t : p.inputs) {
+    if (!same_shape(t, x)) continue;
+    for (std::int64_t c = 0; c < C; ++c)
+      for (double val : channel_values(t, v, c))
+        if (!std::isfinite(val)) r.bad_in[static_cast<std::size_t>(c)] += 1;
+  }
+  return r;
+}
+
+// What the input table showed, computed on the spot: the range and mean of the finite values.
+TensorSummary per_pass_summary(const Tensor& t) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  std::int64_t finite = 0;
+  for (std::int64_t i = 0; i < t.numel(); ++i) {
+    const double v = t.get(i);
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+    ++finite;
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {finite ? lo : nan, finite ? hi : nan, finite ? sum / static_cast<double>(finite) : nan,
+          count_non_finite(t)};
+}
+
+void expect_same(double got, double want, const std::string& what) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what;
+    return;
+  }
+  EXPECT_NEAR(got, want, 1e-12 * std::max(1.0, std::fabs(want))) << what;
+}
+
+struct ScanCase {
+  DataFormat format;
+  DType dtype;
+  int threads;
+};
+
+class FusedScan : public ::testing::TestWithParam<ScanCase> {};
+
+// Big enough for several 64 K blocks, with channel counts and planes that do not divide them, so
+// blocks start inside rows and lanes leave tails; NaN, +Inf and -Inf planted in every x-shaped
+// tensor, and one channel with no finite value at all.
+Problem scan_problem(const ScanCase& sc) {
+  SampleSpec spec;
+  spec.shape = {5, 37, 41, 19};
+  spec.format = sc.format;
+  spec.dtype = sc.dtype;
+  spec.seed = 7;
+  Problem p = random_problem(spec);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor& x = p.inputs.at("x");
+  Tensor& dy = p.inputs.at("y_backprop");
+  const std::int64_t n = x.numel();
+  for (std::int64_t i : {std::int64_t{0}, std::int64_t{65535}, std::int64_t{65536}, n / 3, n - 1})
+    x.set(i, nan);
+  for (std::int64_t i : {std::int64_t{3}, std::int64_t{70001}, n - 2}) dy.set(i, inf);
+  dy.set(12345, -inf);
+  // Channel 1 in either layout: element 1 channels last, element H*W channels first.
+  x.set(1, -inf);
+  x.set(37 * 41, nan);
+  return p;
+}
+
+TEST_P(FusedScan, EqualsThePerPassStatistics) {
+  const ScanCase sc = GetParam();
+  const Problem problem = scan_problem(sc);
+  const Prepared p = prepare(problem);
+  Result r = run_prepared(p, backend_or_throw("cpu-reference"));
+  // The data gradient with non-finite values, and channel 2 with none finite.
+  Tensor& dx = const_cast<Tensor&>(data_output(p, r)->tensor);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  dx.set(5, nan);
+  dx.set(dx.numel() / 2, std::numeric_limits<double>::infinity());
+  for (std::int64_t o = 0; o < p.view.outer; ++o)
+    for (std::int64_t i = 0; i < p.view.inner; ++i) dx.set(p.view.index(o, 2, i), nan);
+
+  ScanControl ctl;
+  ctl.threads = sc.threads;
+  const ChannelStats s = channel_stats(problem, p, r, ctl);
+  const PerPass want = per_pass(p, dx);
+  const std::string name = data_output(p, r)->name;
+  const auto col = [&](const std::string& c) {
+    const ChannelColumn* k = s.column(c);
+    EXPECT_NE(k, nullptr) << c;
+    return k ? k->values : std::vector<double>{};
+  };
+  const std::vector<double> lo = col("|" + name + "| min"), hi = col("|" + name + "| max"),
+                            mean = col("|" + name + "| mean"), l2 = col("|" + name + "| L2"),
+                            bad = col("non-finite " + name), bad_in = col("non-finite inputs");
+  ASSERT_EQ(lo.size(), want.lo.size());
+  EXPECT_TRUE(std::isnan(lo[2]));
+  EXPECT_EQ(bad[2], static_cast<double>(p.per_channel()));
+  for (std::size_t k = 0; k < want.lo.size(); ++k) {
+    const std::string at = " channel " + std::to_string(k);
+    expect_same(lo[k], want.lo[k], "min" + at);
+    expect_same(hi[k], want.hi[k], "max" + at);
+    expect_same(mean[k], want.mean[k], "mean" + at);
+    expect_same(l2[k], want.l2[k], "L2" + at);
+    EXPECT_EQ(bad[k], want.bad_out[k]) << at;
+    EXPECT_EQ(bad_in[k], want.bad_in[k]) << at;
+  }
+  double planted = 0;
+  for (double b : bad_in) planted += b;
+  EXPECT_EQ(planted, 11);
+  // The input table's figures, from the same scans.
+  ASSERT_EQ(s.inputs.size(), problem.inputs.size());
+  for (const InputSummary& in : s.inputs) {
+    const Tensor& t = problem.inputs.at(in.name);
+    EXPECT_TRUE(in.tensor.shares_storage_with(t)) << in.name;
+    const TensorSummary w = per_pass_summary(t);
+    expect_same(in.summary.min, w.min, in.name + " min");
+    expect_same(in.summary.max, w.max, in.name + " max");
+    expect_same(in.summary.mean, w.mean, in.name + " mean");
+    EXPECT_EQ(in.summary.non_finite, w.non_finite) << in.name;
+  }
+  // A channel's histogram read in place, with or without the scan's range, is the one of its
+  // values.
+  for (std::int64_t c : {std::int64_t{0}, std::int64_t{2}, p.channels() - 1}) {
+    const Histogram want_h = histogram(channel_values(dx, p.view, c), 24);
+    for (const ChannelScan* scan : {&s.data_output, static_cast<const ChannelScan*>(nullptr)}) {
+      const Histogram got = channel_histogram(dx, p.view, c, 24, scan);
+      EXPECT_EQ(got.counts, want_h.counts) << "channel " << c;
+      EXPECT_EQ(got.non_finite, want_h.non_finite);
+      if (want_h.non_finite < p.per_channel()) {
+        EXPECT_EQ(got.lo, want_h.lo);
+        EXPECT_EQ(got.hi, want_h.hi);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FusedScan,
+                         ::testing::Values(ScanCase{DataFormat::NHWC, DType::F32, 3},
+                                           ScanCase{DataFormat::NCHW, DType::F32, 2},
+                                           ScanCase{DataFormat::NHWC, DType::F16, 1},
+                                           ScanCase{DataFormat::NCHW, DType::F64, 3}));
+
+TEST(ChannelScanControl, ACancelledScanStopsAtTheNextBlock) {
+  const Tensor t(DType::F32, {4, 64, 64, 64});  // 1 M values: 16 blocks
+  const ChannelView v = channel_view(t.shape(), true);
+  std::atomic<std::int64_t> blocks{0};
+  ScanControl all;
+  all.threads = 2;
+  all.blocks_read = &blocks;
+  scan_channels(t, v, all);
+  EXPECT_EQ(blocks.load(), 16);
+
+  std::atomic<bool> cancel{true};
+  std::atomic<std::int64_t> read{0};
+  ScanControl stop = all;
+  stop.cancel = &cancel;
+  stop.blocks_read = &read;
+  try {
+    scan_channels(t, v, stop);
+    ADD_FAILURE() << "a cancelled scan returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Cancelled);
+  }
+  EXPECT_EQ(read.load(), 0);
+}
+
+TEST(ChannelScanControl, TheNextRunReadsOnlyWhatChanged) {
+  SampleSpec spec;
+  spec.shape = {2, 64, 64, 32};  // 256 K values per x-shaped tensor: 4 blocks each
+  const Problem problem = random_problem(spec);
+  const Prepared p = prepare(problem);
+  const Result r = run_prepared(p, backend_or_throw("cpu"));
+  std::atomic<std::int64_t> first{0}, second{0};
+  ScanControl ctl;
+  ctl.blocks_read = &first;
+  const ChannelStats before = channel_stats(problem, p, r, ctl);
+  ctl.blocks_read = &second;
+  const ChannelStats again = channel_stats(problem, p, r, ctl, &before);
+  // x, y_backprop and the per-channel inputs were read once, by the first run; the second
+  // reads the output only.
+  EXPECT_GE(first.load(), 12);
+  EXPECT_EQ(second.load(), 4);
+  ASSERT_EQ(again.inputs.size(), before.inputs.size());
+  for (std::size_t i = 0; i < again.inputs.size(); ++i)
+    EXPECT_EQ(again.inputs[i].scan.sum, before.inputs[i].scan.sum) << again.inputs[i].name;
 }
 
 }  // namespace

@@ -1,20 +1,53 @@
 // The controller without a window: every edit re-runs in the background and the outcome agrees
 // with the float64 oracle run directly on the same problem (or carries validation's error).
 #include <QApplication>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
+#include <atomic>
+#include <thread>
 
 #include "backends/backend.h"
 #include "channel_table_model.h"
 #include "engine/engine.h"
 #include "io/npy.h"
 #include "io/problem_io.h"
+#include "ops/sample.h"
 #include "problem_controller.h"
+#include "process_events.h"
+#include "tensor/error.h"
 #include "tensor/layout.h"
 #include "views_test_util.h"
 
 using namespace bnscope;
+
+namespace {
+
+// A backend that holds its run until it is cancelled: a run in flight for as long as a test
+// needs, with no clock involved.
+class HoldingBackend : public Backend {
+ public:
+  std::string_view name() const override { return "holding"; }
+  std::string_view description() const override { return "runs until cancelled"; }
+  void run(const Prepared&, Result&, const RunContext& ctx) override {
+    started.store(true);
+    while (!ctx.cancelled()) std::this_thread::yield();
+    ctx.check_cancel();
+  }
+  static inline std::atomic<bool> started{false};
+};
+
+void register_holding_backend() {
+  static const bool done = [] {
+    BackendRegistry::instance().add(std::make_unique<HoldingBackend>());
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
 
 class ControllerTest : public QObject {
   Q_OBJECT
@@ -28,6 +61,11 @@ class ControllerTest : public QObject {
   void filesLoadAndSave();
   void latestEditWins();
   void generateInputsKeepsSettings();
+  void escKeepsTheLastGoodResultsMarkedStale();
+  void cancelReachesTheStatisticsPasses();
+  void runsShareTheTensorsTheyShow();
+  void largeLayoutChangeLandsWhenConverted();
+  void bigProblemFileLoadsInTheBackground();
 
  private:
   // Waits for the run and checks the outcome against cpu-reference run directly.
@@ -317,6 +355,171 @@ void ControllerTest::generateInputsKeepsSettings() {
   QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{2, 5, 3, 4}));
   QVERIFY(c.problem().inputs.count("reserve_space_1"));
   expectEngineAnswer(c);
+}
+
+void ControllerTest::escKeepsTheLastGoodResultsMarkedStale() {
+  register_holding_backend();
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto good = c.outcome();
+  QVERIFY2(good && good->ok(), good ? qPrintable(good->error) : "no outcome");
+  QVERIFY(!c.isStale());
+
+  HoldingBackend::started.store(false);
+  c.setBackend("holding");
+  QVERIFY(process_events_while([] { return !HoldingBackend::started.load(); }, 30000));
+  QVERIFY(c.isRunning());
+  c.cancel();
+  QVERIFY(c.waitForIdle());
+  // The results shown before stay, the very same runs, and say they are of an earlier problem.
+  const auto kept = c.outcome();
+  QVERIFY(kept->ok());
+  QVERIFY(kept->stale);
+  QVERIFY(c.isStale());
+  QCOMPARE(kept->result, good->result);
+  QCOMPARE(kept->revision, good->revision);
+  QVERIFY(kept->revision != c.revision());
+
+  // The next good run is current again.
+  c.setBackend("cpu");
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.outcome()->ok());
+  QVERIFY(!c.isStale());
+
+  // With nothing good to keep, a cancelled run says it was cancelled.
+  ProblemController fresh;
+  HoldingBackend::started.store(false);
+  fresh.setBackend("holding");
+  fresh.setProblem(test::small_sample());
+  QVERIFY(process_events_while([] { return !HoldingBackend::started.load(); }, 30000));
+  fresh.cancel();
+  QVERIFY(fresh.waitForIdle());
+  QVERIFY(!fresh.outcome()->ok());
+  QVERIFY(fresh.outcome()->cancelled);
+  QVERIFY(!fresh.isStale());
+}
+
+void ControllerTest::cancelReachesTheStatisticsPasses() {
+  // The run's statistics poll the same flag as the backend: a run cancelled after the backend
+  // returns still stops, at the next block of its scans.
+  SampleSpec spec;
+  spec.shape = {2, 64, 64, 32};
+  const Problem p = random_problem(spec);
+  const Prepared prepared = prepare(p);
+  const Result r = run_prepared(prepared, backend_or_throw("cpu"));
+  std::atomic<bool> cancel{true};
+  std::atomic<std::int64_t> blocks{0};
+  ScanControl ctl;
+  ctl.cancel = &cancel;
+  ctl.blocks_read = &blocks;
+  bool cancelled = false;
+  try {
+    channel_stats(p, prepared, r, ctl);
+  } catch (const Error& e) {
+    cancelled = e.code() == ErrorCode::Cancelled;
+  }
+  QVERIFY(cancelled);
+  QCOMPARE(blocks.load(), std::int64_t{0});
+  cancel.store(false);
+  channel_stats(p, prepared, r, ctl);
+  QVERIFY(blocks.load() >= 12);  // x, y_backprop and x_backprop: 4 blocks of 64 K values each
+
+  // compute_outcome turns it into a cancelled outcome, like a cancelled backend.
+  RunContext ctx;
+  cancel.store(true);
+  ctx.cancel = &cancel;
+  const auto out = compute_outcome(p, "cpu", ctx);
+  QVERIFY(!out->ok());
+  QVERIFY(out->cancelled);
+}
+
+void ControllerTest::runsShareTheTensorsTheyShow() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY(out->ok());
+  // One buffer per input from the problem to the run and every summary of it: handed over by
+  // reference counting, never copied.
+  for (const auto& [name, t] : c.problem().inputs) {
+    const Tensor& ran = out->problem.inputs.at(name);
+    QVERIFY2(ran.shares_storage_with(t), name.c_str());
+    QCOMPARE(static_cast<const Tensor&>(ran).raw(), static_cast<const Tensor&>(t).raw());
+    const InputSummary* s = out->stats.input(name);
+    QVERIFY2(s && s->tensor.shares_storage_with(t), name.c_str());
+  }
+  const Tensor& x = c.problem().inputs.at("x");
+  QVERIFY(out->prepared->in("x").shares_storage_with(x));
+  // An edit of an attr runs the same buffers again.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.outcome()->problem.inputs.at("x").shares_storage_with(x));
+  QVERIFY(c.outcome()->stats.input("x")->tensor.shares_storage_with(x));
+}
+
+void ControllerTest::largeLayoutChangeLandsWhenConverted() {
+  ProblemController c;
+  SampleSpec spec;
+  spec.shape = {4, 64, 64, 160};  // 10 MB per x-shaped tensor: converted in the background
+  const Problem p = random_problem(spec);
+  c.setProblem(p);
+  QVERIFY(c.waitForIdle());
+  c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NCHW"));
+  QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{4, 160, 64, 64}));
+  QVERIFY(c.problem().inputs.at("x").to_doubles() ==
+          to_channels_first(p.inputs.at("x")).to_doubles());
+  QVERIFY(c.problem().inputs.at("y_backprop").to_doubles() ==
+          to_channels_first(p.inputs.at("y_backprop")).to_doubles());
+  QVERIFY(c.outcome()->ok());
+  QCOMPARE(c.outcome()->revision, c.revision());
+
+  // Cancelled, the conversion changes nothing.
+  const std::uint64_t before = c.revision();
+  c.setDataFormat(DataFormat::NHWC, true);
+  c.cancel();
+  QVERIFY(c.waitForIdle(120000));
+  QThreadPool::globalInstance()->waitForDone();  // the transposition itself ends, then is dropped
+  QCoreApplication::processEvents();
+  QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NCHW"));
+  QCOMPARE(c.revision(), before);
+}
+
+void ControllerTest::bigProblemFileLoadsInTheBackground() {
+  QTemporaryDir dir;
+  SampleSpec spec;
+  spec.shape = {8, 64, 64, 320};  // two 42 MB tensors: read off the UI thread
+  spec.seed = 5;
+  const Problem p = random_problem(spec);
+  const QString path = dir.filePath(QStringLiteral("big.npz"));
+  save_problem(path.toStdString(), p);
+  QVERIFY(QFileInfo(path).size() > ProblemController::kLoadInPlaceBytes);
+
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  QSignalSpy failed(&c, &ProblemController::editFailed);
+  QString error;
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(c.path(), path);
+  QCOMPARE(c.problem().inputs.at("x").shape(), p.inputs.at("x").shape());
+  QVERIFY(c.problem().inputs.at("x").to_doubles() == p.inputs.at("x").to_doubles());
+  QCOMPARE(c.outcome()->revision, c.revision());
+
+  // Cancelled, the read leaves the problem as it was.
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const std::uint64_t before = c.revision();
+  QVERIFY(c.openFile(path, {}, &error));
+  c.cancel();
+  QThreadPool::globalInstance()->waitForDone();
+  QCoreApplication::processEvents();
+  QCOMPARE(c.revision(), before);
+  QCOMPARE(c.problem().inputs.at("x").shape(), test::small_sample().inputs.at("x").shape());
 }
 
 QTEST_MAIN(ControllerTest)

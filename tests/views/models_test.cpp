@@ -24,6 +24,7 @@ class ModelsTest : public QObject {
   void channelTableFollowsStats();
   void channelTableSortsByValue();
   void inputTableShowsSummariesAndVerdicts();
+  void inputTableReadsBigInputsOnlyFromSummaries();
   void inputTableBlamesTheInputTheErrorNames();
   void notesModelListsErrorThenNotes();
   void inputTableIsHonestAboutTensorFlow();
@@ -89,6 +90,36 @@ void ModelsTest::inputTableShowsSummariesAndVerdicts() {
   const int rs3 = m.rowOf(QStringLiteral("reserve_space_3"));
   QCOMPARE(m.index(rs3, InputTableModel::Shape).data().toString(), QStringLiteral("(missing)"));
   QVERIFY(!m.index(rs3, 0).data(InputTableModel::ProblemRole).toBool());
+}
+
+void ModelsTest::inputTableReadsBigInputsOnlyFromSummaries() {
+  // An input beyond the inline limit is never walked on the UI thread: its figures come from a
+  // summary of that very buffer, or show as pending.
+  InputTableModel m;
+  Problem p = test::small_sample();
+  const std::int64_t n = InputTableModel::kInlineSummaryLimit + 1;
+  Tensor big(DType::F32, {n});
+  big.set(0, 7.0);
+  big.set(1, -3.0);
+  p.inputs["reserve_space_3"] = big;
+  m.setProblem(p, {});
+  const int row = m.rowOf(QStringLiteral("reserve_space_3"));
+  const QString pending = m.index(row, InputTableModel::Min).data().toString();
+  QCOMPARE(pending, QStringLiteral("\u2026"));
+
+  std::vector<InputSummary> known(1);
+  known[0].name = "reserve_space_3";
+  known[0].tensor = big;  // the same storage
+  known[0].summary = summarize(big);
+  m.setProblem(p, {}, {}, &known);
+  QCOMPARE(m.index(row, InputTableModel::Min).data().toString(), QStringLiteral("-3"));
+  QCOMPARE(m.index(row, InputTableModel::Max).data().toString(), QStringLiteral("7"));
+  QCOMPARE(m.index(row, InputTableModel::NonFinite).data().toString(), QStringLiteral("0"));
+
+  // A summary of another buffer with the same values is not this input's.
+  known[0].tensor = Tensor(big.dtype(), big.shape());
+  m.setProblem(p, {}, {}, &known);
+  QCOMPARE(m.index(row, InputTableModel::Min).data().toString(), pending);
 }
 
 void ModelsTest::inputTableIsHonestAboutTensorFlow() {

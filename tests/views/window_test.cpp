@@ -15,8 +15,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <set>
+#include <thread>
 
+#include "backends/backend.h"
 #include "channel_panel.h"
 #include "channel_table_model.h"
 #include "diff/diff_view.h"
@@ -30,6 +33,7 @@
 #include "number_spin_box.h"
 #include "problem_controller.h"
 #include "problem_form.h"
+#include "process_events.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
 #include "tensor_browser.h"
@@ -37,6 +41,23 @@
 #include "views_test_util.h"
 
 using namespace bnscope;
+
+namespace {
+
+// Holds its run until cancelled: a run in flight for as long as the test needs.
+class HoldingBackend : public Backend {
+ public:
+  std::string_view name() const override { return "holding"; }
+  std::string_view description() const override { return "runs until cancelled"; }
+  void run(const Prepared&, Result&, const RunContext& ctx) override {
+    started.store(true);
+    while (!ctx.cancelled()) std::this_thread::yield();
+    ctx.check_cancel();
+  }
+  static inline std::atomic<bool> started{false};
+};
+
+}  // namespace
 
 class WindowTest : public QObject {
   Q_OBJECT
@@ -60,6 +81,7 @@ class WindowTest : public QObject {
   void asksBeforeClosingWithUnsavedChanges();
   void rendersANonBlankScreenshot();
   void darkThemeWhenAsked();
+  void escapeKeepsTheViewsAndSaysTheyAreStale();
 
  private:
   void expectTableIsEngine(MainWindow& w);
@@ -653,6 +675,33 @@ void WindowTest::darkThemeWhenAsked() {
   MainWindow w;
   QVERIFY(w.palette().color(QPalette::Window).lightness() < 128);
   qunsetenv("BNSCOPE_THEME");
+}
+
+void WindowTest::escapeKeepsTheViewsAndSaysTheyAreStale() {
+  BackendRegistry::instance().add(std::make_unique<HoldingBackend>());
+  MainWindow w;
+  w.show();
+  w.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&w));
+  ProblemController* c = w.controller();
+  c->setProblem(test::small_sample());
+  QVERIFY(c->waitForIdle());
+  QVERIFY(c->outcome()->ok());
+  const int rows = w.channels()->model()->rowCount();
+  QVERIFY(rows > 0);
+  const QVariant first = w.channels()->model()->index(0, 1).data();
+
+  HoldingBackend::started.store(false);
+  c->setBackend("holding");
+  QVERIFY(process_events_while([] { return !HoldingBackend::started.load(); }, 30000));
+  QTest::keyClick(&w, Qt::Key_Escape);
+  QVERIFY(c->waitForIdle());
+  QVERIFY(c->isStale());
+  // The channel table still shows the last good run, and the window says it is stale.
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+  QCOMPARE(w.channels()->model()->index(0, 1).data(), first);
+  QVERIFY2(w.runStatus()->text().contains(QStringLiteral("stale")),
+           qPrintable(w.runStatus()->text()));
 }
 
 QTEST_MAIN(WindowTest)

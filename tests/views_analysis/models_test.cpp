@@ -3,7 +3,10 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QtTest>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <utility>
 
 #include "analysis_test_util.h"
 #include "diff/cause_model.h"
@@ -214,6 +217,23 @@ void ModelsTest::errorTensorAndPlacesAgreeWithSlices() {
   QCOMPARE(p5.h, 3 * 5 + 4);
   QCOMPARE(p5.w, 5);
   QCOMPARE(error_tensor(ref.output("x_backprop"), ref.output("scale_backprop")).numel(), 0);
+  // The heatmap's error of one slice is that slice of the whole error tensor, NaN rules included.
+  cand.tensor.set(0, std::numeric_limits<double>::quiet_NaN());
+  const Tensor whole = error_tensor(ref.output("x_backprop"), cand);
+  for (const SliceMode mode : {SliceMode::SpatialAtBatchChannel, SliceMode::BatchChannelAtSpatial})
+    for (const auto& [a, b] : {std::pair<int, int>{1, 4}, {0, 0}, {2, 3}}) {
+      const Slice2D got = error_slice(ref.output("x_backprop"), cand, true, mode, a, b);
+      const Slice2D want = slice_tensor(whole, true, mode, a, b);
+      QCOMPARE(got.rows, want.rows);
+      QCOMPARE(got.cols, want.cols);
+      QCOMPARE(got.values.size(), want.values.size());
+      for (std::size_t i = 0; i < want.values.size(); ++i)
+        QVERIFY(got.values[i] == want.values[i] ||
+                (std::isnan(got.values[i]) && std::isnan(want.values[i])));
+    }
+  QVERIFY(error_slice(ref.output("x_backprop"), ref.output("scale_backprop"), true,
+                      SliceMode::SpatialAtBatchChannel, 0, 0)
+              .values.empty());
 }
 
 void ModelsTest::timelineCullsLikeBruteForce() {

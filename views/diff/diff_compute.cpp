@@ -134,6 +134,19 @@ Tensor error_tensor(const OutputTensor& reference, const OutputTensor& candidate
   return Tensor::from_doubles(DType::F64, reference.tensor.shape(), e);
 }
 
+Slice2D error_slice(const OutputTensor& reference, const OutputTensor& candidate,
+                    bool channels_last, SliceMode mode, std::int64_t a, std::int64_t b) {
+  if (reference.tensor.shape() != candidate.tensor.shape()) return {};
+  Slice2D e = slice_tensor(reference.tensor, channels_last, mode, a, b);
+  const Slice2D c = slice_tensor(candidate.tensor, channels_last, mode, a, b);
+  for (std::size_t i = 0; i < e.values.size() && i < c.values.size(); ++i) {
+    const double x = e.values[i], y = c.values[i];
+    const bool na = std::isnan(x), nb = std::isnan(y);
+    e.values[i] = na && nb ? 0.0 : na != nb ? std::nan("") : std::fabs(x - y);
+  }
+  return e;
+}
+
 ElementPlace element_place(const Shape& shape, const std::vector<std::int64_t>& coords,
                            bool channels_last) {
   ElementPlace p;

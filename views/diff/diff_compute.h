@@ -12,6 +12,7 @@
 
 #include "analysis/pipeline.h"
 #include "ops/problem.h"
+#include "tensor_slice.h"
 
 namespace bnscope {
 
@@ -64,6 +65,12 @@ std::shared_ptr<const DiffOutcome> recompare(const DiffOutcome& previous,
 // |candidate - reference| per element as float64 (NaN where exactly one side is NaN, 0 where
 // both are); an empty tensor when the shapes differ.
 Tensor error_tensor(const OutputTensor& reference, const OutputTensor& candidate);
+
+// |candidate - reference| of one 2-D slice of the two outputs (slice_tensor's terms), by the
+// same rule as error_tensor: the heatmap reads the error of what it shows, never of the whole
+// tensor. Empty when the shapes differ.
+Slice2D error_slice(const OutputTensor& reference, const OutputTensor& candidate,
+                    bool channels_last, SliceMode mode, std::int64_t a, std::int64_t b);
 
 // Where an element of an output sits in the heatmap's terms (batch, channel, folded spatial
 // row, column), consistent with tensor_dims() and slice_tensor().

@@ -196,7 +196,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
           [this](const QModelIndex& i) {
             if (!i.isValid()) return;
             const ElementError& e = worst_->elements().at(static_cast<std::size_t>(i.row()));
-            const ElementPlace p = element_place(error_.shape(), e.coords,
+            const ElementPlace p = element_place(errorShape().shape(), e.coords,
                                                  outcome() ? outcome()->channels_last() : true);
             if (slice_mode_ == SliceMode::SpatialAtBatchChannel)
               showSlice(slice_mode_, p.n, p.c);
@@ -445,6 +445,11 @@ void DiffView::problemChanged() {
 
 void DiffView::controllerFinished() {
   const auto out = controller_->outcome();
+  if (out && out->stale && waiting_) {  // cancelled: the kept results are of an earlier problem
+    waiting_ = false;
+    finished();
+    return;
+  }
   if (!out || out->revision != controller_->revision()) return;
   if (out->diff) {
     waiting_ = false;
@@ -524,7 +529,8 @@ void DiffView::selectRow(int row) {
     selected_row_ = -1;
     channels_->setChannels({});
     worst_->setElements({});
-    error_ = Tensor();
+    error_owner_.reset();
+    error_ref_ = error_cand_ = nullptr;
     heatmap_->setSlice({});
     heatmap_->setMarks({});
     updateChart();
@@ -540,29 +546,40 @@ void DiffView::showDetails() {
   channels_->setChannels(o.channels);
   worst_->setElements(o.worst);
   updateChart();
-  error_ = Tensor();
+  error_owner_.reset();
+  error_ref_ = error_cand_ = nullptr;
   auto out = outcome();
   const Comparison& c = verdict_->comparison(selected_row_);
   if (out) {
     const OutputTensor* ref = out->expected(o.name);
     const OutputTensor* cand = out->candidate(c.candidate, o.name);
-    if (ref && cand && o.compared) error_ = error_tensor(*ref, *cand);
+    if (ref && cand && o.compared && ref->tensor.shape() == cand->tensor.shape()) {
+      error_owner_ = out;
+      error_ref_ = ref;
+      error_cand_ = cand;
+    }
   }
   const bool channels_last = out ? out->channels_last() : true;
-  const TensorDims d = tensor_dims(error_, channels_last);
+  const TensorDims d = tensor_dims(errorShape(), channels_last);
   // Start on the slice through the worst element.
   ElementPlace p;
-  if (!o.worst.empty()) p = element_place(error_.shape(), o.worst.front().coords, channels_last);
+  if (!o.worst.empty())
+    p = element_place(errorShape().shape(), o.worst.front().coords, channels_last);
   if (d.h * d.w > 1)
     showSlice(SliceMode::SpatialAtBatchChannel, p.n, p.c);
   else
     showSlice(SliceMode::BatchChannelAtSpatial, p.h, p.w);
 }
 
+const Tensor& DiffView::errorShape() const {
+  static const Tensor none;
+  return error_ref_ ? error_ref_->tensor : none;
+}
+
 void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
   slice_mode_ = mode;
   const bool channels_last = outcome() ? outcome()->channels_last() : true;
-  const TensorDims d = tensor_dims(error_, channels_last);
+  const TensorDims d = tensor_dims(errorShape(), channels_last);
   const bool spatial = mode == SliceMode::SpatialAtBatchChannel;
   const std::int64_t max_a = (spatial ? d.n : d.h) - 1, max_b = (spatial ? d.c : d.w) - 1;
   a = std::clamp<std::int64_t>(a, 0, std::max<std::int64_t>(0, max_a));
@@ -577,17 +594,17 @@ void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
     slice_a_->setValue(static_cast<int>(a));
     slice_b_->setValue(static_cast<int>(b));
   }
-  if (error_.numel() == 0) {
+  if (!error_ref_ || errorShape().numel() == 0) {
     heatmap_->setSlice({});
     heatmap_->setMarks({});
     return;
   }
   const OutputDiff& o = verdict_->output(selected_row_);
-  heatmap_->setSlice(slice_tensor(error_, channels_last, mode, a, b),
+  heatmap_->setSlice(error_slice(*error_ref_, *error_cand_, channels_last, mode, a, b),
                      tr("|a-b| of %1").arg(QString::fromStdString(o.name)));
   QVector<QPoint> marks;
   for (const ElementError& e : o.worst) {
-    const ElementPlace p = element_place(error_.shape(), e.coords, channels_last);
+    const ElementPlace p = element_place(errorShape().shape(), e.coords, channels_last);
     if (spatial && p.n == a && p.c == b)
       marks << QPoint(static_cast<int>(p.h), static_cast<int>(p.w));
     else if (!spatial && p.h == a && p.w == b)

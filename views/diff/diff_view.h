@@ -112,7 +112,12 @@ class DiffView : public QWidget {
   bool waiting_ = false;  // for the controller's run that answers run()
   int selected_row_ = -1;
   SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
-  Tensor error_;  // of the selected output
+  // The selected output's two sides, owned by error_owner_: |a-b| is taken per shown slice,
+  // never of the whole tensor (a real layer's would be hundreds of MB, made on the UI thread).
+  std::shared_ptr<const DiffOutcome> error_owner_;
+  const OutputTensor* error_ref_ = nullptr;
+  const OutputTensor* error_cand_ = nullptr;
+  const Tensor& errorShape() const;
 
   BackendPicker* reference_;
   QLineEdit* reference_file_;
