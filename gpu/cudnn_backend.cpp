@@ -158,7 +158,6 @@ class CudnnBackend : public Backend {
     }
     const LayoutRoundTrip layout(p, persistent);
     x = layout.to_cudnn(std::move(x), rt(), s, timer);
-    if (layout.on()) note_transposed(r);
     dy = layout.to_cudnn(std::move(dy), rt(), s, timer);
     if (layout.on()) note_transposed(r);
     std::size_t workspace_bytes = 0;
