@@ -33,23 +33,22 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
     mu[k] = mean_spread * (2 * rng.uniform() - 1);
     sd[k] = base_sd * (0.5 + rng.uniform());
   }
-  // Each element takes two draws, in (outer, channel, inner) order; the outer rows are split
-  // across threads, each starting its generator where a single thread would be.
+  // Element j, in (outer, channel, inner) order, is value j of the generator's normal stream
+  // (SeededRng::normals_at), so the outer rows are split across threads with the same values
+  // whatever their number.
   const std::int64_t row = v.channels * v.inner;
   void* const base = t.raw();
   auto fill_rows = [&](std::int64_t o0, std::int64_t o1) {
-    Rng r = rng.skipped(static_cast<std::uint64_t>(2 * o0 * row));
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* out = static_cast<T*>(base);
-      // A row's draws in batches (SeededRng::normals gives normal()'s values), in element order.
       constexpr std::int64_t kBatch = 4096;
       std::vector<double> z(static_cast<std::size_t>(std::min(row, kBatch)));
       for (std::int64_t o = o0; o < o1; ++o) {
         std::int64_t c = 0, i = 0;
         for (std::int64_t start = 0; start < row; start += kBatch) {
           const std::int64_t n = std::min(kBatch, row - start);
-          r.normals(z.data(), static_cast<int>(n));
+          rng.normals_at(static_cast<std::uint64_t>(o * row + start), z.data(), n);
           for (std::int64_t k = 0; k < n; ++k) {
             const double x = mu[static_cast<std::size_t>(c)] +
                              sd[static_cast<std::size_t>(c)] * z[static_cast<std::size_t>(k)];
@@ -66,9 +65,11 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
       }
     });
   };
-  const std::int64_t n = std::max<std::int64_t>(
-      1, std::min({static_cast<std::int64_t>(std::thread::hardware_concurrency()), t.numel() >> 20,
-                   v.outer}));
+  const std::int64_t wanted =
+      s.threads > 0 ? s.threads
+                    : std::min(static_cast<std::int64_t>(std::thread::hardware_concurrency()),
+                               t.numel() >> 20);
+  const std::int64_t n = std::max<std::int64_t>(1, std::min(wanted, v.outer));
   std::vector<std::thread> workers;
   for (std::int64_t k = 1; k < n; ++k)
     workers.emplace_back(fill_rows, v.outer * k / n, v.outer * (k + 1) / n);

@@ -18,6 +18,8 @@ struct SampleSpec {
   DType dtype = DType::F32;
   std::uint64_t seed = 1;
   ReserveConvention convention = ReserveConvention::Variance;
+  // Threads filling the data (0: every core on large tensors). The values do not depend on it.
+  int threads = 0;
 };
 
 // Seeded random inputs (per-channel means and spreads differ so channels are distinguishable);

@@ -3,7 +3,6 @@
 // library's distributions are not), so a seed names the same sample everywhere: the CLI, the
 // app, the GPU self-test and the tests.
 
-#include <cmath>
 #include <cstdint>
 
 namespace bnscope {
@@ -11,41 +10,35 @@ namespace bnscope {
 class SeededRng {
  public:
   explicit SeededRng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return mix(s_ += kGolden); }
   // [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   // The state after n more draws: splitmix64 is a counter, so a range of draws can be made on
   // another thread with the very values this generator would give.
-  SeededRng skipped(std::uint64_t n) const { return SeededRng(s_ + n * 0x9e3779b97f4a7c15ull); }
-  // Standard normal by Box-Muller (one draw of two uniforms per value).
-  double normal() {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  SeededRng skipped(std::uint64_t n) const { return SeededRng(s_ + n * kGolden); }
+
+  // Values first .. first+n-1 of this generator's stream of standard normals, without moving it.
+  // Value j is one half of a Box-Muller pair (cosine for even j, sine for odd j) made from draws
+  // 2(j/2) and 2(j/2)+1, so any range is made on any thread with the same bits: a sample is the
+  // same whatever the thread count. The logarithm and the sine and cosine are polynomials in
+  // plain double arithmetic (seeded_rng.cpp, no contraction into FMAs), identical on every
+  // platform and vectorized over batches of pairs; they are within a few ulp of libm's.
+  void normals_at(std::uint64_t first, double* out, std::int64_t n) const;
+  // The next n values of the stream; the generator moves past the pairs they used.
+  void normals(double* out, std::int64_t n) {
+    normals_at(0, out, n);
+    *this = skipped(2 * ((static_cast<std::uint64_t>(n) + 1) / 2));
   }
-  // n values of normal(), bit for bit, with each step run over the whole batch: the logs, the
-  // cosines and the square roots of many values are in flight at once instead of one chain each.
-  void normals(double* out, int n) {
-    constexpr int kBatch = 256;
-    double u1[kBatch], u2[kBatch];
-    for (int start = 0; start < n; start += kBatch) {
-      const int m = n - start < kBatch ? n - start : kBatch;
-      for (int k = 0; k < m; ++k) {
-        u1[k] = 1.0 - uniform();
-        u2[k] = uniform();
-      }
-      for (int k = 0; k < m; ++k) u1[k] = std::log(u1[k]);
-      for (int k = 0; k < m; ++k) u2[k] = std::cos(6.283185307179586 * u2[k]);
-      for (int k = 0; k < m; ++k) out[start + k] = std::sqrt(-2.0 * u1[k]) * u2[k];
-    }
+
+  static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
   }
 
  private:
+  static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
   std::uint64_t s_;
 };
 
