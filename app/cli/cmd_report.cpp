@@ -27,6 +27,8 @@ int run(Args args) {
   std::string out;
   ProfileOptions options;
   options.reps = 5;
+  // Large problems: a warm-up and 3 timed runs, more only within the budget (profiler.h).
+  options.time_budget = 0.5;
   Shape shape;
   std::uint64_t seed = 1;
   FlagReader("report")
@@ -37,6 +39,7 @@ int run(Args args) {
       .number("--atol", request.diff.atol)
       .number("--rtol", request.diff.rtol)
       .integer("--reps", options.reps, 1, 100000)
+      .number("--time-budget", options.time_budget)
       .integer("--threads", options.threads, 0, 1024)
       .number("--peak-gbps", options.device_peak_gbps)
       .shape("--shape", shape)
@@ -59,8 +62,8 @@ int run(Args args) {
   set_verdict(report, result);
   std::vector<std::string> profiled;
   for (const Result& r : result.runs) profiled.push_back(r.backend);
-  // The verdict is made: the first run's outputs are reused by its profile, the others' go before
-  // the profiles make their own (one set of outputs at a time beside the inputs).
+  // The verdict is made: the first run's outputs are reused by the profiles, the others' go
+  // before them (one set of outputs at a time beside the inputs).
   result.expected.clear();
   std::optional<Result> first;
   if (!result.runs.empty()) first = std::move(result.runs.front());
@@ -73,11 +76,15 @@ int run(Args args) {
     if (!copy_gbps) copy_gbps = measure_copy_bandwidth(threads, bytes) / 1e9;
     return *copy_gbps;
   };
+  // Every profile runs into those buffers (every backend's outputs come from allocate_outputs,
+  // the same shapes and dtypes): no fresh pages to fault in per backend. The verdict run is the
+  // first backend's warm-up; the others make their own.
   for (std::size_t k = 0; k < profiled.size(); ++k) {
-    options.result = k == 0 && first ? &*first : nullptr;
+    options.result = first ? &*first : nullptr;
+    options.result_is_warmup = k == 0 && first;
     report.profiles.push_back(profile_prepared(prepared, profiled[k], options));
-    if (k == 0) first.reset();
   }
+  first.reset();
   write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"
@@ -95,14 +102,17 @@ const CommandRegistration reg{
     {"report", "diff + causes + profile of one problem as HTML, JSON, CSV and Chrome trace",
      "usage: bnscope-cli report [problem flags] --out DIR [--backends A,B,...]\n"
      "                          [--against DIR|FILE.npz] [--allow-missing] [--atol A]\n"
-     "                          [--rtol R] [--reps N] [--threads N] [--peak-gbps X] [--shape "
-     "N,H,W,C] [--seed S]\n\n"
+     "                          [--rtol R] [--reps N] [--time-budget S] [--threads N]\n"
+     "                          [--peak-gbps X] [--shape N,H,W,C] [--seed S]\n\n"
      "Runs the problem on every backend (default cpu-reference,cpu), compares each with the\n"
      "reference (cpu-reference whenever listed, else the first; or --against, as in diff),\n"
      "tests the known traps when they disagree, profiles each backend, and writes\n"
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
      "(schema bnscope-report/1), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
-     "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n\n"
+     "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"
+     "Profiles make one warm-up (a backend's verdict run counts) and at least 3 timed runs, more\n"
+     "up to --reps (default 5) while a backend's profile stays within --time-budget seconds\n"
+     "(default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
      "--attr KEY=VALUE, --dtype, --convention, --strict",
      run}};

@@ -37,22 +37,31 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   prof.shape = p.inputs.empty() ? Shape{} : p.in(p.op->data_input()).shape();
   prof.format = std::string(data_format_name(p.format));
   prof.is_training = p.is_training;
-  prof.warmup = std::max(options.warmup, 0);
-  prof.reps = options.reps;
   prof.threads = options.threads;
+  prof.time_budget = std::max(options.time_budget, 0.0);
+  const bool adaptive = prof.time_budget > 0;
 
   RunContext ctx;
   ctx.threads = options.threads;
   Result own;
   Result& r = options.result ? *options.result : own;
-  for (int i = 0; i < prof.warmup; ++i) run_backend_into(p, backend, r, ctx);
+  const int prior = options.result && options.result_is_warmup ? 1 : 0;
+  const int warmup =
+      adaptive ? std::min(std::max(options.warmup, 0), 1) : std::max(options.warmup, 0);
+  const double began = adaptive ? clock() : 0;
+  prof.warmup = std::min(prior, warmup);
+  for (; prof.warmup < warmup; ++prof.warmup) run_backend_into(p, backend, r, ctx);
+  const int min_reps = adaptive ? std::clamp(options.min_reps, 1, options.reps) : options.reps;
 
   std::vector<double> wall;
   std::vector<std::string> order;  // phases in first-seen order
   std::map<std::string, std::vector<double>> samples;
   double origin = 0;
   bool device = false;
-  for (int i = 0; i < prof.reps; ++i) {
+  for (int i = 0; i < options.reps; ++i) {
+    // Past the minimum, one more run only while it would still end within the budget (the
+    // last run's time standing for the next one's).
+    if (i >= min_reps && clock() - began + wall.back() > prof.time_budget) break;
     const double t0 = clock();
     run_backend_into(p, backend, r, ctx);
     const double t1 = clock();
@@ -78,6 +87,7 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
       at = start + t.seconds;
     }
   }
+  prof.reps = static_cast<int>(wall.size());
   prof.wall = timing_stats(wall);
   if (!device) {
     // A CPU run's kernel time is the whole run; its passes stay as reported, within it.

@@ -30,9 +30,18 @@ struct ProfileOptions {
   std::size_t copy_bytes = std::size_t{256} << 20;
   // GB/s for (threads, bytes); empty: measure_copy_bandwidth.
   std::function<double(int, std::size_t)> copy_probe;
-  // Runs into this result, reusing its output buffers (a run made before of the same problem and
-  // backend), instead of a fresh one whose pages the warm-up would first have to fault in.
+  // Runs into this result, reusing its output buffers (a run made before of the same problem, by
+  // any backend: every backend's outputs come from allocate_outputs), instead of a fresh one
+  // whose pages the warm-up would first have to fault in.
   Result* result = nullptr;
+  // That run counts as the first warm-up (it was a run of the same problem on this backend).
+  bool result_is_warmup = false;
+  // Seconds per backend for an adaptive profile (0: exactly `warmup` and `reps`). Large problems
+  // would otherwise spend most of a report repeating slow runs: one warm-up and
+  // min(min_reps, reps) timed runs are always made, more (up to `reps`) only while the profile's
+  // time with one more run stays within the budget.
+  double time_budget = 0;
+  int min_reps = 3;
 };
 
 struct PhaseStats {
@@ -50,9 +59,10 @@ struct Profile {
   Shape shape;  // of x (t)
   std::string format;
   bool is_training = true;
-  int warmup = 0;
-  int reps = 0;
+  int warmup = 0;  // warm-up runs, a reused earlier run included
+  int reps = 0;    // timed runs made
   int threads = 0;
+  double time_budget = 0;  // ProfileOptions::time_budget; > 0: reps and warmup were adaptive
   std::vector<PhaseStats> phases;
   TimingStats wall;           // run_backend_into (the run less the output scan), host clock
   double kernel_seconds = 0;  // median time the bandwidth is computed from

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 
 #include "report/svg_chart.h"
@@ -214,7 +215,15 @@ void profiles(std::ostream& os, const Report& r) {
   os << "<h2 id=\"profile\">Profile</h2>\n<p class=\"sub\">Bytes follow the minimum-traffic model: "
         "every input "
         "read once, every output written once. Roofline: copy bandwidth measured in the same run "
-        "(CPU) or the device's peak (GPU).</p>\n";
+        "(CPU) or the device's peak (GPU).";
+  if (const auto adaptive = std::find_if(r.profiles.begin(), r.profiles.end(),
+                                         [](const Profile& p) { return p.time_budget > 0; });
+      adaptive != r.profiles.end())
+    os << " Repetitions adapt to the problem: one warm-up run (a backend's verdict run counts as "
+          "its warm-up), at least 3 timed runs (fewer only if --reps asks for fewer), more up to "
+          "--reps only while a backend's profile stays within "
+       << n(adaptive->time_budget) << " s; reps counts the timed runs made.";
+  os << "</p>\n";
   os << "<table>\n<tr><th>case</th><th>op</th><th>reps</th><th>median ms</th><th>min ms</th>"
         "<th>max ms</th><th>MB moved</th><th>GB/s</th><th>roofline GB/s</th><th>of roofline</th>"
         "</tr>\n";

@@ -110,6 +110,31 @@ TEST(CliReport, ModeWordIsTheSameInEveryFormat) {
   }
 }
 
+// The report's profiles: a small problem fits the time budget, so every backend gets the 5 timed
+// runs and one warm-up (the first backend's verdict run is its warm-up); --time-budget 0 makes
+// exactly --reps after 2 warm-ups. The report says what was made.
+TEST(CliReport, ProfilesSayHowManyRunsTheyMade) {
+  TempDir dir;
+  for (const char* budget : {"0.5", "0"}) {
+    const std::string out = dir.path(std::string("r") + budget);
+    const CliRun r =
+        run_cli({"report", "--shape", "2,3,3,4", "--time-budget", budget, "--out", out});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const JsonValue j = parse_json(slurp(out + "/report.json"), "report.json");
+    ASSERT_EQ(j.at("profiles").items.size(), 2u);
+    for (const JsonValue& p : j.at("profiles").items) {
+      EXPECT_EQ(p.at("reps").number, 5) << budget;
+      EXPECT_EQ(p.at("wall").at("count").number, 5) << budget;
+      EXPECT_EQ(p.at("warmup").number, std::string(budget) == "0" ? 2 : 1) << budget;
+      EXPECT_EQ(p.at("time_budget_seconds").number, std::stod(budget));
+    }
+    const std::string html = slurp(out + "/report.html");
+    EXPECT_EQ(html.find("Repetitions adapt to the problem") != std::string::npos,
+              std::string(budget) != "0")
+        << budget;
+  }
+}
+
 TEST(CliReport, AFailingReportShowsCausesAndNotesBeforeAnyChart) {
   TempDir dir;
   const std::string problem = dir.path("p.npz"), saved = dir.path("saved");

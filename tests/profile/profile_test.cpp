@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
+#include "engine/engine.h"
 #include "engine/outputs.h"
 #include "ops/sample.h"
 #include "profile/copy_bandwidth.h"
@@ -173,6 +174,62 @@ TEST(Profiler, CpuPassesArePhasesAndEventsWithinEachRun) {
     best_cover = std::max(best_cover, sum / runs[r].duration);
   }
   EXPECT_GT(best_cover, 0.5);
+}
+
+// An adaptive profile: one warm-up, at least min_reps timed runs, more only while one more run
+// would end within the budget, never more than reps. A clock that moves 0.1 s per reading makes
+// every run 0.1 s long and the time spent known.
+Profile adaptive_profile(const Problem& p, int reps, double budget, Result* prior = nullptr) {
+  int readings = 0;
+  ProfileOptions o;
+  o.reps = reps;
+  o.warmup = 2;
+  o.time_budget = budget;
+  o.clock = [&readings] { return 0.1 * readings++; };
+  o.measure_copy = false;
+  o.result = prior;
+  o.result_is_warmup = prior != nullptr;
+  return profile_problem(p, "cpu", o);
+}
+
+TEST(Profiler, AdaptiveRepetitionsStopAtTheBudget) {
+  SampleSpec spec;
+  spec.shape = {2, 4, 4, 8};
+  const Problem p = random_problem(spec);
+  // The start reads 0, runs 0-2 read 0.1-0.6; from run 3 on, a check reads 0.3 k - 0.2 first
+  // and run k is made when that plus the last run's 0.1 s fits: 0.8, 1.1, 1.4, 1.7.
+  EXPECT_EQ(adaptive_profile(p, 10, 0.5).reps, 3);   // the minimum, though past the budget
+  EXPECT_EQ(adaptive_profile(p, 10, 1.05).reps, 4);  // 0.8 fits, 1.1 does not
+  EXPECT_EQ(adaptive_profile(p, 10, 1.65).reps, 6);  // 1.4 fits, 1.7 does not
+  EXPECT_EQ(adaptive_profile(p, 4, 100).reps, 4);    // never more than reps
+  EXPECT_EQ(adaptive_profile(p, 2, 100).reps, 2);    // nor a minimum above it
+  const Profile prof = adaptive_profile(p, 10, 1.65);
+  EXPECT_EQ(prof.warmup, 1);  // one warm-up of the 2 asked for
+  EXPECT_EQ(prof.time_budget, 1.65);
+  EXPECT_EQ(prof.wall.count, 6);
+  ASSERT_FALSE(prof.phases.empty());
+  EXPECT_EQ(prof.phases[0].samples.size(), 6u);
+}
+
+TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
+  SampleSpec spec;
+  spec.shape = {2, 4, 4, 8};
+  const Problem p = random_problem(spec);
+  Result verdict = run_problem(p, "cpu");
+  const Profile adaptive = adaptive_profile(p, 10, 0.5, &verdict);
+  EXPECT_EQ(adaptive.warmup, 1);
+  EXPECT_EQ(adaptive.reps, 3);
+  // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
+  ProfileOptions o;
+  o.reps = 2;
+  o.warmup = 2;
+  o.measure_copy = false;
+  o.result = &verdict;
+  o.result_is_warmup = true;
+  EXPECT_EQ(profile_problem(p, "cpu", o).warmup, 2);
+  o.warmup = 0;
+  EXPECT_EQ(profile_problem(p, "cpu", o).warmup, 0);
+  EXPECT_EQ(profile_problem(p, "cpu", o).time_budget, 0);
 }
 
 TEST(Profiler, RejectsZeroReps) {
