@@ -368,21 +368,29 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
                    scan_range(setup, start + b, start + e, scans[static_cast<std::size_t>(t)],
                               errors.data() + b, scores.data() + b);
                  });
-    for (std::int64_t j = 0; j < span; ++j) {
-      const double e = errors[static_cast<std::size_t>(j)];
-      sum_abs += e;
-      if (channels) {
+    // Three plain loops rather than one with every branch: the same additions in the same
+    // order per sum, the same pushes in the same order.
+    for (std::int64_t j = 0; j < span; ++j) sum_abs += errors[static_cast<std::size_t>(j)];
+    if (channels) {
+      for (std::int64_t j = 0; j < span; ++j) {
+        // a sum until the end
         d.channels[static_cast<std::size_t>(flat_channels ? start + j : walk_channel)].mean_abs +=
-            e;  // a sum until the end
+            errors[static_cast<std::size_t>(j)];
         if (++walk_inner == view->inner) {
           walk_inner = 0;
           if (++walk_channel == view->channels) walk_channel = 0;
         }
       }
-      const double score = scores[static_cast<std::size_t>(j)];
-      if (k > 0 && score > 0 && (worst.size() < k || score > worst.top().score)) {
+    }
+    if (k > 0) {
+      // A score enters while the list is short and positive, or above the list's least.
+      double floor = worst.size() < k ? 0.0 : worst.top().score;
+      for (std::int64_t j = 0; j < span; ++j) {
+        const double score = scores[static_cast<std::size_t>(j)];
+        if (!(score > floor)) continue;
         worst.push({score, start + j});
         if (worst.size() > k) worst.pop();
+        floor = worst.size() < k ? 0.0 : worst.top().score;
       }
     }
   }
