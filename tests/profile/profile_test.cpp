@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "engine/engine.h"
 #include "engine/outputs.h"
@@ -211,25 +213,73 @@ TEST(Profiler, AdaptiveRepetitionsStopAtTheBudget) {
   EXPECT_EQ(prof.phases[0].samples.size(), 6u);
 }
 
+// The cpu backend, counting its runs: what a profile made, not only what it reports.
+class CountingCpu : public Backend {
+ public:
+  std::string_view name() const override { return "counting-cpu"; }
+  std::string_view description() const override { return "cpu, counting runs"; }
+  void run(const Prepared& p, Result& result, const RunContext& ctx) override {
+    ++runs;
+    BackendRegistry::instance().find("cpu")->run(p, result, ctx);
+  }
+  int runs = 0;
+};
+
+CountingCpu& counting_cpu() {
+  static CountingCpu* backend = [] {
+    auto owned = std::make_unique<CountingCpu>();
+    CountingCpu* raw = owned.get();
+    BackendRegistry::instance().add(std::move(owned));
+    return raw;
+  }();
+  backend->runs = 0;
+  return *backend;
+}
+
 TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   SampleSpec spec;
   spec.shape = {2, 4, 4, 8};
   const Problem p = random_problem(spec);
+  const Prepared prepared = prepare(p);
   Result verdict = run_problem(p, "cpu");
-  const Profile adaptive = adaptive_profile(p, 10, 0.5, &verdict);
-  EXPECT_EQ(adaptive.warmup, 1);
-  EXPECT_EQ(adaptive.reps, 3);
-  // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
   ProfileOptions o;
-  o.reps = 2;
+  o.reps = 10;
   o.warmup = 2;
   o.measure_copy = false;
+  o.time_budget = 1e-9;  // the minimum: one warm-up and 3 timed runs
+  CountingCpu& counting = counting_cpu();
+  Profile prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 4);
+  EXPECT_EQ(prof.warmup, 1);
+  EXPECT_EQ(prof.reps, 3);
+  // With the earlier run as its warm-up: no warm-up run of its own.
   o.result = &verdict;
   o.result_is_warmup = true;
-  EXPECT_EQ(profile_problem(p, "cpu", o).warmup, 2);
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 3);
+  EXPECT_EQ(prof.warmup, 1);
+  // Reusing its buffers only (another backend's run): a warm-up of its own.
+  o.result_is_warmup = false;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 4);
+  EXPECT_EQ(prof.warmup, 1);
+  // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
+  o.time_budget = 0;
+  o.reps = 2;
+  o.result_is_warmup = true;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 3);
+  EXPECT_EQ(prof.warmup, 2);
+  EXPECT_EQ(prof.reps, 2);
+  EXPECT_EQ(prof.time_budget, 0);
   o.warmup = 0;
-  EXPECT_EQ(profile_problem(p, "cpu", o).warmup, 0);
-  EXPECT_EQ(profile_problem(p, "cpu", o).time_budget, 0);
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 2);
+  EXPECT_EQ(prof.warmup, 0);
 }
 
 TEST(Profiler, RejectsZeroReps) {
