@@ -100,7 +100,12 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
 ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
         finished(std::move(out), more);
-      }) {}
+      }) {
+  spare_timer_ = new QTimer(this);
+  spare_timer_->setSingleShot(true);
+  spare_timer_->setInterval(kSpareHoldMs);
+  connect(spare_timer_, &QTimer::timeout, this, [this] { spare_.clear(); });
+}
 
 ProblemController::~ProblemController() = default;
 
@@ -419,7 +424,7 @@ void ProblemController::rerun() {
     emit runStarted();
     std::shared_ptr<const RunOutcome> previous = scan_hint_ ? scan_hint_ : outcome_;
     scan_hint_.reset();
-    ++spare_ticket_;
+    spare_timer_->stop();
     // The problem is handed over by value: its tensors share their storage with problem_.
     return [problem = problem_, backend = backend_, revision = revision_, ctx,
             comparison = comparison_, previous = std::move(previous),
@@ -455,43 +460,12 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     for (Result& r : runs)
       if (!r.outputs.empty() && r.outputs.front().tensor.sole_owner())
         spare_.push_back(std::move(r));
-    if (spare_.size() > 1) spare_.resize(1);
+    if (!spare_.empty()) spare_timer_->start();
   }
-  if (spare_.empty()) prepareSpare();
-}
-
-void ProblemController::prepareSpare() {
-  if (!outcome_ || !outcome_->ok() || outcome_->stale || job_.isBusy() ||
-      outcome_->pipeline->runs.size() != 1)
-    return;
-  struct Layout {
-    std::string name;
-    DType dtype;
-    Shape shape;
-  };
-  std::vector<Layout> layout;
-  for (const OutputTensor& o : outcome_->result->outputs)
-    layout.push_back({o.name, o.tensor.dtype(), o.tensor.shape()});
-  const std::uint64_t ticket = ++spare_ticket_;
-  auto* watcher = new QFutureWatcher<Result>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
-    watcher->deleteLater();
-    if (ticket == spare_ticket_ && spare_.empty()) spare_.push_back(watcher->result());
-  });
-  watcher->setFuture(QtConcurrent::run([layout = std::move(layout)] {
-    Result r;
-    for (const Layout& l : layout) {
-      OutputTensor o;
-      o.name = l.name;
-      o.tensor = Tensor(l.dtype, l.shape);  // zero-filled: every page touched here
-      r.outputs.push_back(std::move(o));
-    }
-    return r;
-  }));
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {
-  ++spare_ticket_;
+  spare_timer_->stop();
   return std::exchange(spare_, {});
 }
 

@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTimer>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -114,13 +115,12 @@ class ProblemController : public QObject {
   void rerun();
   // Stops the run in flight; the last good outcome stays, marked stale (RunOutcome::stale).
   void cancel();
-  // An output set the next run writes into, its pages already touched, so that a toggle on a
-  // real layer does not wait for 100 MB of fresh page faults: the replaced outcome's outputs once
-  // nothing reads them, or after a run that left none, one made ready in the background. One set
-  // at most, and none beside a comparison's runs: it keeps the footprint at rest to the inputs
-  // and two output sets. Another job of the same problem (the profile) may take it instead.
+  // Results of a replaced outcome that nothing reads any more, held for the next run to write
+  // into (no fresh page faults on a real layer); released after kSpareHoldMs without a run.
+  // Another job of the same problem (the profile) may take them instead.
   std::vector<Result> takeSpareResults();
   const std::vector<Result>& spareResults() const { return spare_; }
+  static constexpr int kSpareHoldMs = 3000;
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);
 
@@ -160,9 +160,8 @@ class ProblemController : public QObject {
   bool loading_ = false;
   std::uint64_t load_ = 0;        // a finished read applies only if still the latest
   std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
-  void prepareSpare();
   std::vector<Result> spare_;
-  std::uint64_t spare_ticket_ = 0;  // a spare made in the background lands only if still wanted
+  QTimer* spare_timer_ = nullptr;
   // After a layout conversion: the previous outcome with the scans of the old-layout inputs
   // also filed under the converted tensors (per-channel figures do not depend on the layout),
   // for the next run to reuse instead of reading 200 MB again.
