@@ -70,6 +70,7 @@ class ControllerTest : public QObject {
   void bigProblemFileLoadsInTheBackground();
   void outputBuffersAreReusedAcrossEdits();
   void layoutChangeReleasesTheOldInputsAndKeepsTheirScans();
+  void aComparisonRunsOnlyTheReference();
 
  private:
   // Waits for the run and checks the outcome against cpu-reference run directly.
@@ -606,6 +607,37 @@ void ControllerTest::layoutChangeReleasesTheOldInputsAndKeepsTheirScans() {
                 1e-9 * std::max(1.0, std::fabs(fresh.sum[k])));
     }
   }
+}
+
+void ControllerTest::aComparisonRunsOnlyTheReference() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto shown = c.outcome();
+  QVERIFY(shown && shown->ok());
+  DiffRequest request;
+  request.candidates = {"cpu"};
+  c.setComparison(request, /*rerunNow=*/true);
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY2(out->ok() && out->diff && out->diff->ok(), qPrintable(out->error));
+  QCOMPARE(out->revision, shown->revision);
+  // The run already shown stands as the candidate's run: its outputs, not a second run's.
+  const Result* cpu = out->pipeline->run("cpu");
+  QVERIFY(cpu && cpu == out->result);
+  for (std::size_t i = 0; i < cpu->outputs.size(); ++i) {
+    if (cpu->outputs[i].tensor.numel() > 0)  // an empty tensor has no storage to share
+      QVERIFY2(cpu->outputs[i].tensor.shares_storage_with(shown->result->outputs[i].tensor),
+               cpu->outputs[i].name.c_str());
+  }
+  QVERIFY(out->pipeline->run("cpu-reference"));
+  QVERIFY(out->pipeline->passed());
+  // After an edit the comparison runs both backends on the new problem.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.outcome()->result->outputs.front().tensor.shares_storage_with(
+      shown->result->outputs.front().tensor));
+  QVERIFY(c.outcome()->pipeline->passed());
 }
 
 #include "controller_test.moc"
