@@ -23,7 +23,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision,
                                                   const DiffRequest* comparison,
-                                                  const RunOutcome* previous) {
+                                                  const RunOutcome* previous,
+                                                  std::vector<Result>* recycle) {
   ScanControl scan;
   scan.cancel = ctx.cancel;
   scan.threads = ctx.threads;
@@ -49,8 +50,14 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
     std::shared_ptr<const PipelineResult> pipeline;
     if (comparison) {
       try {
+        PipelineRequest request = pipeline_request(backend, comparison);
+        // The Diff tab was opened on results already shown: the backend's run of this very
+        // problem stands; only the reference runs.
+        if (previous && previous->ok() && !previous->stale && previous->revision == revision &&
+            previous->backend == backend)
+          request.made.push_back(*previous->result);
         pipeline = std::make_shared<const PipelineResult>(
-            run_pipeline(problem, *out->prepared, pipeline_request(backend, comparison), ctx));
+            run_pipeline(problem, *out->prepared, request, ctx, recycle));
         diff->result = pipeline;
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) throw;
@@ -59,7 +66,7 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
     }
     if (!pipeline)
       pipeline = std::make_shared<const PipelineResult>(
-          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx));
+          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx, recycle));
     out->pipeline = pipeline;
     out->result = pipeline->run(backend);
     out->stats = channel_stats(problem, *out->prepared, *out->result, scan,
@@ -93,7 +100,12 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
 ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
         finished(std::move(out), more);
-      }) {}
+      }) {
+  spare_timer_ = new QTimer(this);
+  spare_timer_->setSingleShot(true);
+  spare_timer_->setInterval(kSpareHoldMs);
+  connect(spare_timer_, &QTimer::timeout, this, [this] { spare_.clear(); });
+}
 
 ProblemController::~ProblemController() = default;
 
@@ -184,8 +196,8 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     converted(c);
     return;
   }
-  // A real layer's transposition takes longer than a frame: each tensor on its own worker, the
-  // edit applied when all are done.
+  // A real layer's transposition takes longer than a frame: off the UI thread, one tensor after
+  // the other on every core, the edit applied when all are done.
   converting_ = true;
   emit runStarted();
   auto* watcher = new QFutureWatcher<Converted>(this);
@@ -197,22 +209,12 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     converted(watcher->result());
   });
   watcher->setFuture(QtConcurrent::run([c = std::move(c), convert]() mutable {
-    std::vector<std::string> errors(c.from.size());
-    c.to.resize(c.from.size());
-    {
-      std::vector<std::thread> workers;
-      for (std::size_t i = 0; i < c.from.size(); ++i)
-        workers.emplace_back([&c, &convert, &errors, i] {
-          try {  // an exception must not leave a worker thread
-            c.to[i] = {c.from[i].first, convert(c.from[i].second)};
-          } catch (const std::exception& e) {
-            errors[i] = e.what();
-          }
-        });
-      for (std::thread& w : workers) w.join();
+    try {
+      for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
+    } catch (const std::exception& e) {
+      c.to.clear();
+      c.error = QString::fromStdString(e.what());
     }
-    for (const std::string& e : errors)
-      if (!e.empty() && c.error.isEmpty()) c.error = QString::fromStdString(e);
     return c;
   }));
 }
@@ -235,6 +237,19 @@ void ProblemController::converted(const Converted& c) {
   }
   for (const auto& [name, t] : c.to) problem_.inputs[name] = t;
   problem_.attrs["data_format"] = std::string(data_format_name(c.format));
+  if (outcome_) {
+    auto hint = std::make_shared<RunOutcome>(*outcome_);  // tensors shared, not copied
+    const bool last = is_channels_last(c.format);
+    for (std::size_t i = 0; i < c.from.size() && i < c.to.size(); ++i)
+      for (const InputSummary& in : outcome_->stats.inputs) {
+        if (!in.tensor.shares_storage_with(c.from[i].second) || in.scan.finite.empty()) continue;
+        InputSummary moved = in;
+        moved.tensor = c.to[i].second;
+        moved.scan.view = channel_view(moved.tensor.shape(), last);
+        hint->stats.inputs.push_back(std::move(moved));
+      }
+    scan_hint_ = std::move(hint);
+  }
   edited();
 }
 
@@ -407,14 +422,17 @@ void ProblemController::rerun() {
           Qt::QueuedConnection);
     };
     emit runStarted();
+    std::shared_ptr<const RunOutcome> previous = scan_hint_ ? scan_hint_ : outcome_;
+    scan_hint_.reset();
+    spare_timer_->stop();
     // The problem is handed over by value: its tensors share their storage with problem_.
-    return
-        [problem = problem_, backend = backend_, revision = revision_, ctx,
-         comparison = comparison_, previous = outcome_](const std::atomic<bool>& cancel) mutable {
-          ctx.cancel = &cancel;
-          return compute_outcome(problem, backend, ctx, revision,
-                                 comparison ? &*comparison : nullptr, previous.get());
-        };
+    return [problem = problem_, backend = backend_, revision = revision_, ctx,
+            comparison = comparison_, previous = std::move(previous),
+            recycle = std::move(spare_)](const std::atomic<bool>& cancel) mutable {
+      ctx.cancel = &cancel;
+      return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr,
+                             previous.get(), &recycle);
+    };
   });
 }
 
@@ -426,8 +444,29 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     kept->stale = true;
     out = std::move(kept);
   }
-  outcome_ = std::move(out);
+  std::shared_ptr<const RunOutcome> replaced = std::exchange(outcome_, std::move(out));
   emit outcomeChanged();
+  // The views have moved on to the new outcome: the replaced one's output buffers are free for
+  // the next run, unless something still reads them (a view holding an older comparison).
+  const auto alone = [](const std::shared_ptr<const RunOutcome>& o) {
+    if (o.use_count() != 1 || !o->pipeline) return false;
+    const bool in_diff = o->diff && o->diff->result == o->pipeline;
+    return o->pipeline.use_count() == (in_diff ? 2 : 1) && (!in_diff || o->diff.use_count() == 1);
+  };
+  if (replaced && alone(replaced) && !outcome_->stale) {
+    std::vector<Result> runs = replaced->pipeline->runs;
+    replaced.reset();
+    spare_.clear();
+    for (Result& r : runs)
+      if (!r.outputs.empty() && r.outputs.front().tensor.sole_owner())
+        spare_.push_back(std::move(r));
+    if (!spare_.empty()) spare_timer_->start();
+  }
+}
+
+std::vector<Result> ProblemController::takeSpareResults() {
+  spare_timer_->stop();
+  return std::exchange(spare_, {});
 }
 
 void ProblemController::cancel() {

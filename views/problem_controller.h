@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTimer>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -43,12 +44,14 @@ struct RunOutcome {
 // the same run also answers it; a comparison that cannot be made (a missing file, a backend that
 // cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
 // throws. previous: an earlier outcome whose statistics of the same input buffers are reused
-// rather than read again.
+// rather than read again. recycle: results nobody reads any more, whose output buffers the runs
+// write into (see run_pipeline).
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision = 0,
                                                   const DiffRequest* comparison = nullptr,
-                                                  const RunOutcome* previous = nullptr);
+                                                  const RunOutcome* previous = nullptr,
+                                                  std::vector<Result>* recycle = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -112,6 +115,12 @@ class ProblemController : public QObject {
   void rerun();
   // Stops the run in flight; the last good outcome stays, marked stale (RunOutcome::stale).
   void cancel();
+  // Results of a replaced outcome that nothing reads any more, held for the next run to write
+  // into (no fresh page faults on a real layer); released after kSpareHoldMs without a run.
+  // Another job of the same problem (the profile) may take them instead.
+  std::vector<Result> takeSpareResults();
+  const std::vector<Result>& spareResults() const { return spare_; }
+  static constexpr int kSpareHoldMs = 3000;
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);
 
@@ -151,6 +160,12 @@ class ProblemController : public QObject {
   bool loading_ = false;
   std::uint64_t load_ = 0;        // a finished read applies only if still the latest
   std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
+  std::vector<Result> spare_;
+  QTimer* spare_timer_ = nullptr;
+  // After a layout conversion: the previous outcome with the scans of the old-layout inputs
+  // also filed under the converted tensors (per-channel figures do not depend on the layout),
+  // for the next run to reuse instead of reading 200 MB again.
+  std::shared_ptr<const RunOutcome> scan_hint_;
 };
 
 }  // namespace bnscope

@@ -33,8 +33,9 @@ int channel_axis(int rank, bool channels_last);
 // Shape must have rank >= 2.
 ChannelView channel_view(const Shape& shape, bool channels_last);
 
-// Moves the channel axis: [N, spatial..., C] <-> [N, C, spatial...]. Any rank >= 2.
-Tensor to_channels_first(const Tensor& t);
-Tensor to_channels_last(const Tensor& t);
+// Moves the channel axis: [N, spatial..., C] <-> [N, C, spatial...]. Any rank >= 2. threads:
+// as parallel_parts takes them (0: every hardware thread); the result is the same on any count.
+Tensor to_channels_first(const Tensor& t, int threads = 0);
+Tensor to_channels_last(const Tensor& t, int threads = 0);
 
 }  // namespace bnscope

@@ -42,6 +42,8 @@ class Tensor {
   }
   const void* raw() const { return data_.get(); }
   bool shares_storage_with(const Tensor& other) const { return data_ && data_ == other.data_; }
+  // No other handle shares the storage: a run may write its next output into it (reset keeps it).
+  bool sole_owner() const { return data_ && data_.use_count() == 1; }
   // Typed views; T must be the storage type of dtype() (f16, bf16, float, double).
   template <class T>
   T* data() {

@@ -262,5 +262,47 @@ TEST(Pipeline, ProgressCoversEveryRunInOrder) {
   EXPECT_GT(seen.back(), 0.5);  // the second run reported too
 }
 
+TEST(Pipeline, RecycledResultsLendTheirBuffersAndGiveTheSameAnswer) {
+  const Problem p = small_problem();
+  PipelineRequest request;
+  request.backends = {"cpu"};
+  const Prepared prepared = prepare(p);
+  std::vector<Result> recycle{run_problem(p, "cpu")};
+  const void* buffer = static_cast<const Tensor&>(recycle.front().outputs.front().tensor).raw();
+  // Garbage in the lent buffers must not show through.
+  for (OutputTensor& o : recycle.front().outputs) {
+    std::vector<double> garbage(static_cast<std::size_t>(o.tensor.numel()), 12345.0);
+    o.tensor.set_doubles(garbage);
+  }
+  const PipelineResult r = run_pipeline(p, prepared, request, {}, &recycle);
+  EXPECT_TRUE(recycle.empty());
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(static_cast<const Tensor&>(r.runs[0].outputs.front().tensor).raw(), buffer);
+  const Result fresh = run_problem(p, "cpu");
+  for (const OutputTensor& o : fresh.outputs)
+    if (o.defined) {
+      EXPECT_EQ(r.runs[0].output(o.name).tensor.to_doubles(), o.tensor.to_doubles()) << o.name;
+    }
+}
+
+TEST(Pipeline, RunsAlreadyMadeAreNotRunAgain) {
+  std::atomic<int>& runs = counting_runs();
+  const Problem p = small_problem();
+  const Prepared prepared = prepare(p);
+  PipelineRequest request;
+  request.backends = {"counting-cpu", "cpu-reference"};
+  Result made = run_prepared(prepared, *BackendRegistry::instance().find("counting-cpu"));
+  request.made.push_back(made);
+  const int before = runs.load();
+  const PipelineResult r = run_pipeline(p, prepared, request);
+  EXPECT_EQ(runs.load(), before);  // only cpu-reference ran
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].backend, "cpu-reference");
+  const Result* cpu = r.run("counting-cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_TRUE(cpu->outputs.front().tensor.shares_storage_with(made.outputs.front().tensor));
+  EXPECT_TRUE(r.passed());
+}
+
 }  // namespace
 }  // namespace bnscope

@@ -53,4 +53,29 @@ TEST(Layout, ChannelsFirstMovesEachElementToItsChannelPlane) {
   EXPECT_EQ(nchw.to_doubles(), (std::vector<double>{0, 10, 20, 30, 1, 11, 21, 31, 2, 12, 22, 32}));
 }
 
+TEST(Layout, BlockedThreadedTranspositionMatchesTheElementwiseOne) {
+  // Sizes off the tile and band edges, every element size, one and several threads.
+  for (const DType t : {DType::F16, DType::F32, DType::F64})
+    for (const Shape& s : {Shape{3, 37, 41, 300}, Shape{2, 5, 1, 3, 33}, Shape{1, 1}}) {
+      const std::int64_t n = num_elements(s);
+      std::vector<double> v(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<double>(i % 2003);
+      const Tensor last = Tensor::from_doubles(t, s, v);
+      const std::int64_t c = s.back(), batch = s[0], spatial = n / batch / c;
+      std::vector<double> want(v.size());
+      for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t p = 0; p < spatial; ++p)
+          for (std::int64_t k = 0; k < c; ++k)
+            want[static_cast<std::size_t>((b * c + k) * spatial + p)] =
+                v[static_cast<std::size_t>((b * spatial + p) * c + k)];
+      for (const int threads : {1, 2, 3}) {
+        const Tensor first = to_channels_first(last, threads);
+        EXPECT_EQ(first.dtype(), t);
+        EXPECT_EQ(first.to_doubles(), want) << shape_str(s) << " threads " << threads;
+        EXPECT_EQ(to_channels_last(first, threads).to_doubles(), v);
+      }
+    }
+}
+
 }  // namespace bnscope

@@ -6,7 +6,9 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "backends/backend.h"
@@ -66,6 +68,9 @@ class ControllerTest : public QObject {
   void runsShareTheTensorsTheyShow();
   void largeLayoutChangeLandsWhenConverted();
   void bigProblemFileLoadsInTheBackground();
+  void outputBuffersAreReusedAcrossEdits();
+  void layoutChangeReleasesTheOldInputsAndKeepsTheirScans();
+  void aComparisonRunsOnlyTheReference();
 
  private:
   // Waits for the run and checks the outcome against cpu-reference run directly.
@@ -523,4 +528,116 @@ void ControllerTest::bigProblemFileLoadsInTheBackground() {
 }
 
 QTEST_MAIN(ControllerTest)
+void ControllerTest::outputBuffersAreReusedAcrossEdits() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const void* first = nullptr;
+  {
+    const auto out = c.outcome();
+    QVERIFY(out && out->ok());
+    first = static_cast<const Tensor&>(out->result->outputs.front().tensor).raw();
+  }
+  // The first outcome stays until the edit's run has succeeded (Esc returns to it); then nothing
+  // reads its outputs any more and they are held for the next run.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.spareResults().size(), std::size_t{1});
+  QCOMPARE(static_cast<const Tensor&>(c.spareResults().front().outputs.front().tensor).raw(),
+           first);
+  QVERIFY(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw() != first);
+  // The next run writes into that buffer and still gives the engine's answer.
+  c.setAttr("epsilon", 0.02);
+  expectEngineAnswer(c);
+  QCOMPARE(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw(), first);
+  const Result fresh = run_problem(c.problem(), c.backend());
+  for (const OutputTensor& o : fresh.outputs) {
+    if (o.defined)
+      QVERIFY2(c.outcome()->result->output(o.name).tensor.to_doubles() == o.tensor.to_doubles(),
+               o.name.c_str());
+  }
+
+  // Outputs something still reads are not handed to a run.
+  const auto held = c.outcome();
+  c.setAttr("epsilon", 0.03);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.spareResults().empty());
+  // The profile takes the spare buffers; unused, they are released after a while.
+  c.setAttr("epsilon", 0.04);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.takeSpareResults().size(), std::size_t{1});
+  QVERIFY(c.spareResults().empty());
+  c.setAttr("epsilon", 0.05);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.spareResults().empty());
+  QTRY_VERIFY_WITH_TIMEOUT(c.spareResults().empty(), ProblemController::kSpareHoldMs * 10);
+}
+
+void ControllerTest::layoutChangeReleasesTheOldInputsAndKeepsTheirScans() {
+  for (const Shape& shape : {Shape{2, 3, 4, 5}, Shape{4, 64, 64, 160}}) {  // in place, background
+    ProblemController c;
+    SampleSpec spec;
+    spec.shape = shape;
+    c.setProblem(random_problem(spec));
+    QVERIFY(c.waitForIdle(120000));
+    Tensor old_x = c.problem().inputs.at("x");
+    Tensor old_dy = c.problem().inputs.at("y_backprop");
+    c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+    QVERIFY(c.waitForIdle(120000));
+    QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+    QCOMPARE(c.outcome()->revision, c.revision());
+    // Once the run in the new layout succeeded, nothing holds the old layout's data but us.
+    QTRY_VERIFY(old_x.sole_owner());
+    QTRY_VERIFY(old_dy.sole_owner());
+    // The converted inputs' per-channel figures came from the old layout's scans; they are the
+    // figures a scan of the new buffers gives.
+    const Prepared p = prepare(c.problem());
+    for (const char* name : {"x", "y_backprop"}) {
+      const InputSummary* in = c.outcome()->stats.input(name);
+      QVERIFY(in && in->tensor.shares_storage_with(c.problem().inputs.at(name)));
+      const ChannelScan fresh = scan_channels(in->tensor, p.view, {}, false);
+      QCOMPARE(in->scan.view.outer, fresh.view.outer);
+      QCOMPARE(in->scan.view.inner, fresh.view.inner);
+      QCOMPARE(in->scan.min, fresh.min);
+      QCOMPARE(in->scan.max, fresh.max);
+      QCOMPARE(in->scan.finite, fresh.finite);
+      QCOMPARE(in->scan.non_finite, fresh.non_finite);
+      for (std::size_t k = 0; k < fresh.sum.size(); ++k)
+        QVERIFY(std::fabs(in->scan.sum[k] - fresh.sum[k]) <=
+                1e-9 * std::max(1.0, std::fabs(fresh.sum[k])));
+    }
+  }
+}
+
+void ControllerTest::aComparisonRunsOnlyTheReference() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto shown = c.outcome();
+  QVERIFY(shown && shown->ok());
+  DiffRequest request;
+  request.candidates = {"cpu"};
+  c.setComparison(request, /*rerunNow=*/true);
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY2(out->ok() && out->diff && out->diff->ok(), qPrintable(out->error));
+  QCOMPARE(out->revision, shown->revision);
+  // The run already shown stands as the candidate's run: its outputs, not a second run's.
+  const Result* cpu = out->pipeline->run("cpu");
+  QVERIFY(cpu && cpu == out->result);
+  for (std::size_t i = 0; i < cpu->outputs.size(); ++i) {
+    if (cpu->outputs[i].tensor.numel() > 0)  // an empty tensor has no storage to share
+      QVERIFY2(cpu->outputs[i].tensor.shares_storage_with(shown->result->outputs[i].tensor),
+               cpu->outputs[i].name.c_str());
+  }
+  QVERIFY(out->pipeline->run("cpu-reference"));
+  QVERIFY(out->pipeline->passed());
+  // After an edit the comparison runs both backends on the new problem.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.outcome()->result->outputs.front().tensor.shares_storage_with(
+      shown->result->outputs.front().tensor));
+  QVERIFY(c.outcome()->pipeline->passed());
+}
+
 #include "controller_test.moc"

@@ -8,9 +8,11 @@
 
 #include "analysis_test_util.h"
 #include "backends/cpu/cpu_backend.h"
+#include "engine/engine.h"
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/phase_table_model.h"
+#include "profile/profile_compute.h"
 #include "profile/profile_view.h"
 #include "sample_source.h"
 #include "timeline/timeline_widget.h"
@@ -24,6 +26,7 @@ class ProfileViewTest : public QObject {
   void runsInTheBackground();
   void cancelStopsTheProfile();
   void cpuPassesAreRowsAndALane();
+  void backendsShareOneProbeAndOneOutputSet();
 };
 
 void ProfileViewTest::modelsFollowTheProfiles() {
@@ -160,6 +163,55 @@ void ProfileViewTest::cpuPassesAreRowsAndALane() {
     QVERIFY(e.start + e.duration <= run.start + run.duration + 1e-12);
     if (k % plan.size()) QVERIFY(e.start >= passes[k - 1].start + passes[k - 1].duration);
   }
+}
+
+void ProfileViewTest::backendsShareOneProbeAndOneOutputSet() {
+  const Problem problem = test::analysis_sample();
+  ProfileOptions options;
+  options.reps = 2;
+  std::vector<std::size_t> probes;
+  options.copy_probe = [&probes](int, std::size_t bytes) {
+    probes.push_back(bytes);
+    return 20.0;
+  };
+  Result lent = run_problem(problem, "cpu");
+  const void* buffer = static_cast<const Tensor&>(lent.outputs.front().tensor).raw();
+  options.result = &lent;
+  const ProfileBatch batch = profile_backends(problem, {"cpu", "cpu-reference"}, options);
+  QVERIFY(batch.errors.empty());
+  QCOMPARE(batch.profiles.size(), std::size_t{2});
+  // Both backends' repetitions wrote into the one output set they were given.
+  QCOMPARE(static_cast<const Tensor&>(lent.outputs.front().tensor).raw(), buffer);
+  QCOMPARE(lent.backend, std::string("cpu-reference"));
+  // One probe for the batch, its figure the roofline of every CPU profile.
+  QCOMPARE(probes.size(), std::size_t{1});
+  for (const Profile& p : batch.profiles) {
+    QCOMPARE(p.roofline_gbps, 20.0);
+    QCOMPARE(p.roofline_source, std::string("copy bandwidth measured in this run"));
+    QCOMPARE(p.roofline_fraction, p.achieved_gbps / 20.0);
+  }
+  options.measure_copy = false;
+  options.result = nullptr;
+  QCOMPARE(profile_backends(problem, {"cpu"}, options).profiles.front().roofline_gbps, 0.0);
+  QCOMPARE(probes.size(), std::size_t{1});
+
+  // The tab asks for the smaller probe, and takes the controller's spare outputs rather than
+  // holding them beside its own.
+  ProblemController controller;
+  controller.setProblem(problem);
+  QVERIFY(controller.waitForIdle());
+  controller.setAttr("epsilon", 0.01);
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(!controller.spareResults().empty());
+  ProfileView view(&controller);
+  view.setCopyProbe(options.copy_probe);
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(controller.spareResults().empty());
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(probes.size(), std::size_t{2});
+  QCOMPARE(probes.back(), ProfileView::kCopyProbeBytes);
 }
 
 QTEST_MAIN(ProfileViewTest)

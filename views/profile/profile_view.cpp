@@ -148,6 +148,11 @@ void ProfileView::run() {
         options.reps = reps_->value();
         options.threads = threads_->value();
         options.copy_probe = probe_;
+        // Two 48 MiB buffers: three times a large last-level cache, yet small enough that the
+        // probe stays within the real layer's own footprint.
+        options.copy_bytes = kCopyProbeBytes;
+        // The controller's spare output buffers would sit beside the profile's own.
+        controller_->takeSpareResults();
         run_->setEnabled(false);
         cancel_->setEnabled(true);
         status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));

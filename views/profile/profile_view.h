@@ -40,6 +40,7 @@ class ProfileView : public QWidget {
   void setReps(int reps);
   // The CPU roofline probe; tests pass a fixed number instead of measuring 256 MB copies.
   void setCopyProbe(std::function<double(int, std::size_t)> probe) { probe_ = std::move(probe); }
+  static constexpr std::size_t kCopyProbeBytes = std::size_t{48} << 20;
 
   void run();
   // Stops the profile in flight at the next repetition; what was measured is dropped.
