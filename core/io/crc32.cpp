@@ -35,9 +35,14 @@ std::uint32_t crc32_update(std::uint32_t crc, std::span<const std::byte> data) {
         crc_serial(crc32(0, nullptr, 0), p + b, static_cast<std::size_t>(e - b));
     sizes[static_cast<std::size_t>(k)] = e - b;
   });
+  return crc32_join(crc, crcs, sizes);
+}
+
+std::uint32_t crc32_join(std::uint32_t crc, const std::vector<unsigned long>& part_crcs,
+                         const std::vector<std::int64_t>& part_sizes) {
   uLong out = crc;
-  for (std::size_t k = 0; k < crcs.size(); ++k)
-    out = crc32_combine(out, crcs[k], static_cast<z_off_t>(sizes[k]));
+  for (std::size_t k = 0; k < part_crcs.size(); ++k)
+    out = crc32_combine(out, part_crcs[k], static_cast<z_off_t>(part_sizes[k]));
   return static_cast<std::uint32_t>(out);
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/crc32.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
 
@@ -48,10 +49,7 @@ std::uint32_t pread_with_crc(int fd, std::uint64_t offset, std::byte* dst, std::
                                                   dst + b, static_cast<std::size_t>(e - b), what);
     sizes[static_cast<std::size_t>(k)] = e - b;
   });
-  uLong out = crc;
-  for (std::size_t k = 0; k < crcs.size(); ++k)
-    out = crc32_combine(out, crcs[k], static_cast<z_off_t>(sizes[k]));
-  return static_cast<std::uint32_t>(out);
+  return crc32_join(crc, crcs, sizes);
 }
 
 }  // namespace bnscope

@@ -27,19 +27,7 @@ using namespace bnscope;
 
 namespace {
 
-// A backend that holds its run until it is cancelled: a run in flight for as long as a test
-// needs, with no clock involved.
-class HoldingBackend : public Backend {
- public:
-  std::string_view name() const override { return "holding"; }
-  std::string_view description() const override { return "runs until cancelled"; }
-  void run(const Prepared&, Result&, const RunContext& ctx) override {
-    started.store(true);
-    while (!ctx.cancelled()) std::this_thread::yield();
-    ctx.check_cancel();
-  }
-  static inline std::atomic<bool> started{false};
-};
+using test::HoldingBackend;
 
 void register_holding_backend() {
   static const bool done = [] {

@@ -2,10 +2,13 @@
 // Shared by the view tests: the sample problem and an answer for it that does not come from the
 // code under test.
 
+#include <atomic>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "analysis/channel_stats.h"
+#include "backends/backend.h"
 #include "ops/problem.h"
 
 namespace bnscope::test {
@@ -24,5 +27,19 @@ Expected reference_answer(const Problem& p);
 // A statistic of a float32 run next to the oracle's: counts exactly, the others within the
 // diff's float32 default tolerance.
 bool close_to_reference(double got, double want, bool is_count);
+
+// Backend "holding": holds its run until it is cancelled, a run in flight for as long as a test
+// needs, with no clock involved. `started` says a run has begun.
+class HoldingBackend : public Backend {
+ public:
+  std::string_view name() const override { return "holding"; }
+  std::string_view description() const override { return "runs until cancelled"; }
+  void run(const Prepared&, Result&, const RunContext& ctx) override {
+    started.store(true);
+    while (!ctx.cancelled()) std::this_thread::yield();
+    ctx.check_cancel();
+  }
+  static inline std::atomic<bool> started{false};
+};
 
 }  // namespace bnscope::test
