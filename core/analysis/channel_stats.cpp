@@ -1,14 +1,15 @@
 #include "analysis/channel_stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <type_traits>
 
 #include "ops/bn_math.h"
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -168,20 +169,16 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
   const std::int64_t rows = v.outer * v.channels;
   const std::int64_t rows_per_block = std::max<std::int64_t>(1, kBlockElements / v.inner);
   const std::int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  const int hw = ctl.threads > 0
-                     ? ctl.threads
-                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int threads = static_cast<int>(std::clamp<std::int64_t>(blocks, 1, hw));
+  const int threads = parallel_parts(blocks, 1, ctl.threads);
   const auto C = static_cast<std::size_t>(v.channels);
   // Thread t reads a fixed, contiguous run of blocks and the partials merge in thread order:
   // the same figures on every run with the same thread count.
   std::vector<Lanes<A>> parts(static_cast<std::size_t>(threads));
   for (Lanes<A>& p : parts) p.reset(C, kMag);
   std::atomic<bool> stopped{false};
-  const auto work = [&](int t) {
+  parallel_for(blocks, threads, [&](int t, std::int64_t b0, std::int64_t b1) {
     Lanes<A> lanes, one;
     Lanes<A>& acc = parts[static_cast<std::size_t>(t)];
-    const std::int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
     for (std::int64_t b = b0; b < b1; ++b) {
       if ((ctl.cancel && ctl.cancel->load(std::memory_order_relaxed)) ||
           stopped.load(std::memory_order_relaxed)) {
@@ -193,12 +190,7 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
       scan_block<kMag>(data, v, r0, r1, acc, lanes, one);
       if (ctl.blocks_read) ctl.blocks_read->fetch_add(1, std::memory_order_relaxed);
     }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& th : pool) th.join();
+  });
   if (stopped.load()) throw Error(ErrorCode::Cancelled, "run cancelled");
   Lanes<A>& all = parts[0];
   for (std::size_t t = 1; t < parts.size(); ++t)
