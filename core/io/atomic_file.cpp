@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <ostream>
 #include <streambuf>
-#include <thread>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -241,16 +241,11 @@ void OutputSet::sync_written() {
   // One thread per file: the file system commits concurrent syncs together rather than one
   // journal commit after another.
   std::vector<int> failed(unsynced_.size(), 0);
-  const auto sync = [&](std::size_t k) { failed[k] = ::fsync(unsynced_[k]) != 0 ? errno : 0; };
-  std::vector<std::thread> threads;
-  std::size_t started = 1;
-  try {
-    for (; started < unsynced_.size(); ++started) threads.emplace_back(sync, started);
-  } catch (...) {  // no thread to be had: the rest one after another
-    for (std::size_t k = started; k < unsynced_.size(); ++k) sync(k);
-  }
-  if (!unsynced_.empty()) sync(0);
-  for (std::thread& t : threads) t.join();
+  const auto files = static_cast<std::int64_t>(unsynced_.size());
+  parallel_for(files, static_cast<int>(files), [&](int, std::int64_t b, std::int64_t e) {
+    for (auto k = static_cast<std::size_t>(b); k < static_cast<std::size_t>(e); ++k)
+      failed[k] = ::fsync(unsynced_[k]) != 0 ? errno : 0;
+  });
   close_pending();
   for (std::size_t k = 0; k < failed.size(); ++k)
     if (failed[k]) fail("cannot write '" + path(written_[k]) + "': " + std::strerror(failed[k]));

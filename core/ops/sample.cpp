@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "ops/bn_math.h"
 #include "ops/moments.h"
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 #include "tensor/seeded_rng.h"
 
 namespace bnscope {
@@ -65,16 +65,8 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
       }
     });
   };
-  const std::int64_t wanted =
-      s.threads > 0 ? s.threads
-                    : std::min(static_cast<std::int64_t>(std::thread::hardware_concurrency()),
-                               t.numel() >> 20);
-  const std::int64_t n = std::max<std::int64_t>(1, std::min(wanted, v.outer));
-  std::vector<std::thread> workers;
-  for (std::int64_t k = 1; k < n; ++k)
-    workers.emplace_back(fill_rows, v.outer * k / n, v.outer * (k + 1) / n);
-  fill_rows(0, v.outer / n);
-  for (std::thread& w : workers) w.join();
+  const int parts = s.threads > 0 ? s.threads : parallel_parts(t.numel(), std::int64_t{1} << 20);
+  parallel_for(v.outer, parts, [&](int, std::int64_t o0, std::int64_t o1) { fill_rows(o0, o1); });
   rng = rng.skipped(static_cast<std::uint64_t>(2 * t.numel()));
   return t;
 }
