@@ -3,16 +3,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The capture package's virtual environment downloads while the C++ build compiles.
+mkdir -p build
+bash scripts/test_python.sh --prepare >build/python-venv.log 2>&1 &
+venv_job=$!
+trap 'kill "$venv_job" 2>/dev/null || true' EXIT
 cmake --preset release
 cmake --build --preset release
 ctest --preset release
-# The capture package (python/) in a virtual environment with tensorflow-cpu, against the CLI
-# just built.
+# The capture package (python/) in that environment, against the CLI just built.
+wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing build/python-venv failed" >&2; exit 1; }
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
 # (asan preset: -O2 with line tables only (-g1) for the sanitizer reports, no GPU, no
-# benchmarks; builds into build/asan.) This includes
+# benchmarks, a unity build (several sources per compiler run: file-local names must differ
+# between the files of one target); builds into build/asan.) This includes
 # the fuzz replay tests, which feed every committed fuzz corpus and crash regression input.
 # BNSCOPE_SKIP_ASAN=1 skips it for a quick local run.
 if [[ "${BNSCOPE_SKIP_ASAN:-0}" != 1 ]]; then

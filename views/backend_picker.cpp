@@ -6,14 +6,9 @@
 #include <QStandardItemModel>
 
 #include "backends/backend.h"
+#include "qt_text.h"
 
 namespace bnscope {
-
-namespace {
-QString qs(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-}  // namespace
 
 BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);

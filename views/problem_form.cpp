@@ -12,15 +12,12 @@
 #include "backend_picker.h"
 #include "number_spin_box.h"
 #include "problem_controller.h"
+#include "qt_text.h"
 #include "tensor/layout.h"
 
 namespace bnscope {
 
 namespace {
-QString qs(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
 // The log slider spans 1e-10 .. 1 in steps of a tenth of a decade.
 constexpr int kSliderMin = -100, kSliderMax = 0;
 int slider_pos(double eps) {

@@ -14,8 +14,6 @@ namespace bnscope {
 
 namespace {
 
-constexpr double kHalfMax = 65504.0;
-
 struct Trial {
   std::string code;
   std::string title;

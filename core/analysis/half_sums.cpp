@@ -10,8 +10,6 @@ namespace bnscope {
 
 namespace {
 
-constexpr double kHalfMax = 65504.0;
-
 // The backend that reproduces TensorFlow's half arithmetic for this op (global_grad_half.cpp).
 constexpr const char* kHalfSumBackend = "cpu";
 

@@ -14,7 +14,7 @@ namespace bnscope {
 namespace {
 
 constexpr unsigned char kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-constexpr int kMaxDepth = 16;
+constexpr int kMaxHeaderDepth = 16;
 
 struct PyMember;
 
@@ -85,7 +85,7 @@ class LiteralParser {
   }
 
   PyValue value(int depth) {
-    if (depth > kMaxDepth) error("nesting too deep");
+    if (depth > kMaxHeaderDepth) error("nesting too deep");
     skip_space();
     if (at_end()) error("unexpected end of header");
     const char c = peek();

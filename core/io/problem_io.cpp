@@ -13,7 +13,7 @@ namespace bnscope {
 namespace {
 
 constexpr int kFormatVersion = 1;
-constexpr std::string_view kNpy = ".npy";
+constexpr std::string_view kNpySuffix = ".npy";
 
 const OpSpec& known_op(const std::string& name, const std::string& what) {
   const OpSpec* op = find_op(name);
@@ -190,8 +190,8 @@ Problem load_problem(const std::string& path) {
   const OpSpec& op = known_op(p.op, path);
   // Every member is checked by name before any is inflated: a stray one is refused unread.
   for (const std::string& member : names) {
-    if (member.size() <= kNpy.size() || !member.ends_with(kNpy)) continue;
-    const std::string name = member.substr(0, member.size() - kNpy.size());
+    if (member.size() <= kNpySuffix.size() || !member.ends_with(kNpySuffix)) continue;
+    const std::string name = member.substr(0, member.size() - kNpySuffix.size());
     if (name.starts_with(kExpectedPrefix)) continue;  // the reference outputs it carries
     if (op.input_index(name) < 0)
       fail(path + ": unknown input '" + clip_for_message(name) + "' for " + std::string(op.name) +
@@ -205,8 +205,8 @@ std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path) {
   const OpSpec& op = known_op(p.op, path);
   std::vector<std::string> added;
   for (const std::string& member : npz_members(path)) {
-    if (member.size() <= kNpy.size() || !member.ends_with(kNpy)) continue;
-    const std::string name = member.substr(0, member.size() - kNpy.size());
+    if (member.size() <= kNpySuffix.size() || !member.ends_with(kNpySuffix)) continue;
+    const std::string name = member.substr(0, member.size() - kNpySuffix.size());
     if (op.input_index(name) < 0) continue;
     p.inputs.insert_or_assign(name, read_input_tensor(op, name, path + ":" + member, [&] {
                                 return read_npz_member(path, member);

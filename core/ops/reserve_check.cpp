@@ -11,10 +11,6 @@ namespace bnscope {
 
 namespace {
 
-std::size_t uc(std::int64_t c) {
-  return static_cast<std::size_t>(c);
-}
-
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);

@@ -1,19 +1,12 @@
 #include <cmath>
 
 #include "io/json_writer.h"
+#include "report/cells.h"
 #include "report/writers.h"
 
 namespace bnscope {
 
 namespace {
-
-// RFC 4180 quoting where needed.
-std::string cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 struct Row {
   std::string kind, op, mode, backend, reference, output, channel, phase, metric;
@@ -25,9 +18,10 @@ void emit(std::ostream& os, const Row& r) {
   const std::string v = std::isfinite(r.value)
                             ? json_number(r.value)
                             : (std::isnan(r.value) ? "nan" : (r.value > 0 ? "inf" : "-inf"));
-  os << cell(r.kind) << ',' << cell(r.op) << ',' << cell(r.mode) << ',' << cell(r.backend) << ','
-     << cell(r.reference) << ',' << cell(r.output) << ',' << cell(r.channel) << ',' << cell(r.phase)
-     << ',' << cell(r.metric) << ',' << v << ',' << cell(r.unit) << '\n';
+  os << csv_cell(r.kind) << ',' << csv_cell(r.op) << ',' << csv_cell(r.mode) << ','
+     << csv_cell(r.backend) << ',' << csv_cell(r.reference) << ',' << csv_cell(r.output) << ','
+     << csv_cell(r.channel) << ',' << csv_cell(r.phase) << ',' << csv_cell(r.metric) << ',' << v
+     << ',' << csv_cell(r.unit) << '\n';
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "report/cells.h"
 #include "report/svg_chart.h"
 #include "report/writers.h"
 
@@ -42,10 +43,6 @@ std::string join(const std::vector<std::int64_t>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + ")";
 }
-std::string ulp_text(std::uint64_t u) {
-  return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
-}
-
 void machine(std::ostream& os, const Report& r) {
   const MachineInfo& m = r.machine;
   os << "<h2 id=\"machine\">Machine</h2>\n<table>\n";

@@ -21,10 +21,6 @@ std::vector<std::size_t> rows_in(const SweepResult& s, const std::vector<std::si
   return all;
 }
 
-std::string ulp_text(std::uint64_t u) {
-  return u == ~std::uint64_t{0} ? "NaN" : std::to_string(u);
-}
-
 void layer_json(JsonWriter& w, const SweepRow& r) {
   w.begin_object()
       .field("index", r.layer.index)
@@ -81,18 +77,7 @@ void layer_json(JsonWriter& w, const SweepRow& r) {
   w.end_array().end_object();
 }
 
-std::string cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string e(const std::string& s) {
-  return html_escape(s);
-}
-
-constexpr const char* kStyle = R"(
+constexpr const char* kSweepStyle = R"(
 body{font:14px/1.45 -apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#222;margin:0;background:#f6f7f9}
 main{max-width:1180px;margin:0 auto;padding:20px 28px 60px;background:#fff;min-height:100vh}
 h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
@@ -105,26 +90,28 @@ th{background:#f0f2f5;font-weight:600}td.n{text-align:right;font-family:"DejaVu 
 
 std::string badge(const SweepRow& r) {
   const char* cls = r.broken() ? "broken" : r.passed() ? "pass" : "fail";
-  return std::string("<span class=\"badge ") + cls + "\">" + e(r.verdict()) + "</span>";
+  return std::string("<span class=\"badge ") + cls + "\">" + html_escape(r.verdict()) + "</span>";
 }
 
 void failing_section(std::ostream& os, const SweepRow& r) {
   os << "<h2 id=\"layer-" << r.layer.index << "\">Layer " << r.layer.index << ": "
-     << e(r.layer.name) << " " << badge(r) << "</h2>\n<p class=\"sub\">" << e(r.layer.op) << " "
-     << e(r.shape) << " " << e(r.dtype) << " &middot; " << e(r.layer.file) << " &middot; "
-     << e(r.layer.captured) << "</p>\n";
+     << html_escape(r.layer.name) << " " << badge(r) << "</h2>\n<p class=\"sub\">"
+     << html_escape(r.layer.op) << " " << html_escape(r.shape) << " " << html_escape(r.dtype)
+     << " &middot; " << html_escape(r.layer.file) << " &middot; " << html_escape(r.layer.captured)
+     << "</p>\n";
   if (r.broken()) {
-    os << "<p>" << e(r.error) << "</p>\n";
+    os << "<p>" << html_escape(r.error) << "</p>\n";
     return;
   }
   for (const Comparison& c : r.result.diff.comparisons) {
-    os << "<h3>" << e(c.candidate) << " vs " << e(c.reference) << "</h3>\n<table>\n"
+    os << "<h3>" << html_escape(c.candidate) << " vs " << html_escape(c.reference)
+       << "</h3>\n<table>\n"
        << "<tr><th>output</th><th>max |a-b|</th><th>mean |a-b|</th><th>max ULP</th>"
           "<th>mismatches</th><th>verdict</th></tr>\n";
     for (const OutputDiff& o : c.outputs) {
-      os << "<tr><td>" << e(o.name) << "</td>";
+      os << "<tr><td>" << html_escape(o.name) << "</td>";
       if (!o.compared) {
-        os << "<td colspan=\"5\">skipped: " << e(o.note) << "</td></tr>\n";
+        os << "<td colspan=\"5\">skipped: " << html_escape(o.note) << "</td></tr>\n";
         continue;
       }
       os << "<td class=\"n\">" << format_si(o.max_abs) << "</td><td class=\"n\">"
@@ -136,12 +123,12 @@ void failing_section(std::ostream& os, const SweepRow& r) {
   }
   if (r.result.causes.empty()) os << "<p>None of the known traps explains the difference.</p>\n";
   for (const Cause& c : r.result.causes)
-    os << "<p><b>Likely cause (" << e(c.candidate) << "):</b> " << e(c.title) << ". "
-       << e(c.explanation) << " Error ratio " << format_si(c.before) << " &rarr; "
+    os << "<p><b>Likely cause (" << html_escape(c.candidate) << "):</b> " << html_escape(c.title)
+       << ". " << html_escape(c.explanation) << " Error ratio " << format_si(c.before) << " &rarr; "
        << format_si(c.after) << (c.resolves ? ", now within tolerance" : "") << ".</p>\n";
   for (const Note& n : r.result.notes)
-    os << "<p class=\"sub\">" << e(std::string(note_kind_name(n.kind))) << ": " << e(note_text(n))
-       << "</p>\n";
+    os << "<p class=\"sub\">" << html_escape(std::string(note_kind_name(n.kind))) << ": "
+       << html_escape(note_text(n)) << "</p>\n";
 }
 
 }  // namespace
@@ -183,12 +170,13 @@ void write_sweep_csv(const SweepResult& s, std::ostream& os,
   os << "index,name,op,shape,dtype,output,max_abs,max_ulp,output_passed,verdict,likely_cause\n";
   for (std::size_t i : rows_in(s, order)) {
     const SweepRow& r = s.rows[i];
-    const std::string head = std::to_string(r.layer.index) + ',' + cell(r.layer.name) + ',' +
-                             cell(r.layer.op) + ',' + cell(r.shape) + ',' + cell(r.dtype) + ',';
-    const std::string tail = cell(r.verdict()) + ',' + cell(r.likely_cause()) + '\n';
+    const std::string head = std::to_string(r.layer.index) + ',' + csv_cell(r.layer.name) + ',' +
+                             csv_cell(r.layer.op) + ',' + csv_cell(r.shape) + ',' +
+                             csv_cell(r.dtype) + ',';
+    const std::string tail = csv_cell(r.verdict()) + ',' + csv_cell(r.likely_cause()) + '\n';
     if (r.outputs.empty()) os << head << ",,,," << tail;
     for (const SweepOutput& o : r.outputs) {
-      os << head << cell(o.name) << ',';
+      os << head << csv_cell(o.name) << ',';
       if (o.compared)
         os << (std::isfinite(o.max_abs) ? json_number(o.max_abs) : std::string("nan")) << ','
            << ulp_text(o.max_ulp) << ',' << (o.passed ? "true" : "false") << ',';
@@ -203,12 +191,14 @@ void write_sweep_html(const SweepResult& s, std::ostream& os,
                       const std::vector<std::size_t>& order) {
   const Capture& c = s.capture;
   const std::string title = "bnscope sweep: " + (c.model.empty() ? c.dir : c.model);
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << e(title)
-     << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<main>\n<h1>" << e(title)
-     << "</h1>\n<p class=\"sub\">TensorFlow " << e(c.tensorflow) << ", Keras " << e(c.keras)
-     << " on " << e(c.device) << " &middot; policy " << e(c.dtype_policy) << " &middot; reference "
-     << e(s.reference) << " &middot; " << s.agreeing() << " agree, " << s.disagreeing()
-     << " disagree, " << s.broken() << " broken of " << s.rows.size()
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+     << html_escape(title) << "</title>\n<style>" << kSweepStyle
+     << "</style>\n</head>\n<body>\n<main>\n<h1>" << html_escape(title)
+     << "</h1>\n<p class=\"sub\">TensorFlow " << html_escape(c.tensorflow) << ", Keras "
+     << html_escape(c.keras) << " on " << html_escape(c.device) << " &middot; policy "
+     << html_escape(c.dtype_policy) << " &middot; reference " << html_escape(s.reference)
+     << " &middot; " << s.agreeing() << " agree, " << s.disagreeing() << " disagree, " << s.broken()
+     << " broken of " << s.rows.size()
      << " layers</p>\n<h2>Layers</h2>\n<table>\n<tr><th>#</th><th>layer</th><th>op</th>"
         "<th>shape</th><th>dtype</th><th>worst |a-b| / ULP per output</th><th>verdict</th>"
         "<th>likely cause</th></tr>\n";
@@ -217,16 +207,17 @@ void write_sweep_html(const SweepResult& s, std::ostream& os,
     const SweepRow& r = s.rows[i];
     os << "<tr><td class=\"n\">" << r.layer.index << "</td><td>";
     if (!r.passed())
-      os << "<a href=\"#layer-" << r.layer.index << "\">" << e(r.layer.name) << "</a>";
+      os << "<a href=\"#layer-" << r.layer.index << "\">" << html_escape(r.layer.name) << "</a>";
     else
-      os << e(r.layer.name);
-    os << "</td><td>" << e(r.layer.op) << "</td><td>" << e(r.shape) << "</td><td>" << e(r.dtype)
-       << "</td><td>";
+      os << html_escape(r.layer.name);
+    os << "</td><td>" << html_escape(r.layer.op) << "</td><td>" << html_escape(r.shape)
+       << "</td><td>" << html_escape(r.dtype) << "</td><td>";
     for (const SweepOutput& o : r.outputs)
       if (o.compared)
-        os << e(o.name) << ": " << format_si(o.max_abs) << " / " << ulp_text(o.max_ulp) << "<br>";
-    os << "</td><td>" << badge(r) << "</td><td>" << e(r.broken() ? r.error : r.likely_cause())
-       << "</td></tr>\n";
+        os << html_escape(o.name) << ": " << format_si(o.max_abs) << " / " << ulp_text(o.max_ulp)
+           << "<br>";
+    os << "</td><td>" << badge(r) << "</td><td>"
+       << html_escape(r.broken() ? r.error : r.likely_cause()) << "</td></tr>\n";
   }
   os << "</table>\n";
   for (std::size_t i : rows)

@@ -11,6 +11,8 @@ namespace bnscope {
 enum class DType : std::uint8_t { F16, BF16, F32, F64 };
 
 inline constexpr DType kAllDTypes[] = {DType::F16, DType::BF16, DType::F32, DType::F64};
+// The largest finite float16.
+inline constexpr double kHalfMax = 65504.0;
 
 // numpy-style name: float16, bfloat16, float32, float64.
 std::string_view dtype_name(DType t);

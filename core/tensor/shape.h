@@ -1,6 +1,7 @@
 #pragma once
 // Shapes and their element counts, checked against overflow.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,5 +15,9 @@ using Shape = std::vector<std::int64_t>;
 std::int64_t num_elements(const Shape& shape);
 // TensorFlow's DebugString form: [2,1], [] for a scalar.
 std::string shape_str(const Shape& shape);
+// A dimension or index already checked non-negative, as a container index.
+inline std::size_t uc(std::int64_t v) {
+  return static_cast<std::size_t>(v);
+}
 
 }  // namespace bnscope

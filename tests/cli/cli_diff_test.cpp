@@ -15,17 +15,6 @@
 
 namespace bnscope::test {
 
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
-
 TEST(CliDiff, SaysWhichBackendIsTheReference) {
   const CliRun r = run_cli({"diff", "--shape", "2,3,3,4"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;

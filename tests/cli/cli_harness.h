@@ -30,6 +30,8 @@ class TempDir {
 
 // Writes each input of p as DIR/NAME.npy and returns the --input flags that name them.
 std::vector<std::string> input_flags(const Problem& p, const TempDir& dir);
+// The whole file as bytes ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& p);
 // a followed by b: a command line from its parts.
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b);
 

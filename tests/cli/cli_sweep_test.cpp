@@ -15,15 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string sample(const std::string& name) {
+std::string capture_path(const std::string& name) {
   return std::string(BNSCOPE_SOURCE_DIR) + "/resources/captures/" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 bool has(const std::string& text, const std::string& part) {
@@ -33,7 +26,8 @@ bool has(const std::string& text, const std::string& part) {
 TEST(CliSweep, SampleCapturesAgreeOnCpuAndCpuReference) {
   for (const char* name : {"sample", "sample_fused"})
     for (const char* backend : {"cpu", "cpu-reference"}) {
-      const CliRun r = run_cli({"sweep", sample(name), "--against", "tf", "--backends", backend});
+      const CliRun r =
+          run_cli({"sweep", capture_path(name), "--against", "tf", "--backends", backend});
       EXPECT_EQ(r.status, 0) << name << " " << backend << "\n" << r.out << r.err;
       EXPECT_TRUE(has(r.out, "agree, 0 disagree, 0 broken")) << r.out;
       EXPECT_TRUE(has(r.out, "bn_nchw")) << r.out;
@@ -45,7 +39,7 @@ TEST(CliSweep, SampleCapturesAgreeOnCpuAndCpuReference) {
 
 TEST(CliSweep, JsonAndReportFiles) {
   TempDir t;
-  const CliRun r = run_cli({"sweep", sample("sample"), "--order", "worst", "--json",
+  const CliRun r = run_cli({"sweep", capture_path("sample"), "--order", "worst", "--json",
                             t.path("s.json"), "--report", t.path("rep")});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const JsonValue j = parse_json(slurp(t.path("s.json")), "s.json");
@@ -68,7 +62,7 @@ TEST(CliSweep, JsonAndReportFiles) {
 struct Tampered {
   TempDir t;
   std::string dir = t.path("cap");
-  Tampered() { fs::copy(sample("sample"), dir); }
+  Tampered() { fs::copy(capture_path("sample"), dir); }
 };
 
 TEST(CliSweep, BrokenLayerFileIsReportedInItsRowAndTheSweepGoesOn) {
@@ -120,11 +114,12 @@ TEST(CliSweep, BadInput) {
   const CliRun empty = run_cli({"sweep", t.path()});
   EXPECT_EQ(empty.status, 2);
   EXPECT_TRUE(has(empty.err, "no manifest.json")) << empty.err;
-  EXPECT_EQ(run_cli({"sweep", sample("sample"), "--order", "best"}).status, 2);
-  EXPECT_EQ(run_cli({"sweep", sample("sample"), "--backends", "nope"}).status, 2);
-  EXPECT_EQ(run_cli({"sweep", sample("sample"), "--against", "cpu", "--backends", "cpu"}).status,
-            2);
-  EXPECT_EQ(run_cli({"sweep", sample("sample"), "--frobnicate"}).status, 2);
+  EXPECT_EQ(run_cli({"sweep", capture_path("sample"), "--order", "best"}).status, 2);
+  EXPECT_EQ(run_cli({"sweep", capture_path("sample"), "--backends", "nope"}).status, 2);
+  EXPECT_EQ(
+      run_cli({"sweep", capture_path("sample"), "--against", "cpu", "--backends", "cpu"}).status,
+      2);
+  EXPECT_EQ(run_cli({"sweep", capture_path("sample"), "--frobnicate"}).status, 2);
 }
 
 }  // namespace

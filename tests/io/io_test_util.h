@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -49,6 +50,11 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+inline void write_bytes(const std::string& path, const std::vector<std::byte>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
 
 inline std::vector<std::byte> to_bytes(const std::string& s) {
   std::vector<std::byte> out(s.size());

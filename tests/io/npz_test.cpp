@@ -15,11 +15,7 @@ namespace {
 using test::expect_error;
 using test::fixture;
 using test::grid;
-
-void write_bytes(const std::string& path, const std::vector<std::byte>& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
+using test::write_bytes;
 
 std::string as_text(const std::vector<std::byte>& b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());

@@ -23,11 +23,7 @@ namespace {
 
 using test::expect_error;
 using test::grid;
-
-void write_bytes(const std::string& path, const std::vector<std::byte>& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
+using test::write_bytes;
 
 void le(std::string& out, std::uint64_t v, int n) {
   for (int k = 0; k < n; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);

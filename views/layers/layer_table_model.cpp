@@ -7,16 +7,13 @@
 #include <numeric>
 
 #include "number_text.h"
+#include "qt_text.h"
 
 namespace bnscope {
 
 namespace {
 
 constexpr double kBrokenKey = std::numeric_limits<double>::infinity();
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QString ratio_text(double r) {
   if (std::isinf(r)) return QStringLiteral("inf");

@@ -11,14 +11,11 @@
 
 #include "layers/layer_table_model.h"
 #include "layers/sweep_runner.h"
+#include "qt_text.h"
 
 namespace bnscope {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QString capture_summary(const SweepResult& r) {
   const Capture& c = r.capture;

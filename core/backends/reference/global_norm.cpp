@@ -8,14 +8,6 @@
 
 namespace bnscope::reference {
 
-namespace {
-
-std::size_t uc(std::int64_t c) {
-  return static_cast<std::size_t>(c);
-}
-
-}  // namespace
-
 void global_forward(const Prepared& p, Result& result, const RunContext& ctx) {
   const ChannelView& v = p.view;
   const Tensor& t = p.in("t");
