@@ -77,11 +77,12 @@ int run(Args args) {
     return *copy_gbps;
   };
   // Every profile runs into those buffers (every backend's outputs come from allocate_outputs,
-  // the same shapes and dtypes): no fresh pages to fault in per backend. The verdict run is the
-  // first backend's warm-up; the others make their own.
+  // the same shapes and dtypes): no fresh pages to fault in per backend. Every profiled backend
+  // made its verdict run just before: that run is its warm-up.
   for (std::size_t k = 0; k < profiled.size(); ++k) {
     options.result = first ? &*first : nullptr;
     options.result_is_warmup = k == 0 && first;
+    options.ran_before = first.has_value();
     report.profiles.push_back(profile_prepared(prepared, profiled[k], options));
   }
   first.reset();
@@ -110,9 +111,9 @@ const CommandRegistration reg{
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
      "(schema bnscope-report/1), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
      "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"
-     "Profiles make one warm-up (a backend's verdict run counts) and at least 3 timed runs, more\n"
-     "up to --reps (default 5) while a backend's profile stays within --time-budget seconds\n"
-     "(default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
+     "Profiles make one warm-up (a backend's verdict run is it) and at least 3 timed runs,\n"
+     "more up to --reps (default 5) while a backend's profile stays within --time-budget\n"
+     "seconds (default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
      "--attr KEY=VALUE, --dtype, --convention, --strict",
      run}};

@@ -265,6 +265,13 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 4);
   EXPECT_EQ(prof.warmup, 1);
+  // Reusing another backend's buffers after a run of its own elsewhere: that run is the warm-up.
+  o.ran_before = true;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 3);
+  EXPECT_EQ(prof.warmup, 1);
+  o.ran_before = false;
   // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
   o.time_budget = 0;
   o.reps = 2;
