@@ -50,7 +50,7 @@ int run(Args args) {
   OutputSet files(out, report_file_names());  // the path is checked before the work
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
-  // The inputs' checksums are a serial pass over every byte: made beside the runs.
+  // The inputs' checksums, a pass over every byte, are made beside the runs.
   std::future<ProblemInfo> info =
       std::async(std::launch::async, [&problem] { return describe_problem(problem); });
   const Prepared prepared = prepare(problem);  // once: the runs and the profiles share it
@@ -109,7 +109,7 @@ const CommandRegistration reg{
      "reference (cpu-reference whenever listed, else the first; or --against, as in diff),\n"
      "tests the known traps when they disagree, profiles each backend, and writes\n"
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
-     "(schema bnscope-report/1), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
+     "(schema bnscope-report/2), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
      "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"
      "Profiles make one warm-up (a backend's verdict run is it) and at least 3 timed runs,\n"
      "more up to --reps (default 5) while a backend's profile stays within --time-budget\n"
