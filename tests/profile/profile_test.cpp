@@ -299,5 +299,17 @@ TEST(CopyBandwidth, SmallArraysGiveAPositiveFigure) {
   EXPECT_GT(measure_copy_bandwidth(1, std::size_t{1} << 20), 0.0);
 }
 
+// The probe in the caller's memory (a finished run's output buffer): it copies src into dst,
+// and refuses buffers that are not 64-byte aligned.
+TEST(CopyBandwidth, RunsInTheCallersBuffers) {
+  Tensor t = Tensor::uninitialized(DType::F32, {1 << 19});  // 2 MiB, 64-byte aligned
+  auto* base = static_cast<std::byte*>(t.raw());
+  const std::size_t half = t.nbytes() / 2;
+  EXPECT_GT(measure_copy_bandwidth(2, base, base + half, half), 0.0);
+  EXPECT_EQ(base[half - 1], std::byte{1});  // dst holds src's bytes
+  EXPECT_EQ(base[2 * half - 1], std::byte{1});
+  EXPECT_THROW(measure_copy_bandwidth(1, base + 8, base + half, 1024), Error);
+}
+
 }  // namespace
 }  // namespace bnscope
