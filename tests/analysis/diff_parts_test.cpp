@@ -234,5 +234,33 @@ TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
   expect_plain(ref, ref, outer, C);
 }
 
+// The first index of the largest error when it is 0: an equal element after leading NaN pairs
+// (which have no error), and after a leading NaN mismatch.
+TEST(DiffParts, LeadingNanThenEqualElementsKeepTheFirstIndexOfTheLargestError) {
+  const std::int64_t outer = 700, C = 30;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = cand[i] = std::sin(static_cast<double>(i));
+  const auto expect_first = [&](std::int64_t index) {
+    OutputTensor r{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, ref)};
+    OutputTensor c{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, cand)};
+    const ChannelView view{outer, C, 1};
+    const OutputDiff d = compare_output(r, c, DiffOptions{}, &view);
+    const Plain want = plain(ref, cand, C, d.tolerance, 1);
+    EXPECT_EQ(want.max_abs_index, index);
+    EXPECT_EQ(d.max_abs_index, want.max_abs_index);
+    EXPECT_TRUE(same_bits(d.max_abs, want.max_abs));
+    EXPECT_EQ(d.nan_both, want.nan_both);
+    EXPECT_EQ(d.nan_mismatches, want.nan_mismatches);
+  };
+  ref[0] = cand[0] = std::nan("");
+  ref[1] = cand[1] = std::nan("");
+  expect_first(2);
+  cand[0] = 1;
+  expect_first(2);
+  cand[9000] += 1e-3;
+  expect_first(9000);
+}
+
 }  // namespace
 }  // namespace bnscope
