@@ -75,7 +75,7 @@ const CommandRegistration reg{
      "planner chose: pass:reduce, pass:write, ...). Bytes follow the minimum-traffic model\n"
      "(each input read once, each output written once). The roofline is\n"
      "the copy bandwidth measured right after the runs with the same thread count (CPU) or\n"
-     "--peak-gbps (GPU backends). --json writes the report JSON (schema bnscope-report/1),\n"
+     "--peak-gbps (GPU backends). --json writes the report JSON (schema bnscope-report/2),\n"
      "--trace a Chrome trace (chrome://tracing, Perfetto). Without inputs a seeded sample problem\n"
      "is generated.\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"

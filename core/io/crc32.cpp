@@ -7,11 +7,16 @@
 
 #include "tensor/parallel.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define BNSCOPE_CRC32_CLMUL 1
+#endif
+
 namespace bnscope {
 
 namespace {
 
-uLong crc_serial(uLong crc, const Bytef* p, std::size_t left) {
+uLong crc_table(uLong crc, const Bytef* p, std::size_t left) {
   while (left) {
     const auto n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
     crc = crc32(crc, p, n);
@@ -21,18 +26,94 @@ uLong crc_serial(uLong crc, const Bytef* p, std::size_t left) {
   return crc;
 }
 
+#if BNSCOPE_CRC32_CLMUL
+
+#define BNSCOPE_CLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
+
+BNSCOPE_CLMUL_TARGET inline __m128i load16(const unsigned char* q) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+}
+
+// x folded 128 bits ahead over the two constants in k, plus the next 16 bytes.
+BNSCOPE_CLMUL_TARGET inline __m128i fold16(__m128i x, __m128i k, __m128i next) {
+  const __m128i lo = _mm_clmulepi64_si128(x, k, 0x00);
+  const __m128i hi = _mm_clmulepi64_si128(x, k, 0x11);
+  return _mm_xor_si128(_mm_xor_si128(hi, lo), next);
+}
+
+// Carry-less multiplication folding (Gopal et al., "Fast CRC Computation for Generic
+// Polynomials Using PCLMULQDQ Instruction", Intel 2009) in the bit-reflected domain of the zip
+// polynomial 0xEDB88320, then a Barrett reduction: the same value as zlib's table walk, 4 x 16
+// bytes per step. Takes and returns the CRC register uncomplemented (~crc of zlib's values);
+// n a multiple of 16, at least 64.
+BNSCOPE_CLMUL_TARGET std::uint32_t fold_crc(std::uint32_t reg, const unsigned char* p,
+                                            std::size_t n) {
+  alignas(16) static const std::uint64_t k1k2[] = {0x0154442bd4, 0x01c6e41596};
+  alignas(16) static const std::uint64_t k3k4[] = {0x01751997d0, 0x00ccaa009e};
+  alignas(16) static const std::uint64_t k5k0[] = {0x0163cd6124, 0x0000000000};
+  alignas(16) static const std::uint64_t poly[] = {0x01db710641, 0x01f7011641};
+  __m128i x1 = load16(p), x2 = load16(p + 16), x3 = load16(p + 32), x4 = load16(p + 48);
+  x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128(static_cast<int>(reg)));
+  __m128i k = _mm_load_si128(reinterpret_cast<const __m128i*>(k1k2));
+  p += 64;
+  n -= 64;
+  for (; n >= 64; p += 64, n -= 64) {
+    x1 = fold16(x1, k, load16(p));
+    x2 = fold16(x2, k, load16(p + 16));
+    x3 = fold16(x3, k, load16(p + 32));
+    x4 = fold16(x4, k, load16(p + 48));
+  }
+  k = _mm_load_si128(reinterpret_cast<const __m128i*>(k3k4));
+  x1 = fold16(x1, k, x2);
+  x1 = fold16(x1, k, x3);
+  x1 = fold16(x1, k, x4);
+  for (; n >= 16; p += 16, n -= 16) x1 = fold16(x1, k, load16(p));
+  // 128 bits to 64, then 64 to 32 by Barrett reduction.
+  const __m128i low32 = _mm_setr_epi32(~0, 0, ~0, 0);
+  x2 = _mm_clmulepi64_si128(x1, k, 0x10);
+  x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), x2);
+  k = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(k5k0));
+  x2 = _mm_srli_si128(x1, 4);
+  x1 = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(x1, low32), k, 0x00), x2);
+  k = _mm_load_si128(reinterpret_cast<const __m128i*>(poly));
+  x2 = _mm_clmulepi64_si128(_mm_and_si128(x1, low32), k, 0x10);
+  x2 = _mm_clmulepi64_si128(_mm_and_si128(x2, low32), k, 0x00);
+  x1 = _mm_xor_si128(x1, x2);
+  return static_cast<std::uint32_t>(_mm_extract_epi32(x1, 1));
+}
+
+bool has_clmul() {
+  static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+  return yes;
+}
+
+#endif
+
 }  // namespace
 
+std::uint32_t crc32_bytes(std::uint32_t crc, const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+#if BNSCOPE_CRC32_CLMUL
+  if (n >= 64 && has_clmul()) {
+    const std::size_t whole = n & ~std::size_t{15};
+    crc = ~fold_crc(~crc, p, whole);
+    p += whole;
+    n -= whole;
+  }
+#endif
+  if (!n) return crc;
+  return static_cast<std::uint32_t>(crc_table(crc, p, n));
+}
+
 std::uint32_t crc32_update(std::uint32_t crc, std::span<const std::byte> data) {
-  const auto* p = reinterpret_cast<const Bytef*>(data.data());
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   const auto n = static_cast<std::int64_t>(data.size());
   const int parts = parallel_parts(n, std::int64_t{8} << 20);
-  if (parts == 1) return static_cast<std::uint32_t>(crc_serial(crc, p, data.size()));
-  std::vector<uLong> crcs(static_cast<std::size_t>(parts));
+  if (parts == 1) return crc32_bytes(crc, p, data.size());
+  std::vector<unsigned long> crcs(static_cast<std::size_t>(parts));
   std::vector<std::int64_t> sizes(crcs.size());
   parallel_for(n, parts, [&](int k, std::int64_t b, std::int64_t e) {
-    crcs[static_cast<std::size_t>(k)] =
-        crc_serial(crc32(0, nullptr, 0), p + b, static_cast<std::size_t>(e - b));
+    crcs[static_cast<std::size_t>(k)] = crc32_bytes(0, p + b, static_cast<std::size_t>(e - b));
     sizes[static_cast<std::size_t>(k)] = e - b;
   });
   return crc32_join(crc, crcs, sizes);

@@ -1,6 +1,6 @@
 #pragma once
 // The zip CRC-32 of large buffers on every core: parts are checksummed side by side and joined
-// with zlib's crc32_combine, which gives the value one pass would.
+// with zlib's crc32_combine, which gives the value one pass would; the value is zlib's crc32.
 
 #include <cstdint>
 #include <span>
@@ -8,7 +8,11 @@
 
 namespace bnscope {
 
-// The CRC-32 of `crc`'s bytes followed by `data` (start from 0).
+// The CRC-32 of `crc`'s bytes followed by n bytes at data, on this thread: carry-less multiply
+// folding where the CPU has PCLMULQDQ (several times zlib's table walk), else zlib.
+std::uint32_t crc32_bytes(std::uint32_t crc, const void* data, std::size_t n);
+
+// The CRC-32 of `crc`'s bytes followed by `data` (start from 0), on every core.
 std::uint32_t crc32_update(std::uint32_t crc, std::span<const std::byte> data);
 
 // `crc` followed by consecutive parts, part k having CRC-32 part_crcs[k] (each from 0) over

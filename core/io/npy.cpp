@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "io/atomic_file.h"
+#include "io/bulk_write.h"
 #include "io/npy_header.h"
 #include "tensor/error.h"
 #include "tensor/memory_limit.h"
@@ -294,7 +295,7 @@ std::vector<std::byte> serialize_npy(const Tensor& t) {
 void write_npy_to(std::FILE* f, const Tensor& t, const std::string& what) {
   const std::string head = npy_header_bytes(t);
   if (std::fwrite(head.data(), 1, head.size(), f) != head.size() ||
-      (t.nbytes() && std::fwrite(t.raw(), 1, t.nbytes(), f) != t.nbytes()))
+      (t.nbytes() && !write_bulk(f, t.raw(), t.nbytes())))
     fail("cannot write '" + what + "': " + std::strerror(errno));
 }
 

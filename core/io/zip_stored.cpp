@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "io/bulk_write.h"
 #include "io/crc32.h"
 #include "tensor/error.h"
 
@@ -20,8 +21,7 @@ class Out {
   void u32(std::uint64_t v) { le(v, 4); }
   void u64(std::uint64_t v) { le(v, 8); }
   void bytes(const void* p, std::size_t n) {
-    if (n && std::fwrite(p, 1, n, f_) != n)
-      fail("cannot write '" + what_ + "': " + std::strerror(errno));
+    if (n && !write_bulk(f_, p, n)) fail("cannot write '" + what_ + "': " + std::strerror(errno));
     at_ += n;
   }
   std::uint64_t at() const { return at_; }

@@ -32,4 +32,11 @@ ChannelMoments channel_moments_biased(const Tensor& x, const ChannelView& view,
                                       const std::function<void(int)>& after_pass = {},
                                       int threads = 0);
 
+// Mean and biased variance in ONE pass over x (its own dtype), for checks with a tolerance far
+// above float64 rounding (the reserve-space check): sums of d and d*d with d = x - s, s the
+// channel's first element, so the variance does not cancel catastrophically. Not bitwise the
+// two-pass figures; bitwise the same on any thread count. A channel holding NaN/Inf has a
+// non-finite mean.
+ChannelMoments channel_moments_one_pass(const Tensor& x, const ChannelView& view, int threads = 0);
+
 }  // namespace bnscope

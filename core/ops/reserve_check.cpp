@@ -22,10 +22,10 @@ struct Moments {
   std::vector<bool> finite;       // channels whose x holds NaN/Inf are left to the health notes
 };
 
-// Two passes straight over x in its own dtype: no float64 copy of the data (which would double
-// a large problem's memory).
+// One pass straight over x in its own dtype: no float64 copy of the data (which would double a
+// large problem's memory); the tolerances below are far above a one-pass sum's rounding.
 Moments moments_of_x(const Prepared& p) {
-  ChannelMoments m = channel_moments_biased(p.in("x"), p.view);
+  ChannelMoments m = channel_moments_one_pass(p.in("x"), p.view);
   Moments s{std::move(m.mean), std::move(m.biased_variance), {}};
   for (double mean : s.mean) s.finite.push_back(std::isfinite(mean));
   return s;

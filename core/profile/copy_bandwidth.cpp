@@ -70,17 +70,26 @@ double measure_copy_bandwidth(int threads, std::size_t bytes) {
   bytes = bytes / 64 * 64;
   if (bytes == 0) fail("copy bandwidth probe: bytes must be at least 64");
   Buffer src = allocate(bytes), dst = allocate(bytes);
-  // First touch from the copying threads, so page faults stay out of the timing.
+  return measure_copy_bandwidth(threads, src.get(), dst.get(), bytes);
+}
+
+double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes) {
+  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  bytes = bytes / 64 * 64;
+  if (bytes == 0) fail("copy bandwidth probe: bytes must be at least 64");
+  if (reinterpret_cast<std::uintptr_t>(src) % 64 || reinterpret_cast<std::uintptr_t>(dst) % 64)
+    throw Error(ErrorCode::Internal, "copy bandwidth probe: buffers must be 64-byte aligned");
+  // First touch (of fresh buffers) from the copying threads, so page faults stay out of the
+  // timing.
   parallel_slices(threads, bytes, [&](std::size_t b, std::size_t e) {
-    std::memset(src.get() + b, 1, e - b);
-    std::memset(dst.get() + b, 0, e - b);
+    std::memset(src + b, 1, e - b);
+    std::memset(dst + b, 0, e - b);
   });
   double best = 0;
   for (int rep = 0; rep < 4; ++rep) {
     const auto start = std::chrono::steady_clock::now();
-    parallel_slices(threads, bytes, [&](std::size_t b, std::size_t e) {
-      copy_slice(dst.get() + b, src.get() + b, e - b);
-    });
+    parallel_slices(threads, bytes,
+                    [&](std::size_t b, std::size_t e) { copy_slice(dst + b, src + b, e - b); });
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
     best = std::max(best, 2.0 * static_cast<double>(bytes) / dt.count());
   }

@@ -3,6 +3,7 @@
 // machine with this many threads, the yardstick for "fraction of copy bandwidth".
 
 #include <cstddef>
+#include <cstdint>
 
 namespace bnscope {
 
@@ -11,5 +12,10 @@ namespace bnscope {
 // Returns the best of a few repetitions in bytes per second, counting read plus write (2*bytes
 // per copy). Use arrays well beyond the last-level cache (>= 1 GiB) to measure memory.
 double measure_copy_bandwidth(int threads, std::size_t bytes);
+
+// The same in memory the caller already has (both 64-byte aligned, `bytes` each, not
+// overlapping; their contents are overwritten): no fresh pages to fault in first, which on a
+// virtual machine can cost more than the probe itself.
+double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes);
 
 }  // namespace bnscope

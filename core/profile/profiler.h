@@ -36,6 +36,10 @@ struct ProfileOptions {
   Result* result = nullptr;
   // That run counts as the first warm-up (it was a run of the same problem on this backend).
   bool result_is_warmup = false;
+  // This backend has already run this problem in this process (a report's verdict run, into
+  // other buffers): its code and tables are warm, and `result`'s pages were touched by that
+  // earlier run, so that run counts as the warm-up too.
+  bool ran_before = false;
   // Seconds per backend for an adaptive profile (0: exactly `warmup` and `reps`). Large problems
   // would otherwise spend most of a report repeating slow runs: one warm-up and
   // min(min_reps, reps) timed runs are always made, more (up to `reps`) only while the profile's

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "tensor/parallel.h"
+#include "io/crc32.h"
 
 namespace bnscope {
 
@@ -34,16 +34,6 @@ std::string file_field(const char* path, const std::string& key, char sep) {
 }
 
 }  // namespace
-
-std::uint64_t fnv1a64(const void* data, std::size_t size) {
-  std::uint64_t h = 14695981039346656037ull;
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string utc_now_iso8601() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -86,18 +76,14 @@ ProblemInfo describe_problem(const Problem& problem) {
     for (const ArgSpec& in : op->inputs)
       if (auto it = problem.inputs.find(std::string(in.name)); it != problem.inputs.end())
         given.push_back(&*it);
-    // FNV-1a is one serial chain per input; the inputs' chains run side by side, a thread each.
-    std::vector<std::uint64_t> sums(given.size());
-    parallel_for(static_cast<std::int64_t>(given.size()), static_cast<int>(given.size()),
-                 [&](int, std::int64_t b, std::int64_t e) {
-                   for (std::int64_t k = b; k < e; ++k) {
-                     const Tensor& t = given[static_cast<std::size_t>(k)]->second;
-                     sums[static_cast<std::size_t>(k)] = fnv1a64(t.raw(), t.nbytes());
-                   }
-                 });
+    // CRC-32 rather than a serial hash such as FNV-1a (4 cycles a byte, one chain per input):
+    // parts on every core, joined, at memory speed; what zlib.crc32(array.tobytes()) gives.
     for (std::size_t k = 0; k < given.size(); ++k) {
-      char hex[20];
-      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sums[k]));
+      const Tensor& t = given[k]->second;
+      const std::uint32_t crc = crc32_update(
+          0, std::span<const std::byte>(static_cast<const std::byte*>(t.raw()), t.nbytes()));
+      char hex[12];
+      std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(crc));
       info.inputs.push_back(
           {given[k]->first, given[k]->second.dtype(), given[k]->second.shape(), hex});
     }

@@ -17,7 +17,8 @@
 
 namespace bnscope {
 
-inline constexpr const char* kReportSchema = "bnscope-report/1";
+// Version 2: an input's checksum is its CRC-32 (`crc32`) instead of FNV-1a (`fnv1a64`).
+inline constexpr const char* kReportSchema = "bnscope-report/2";
 
 struct MachineInfo {
   std::string cpu_model;
@@ -33,7 +34,7 @@ struct InputInfo {
   std::string name;
   DType dtype = DType::F32;
   Shape shape;
-  std::string fnv1a64;  // of the raw little-endian bytes, 16 hex digits
+  std::string crc32;  // zip CRC-32 of the raw little-endian bytes, 8 hex digits
 };
 
 struct ProblemInfo {
@@ -61,7 +62,6 @@ struct Report {
 
 MachineInfo describe_machine();
 ProblemInfo describe_problem(const Problem& problem);
-std::uint64_t fnv1a64(const void* data, std::size_t size);
 std::string utc_now_iso8601();
 
 // bnscope's version, from project(bnscope VERSION ...) in the top CMakeLists.txt.

@@ -67,11 +67,10 @@ void problem(std::ostream& os, const Report& r) {
   if (!p.mode.empty()) os << "<tr><th>mode</th><td>" << e(p.mode) << "</td></tr>\n";
   for (const auto& [k, v] : p.attrs)
     os << "<tr><th>" << e(k) << "</th><td>" << e(v) << "</td></tr>\n";
-  os << "</table>\n<table>\n<tr><th>Input</th><th>dtype</th><th>shape</th><th>FNV-1a "
-        "64</th></tr>\n";
+  os << "</table>\n<table>\n<tr><th>Input</th><th>dtype</th><th>shape</th><th>CRC-32</th></tr>\n";
   for (const InputInfo& in : p.inputs)
     os << "<tr><td>" << e(in.name) << "</td><td>" << dtype_name(in.dtype) << "</td><td>"
-       << e(shape_str(in.shape)) << "</td><td><code>" << e(in.fnv1a64) << "</code></td></tr>\n";
+       << e(shape_str(in.shape)) << "</td><td><code>" << e(in.crc32) << "</code></td></tr>\n";
   os << "</table>\n";
 }
 

@@ -115,7 +115,7 @@ void machine(JsonWriter& w, const MachineInfo& m) {
 void input(JsonWriter& w, const InputInfo& in) {
   w.begin_object().field("name", in.name).field("dtype", dtype_name(in.dtype));
   list(w, "shape", in.shape);
-  w.field("fnv1a64", in.fnv1a64).end_object();
+  w.field("crc32", in.crc32).end_object();
 }
 
 void problem(JsonWriter& w, const ProblemInfo& p) {

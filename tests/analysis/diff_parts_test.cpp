@@ -131,6 +131,33 @@ void expect_plain(const std::vector<double>& ref, const std::vector<double>& can
   std::int64_t histogram_total = 0;
   for (std::int64_t h : d.histogram) histogram_total += h;
   EXPECT_EQ(histogram_total, static_cast<std::int64_t>(n));
+  // The histogram bin by bin, the largest ulp distance and the output's scale, element by element.
+  std::vector<std::int64_t> bins(d.histogram.size(), 0);
+  std::uint64_t max_ulp = 0;
+  double max_ref = 0;
+  const int last = histogram_bin_count() - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double b = ref[i], a = cand[i];
+    if (std::isnan(a) || std::isnan(b)) {
+      ++bins[static_cast<std::size_t>(std::isnan(a) && std::isnan(b) ? 0 : last)];
+      continue;
+    }
+    const double e = a == b ? 0.0 : std::fabs(a - b);
+    int bin = 0;
+    if (e == kInf)
+      bin = last - 1;
+    else if (e > 0)
+      bin = 1 + std::clamp(static_cast<int>(std::floor(std::log10(e))) - kHistogramDecadeLow + 1, 0,
+                           kHistogramDecadeHigh - kHistogramDecadeLow);
+    ++bins[static_cast<std::size_t>(bin)];
+    max_ulp = std::max(max_ulp, ulp_distance(a, b, DType::F64));
+    max_ref = std::max(max_ref, std::fabs(b));
+  }
+  EXPECT_EQ(d.histogram, bins);
+  if (d.nan_mismatches == 0) {
+    EXPECT_EQ(d.max_ulp, max_ulp);
+  }
+  EXPECT_TRUE(same_bits(d.max_abs_reference, max_ref));
 }
 
 TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
@@ -178,6 +205,61 @@ TEST(DiffParts, MostlyEqualOutputGivesWhatOneLoopGives) {
   expect_plain(ref, cand, outer, C);
   // All equal: no error anywhere, the largest (0) first found at element 0.
   expect_plain(ref, ref, outer, C);
+}
+
+// No NaN anywhere: every block takes the scan's branch-free path, which must give every figure
+// the element loop gives: equal and unequal elements at random, equal and opposite infinities,
+// signed zeros, zeros in the reference (infinite relative errors) and errors right at the
+// tolerance.
+TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
+  const std::int64_t outer = 5003, C = 48;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  std::uint64_t s = 11;
+  const auto next = [&s] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1.0p-53;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = cand[i] = 4 * next() - 2;
+    if (next() < 0.45) cand[i] = ref[i] + (next() - 0.5) * std::pow(10.0, -12 + 14 * next());
+    if (i % 7919 == 1) ref[i] = cand[i] = kInf;
+    if (i % 7919 == 2) ref[i] = kInf, cand[i] = -kInf;
+    if (i % 6007 == 3) cand[i] = kInf;
+    if (i % 5003 == 4) ref[i] = 0.0, cand[i] = -0.0;
+    if (i % 5003 == 5) ref[i] = 0.0, cand[i] = 1e-3;
+    if (i % 4001 == 6) ref[i] = 1.0, cand[i] = 1.0 + 2e-3;  // at the default tolerance
+  }
+  expect_plain(ref, cand, outer, C);
+  expect_plain(ref, ref, outer, C);
+}
+
+// The first index of the largest error when it is 0: an equal element after leading NaN pairs
+// (which have no error), and after a leading NaN mismatch.
+TEST(DiffParts, LeadingNanThenEqualElementsKeepTheFirstIndexOfTheLargestError) {
+  const std::int64_t outer = 700, C = 30;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = cand[i] = std::sin(static_cast<double>(i));
+  const auto expect_first = [&](std::int64_t index) {
+    OutputTensor r{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, ref)};
+    OutputTensor c{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, cand)};
+    const ChannelView view{outer, C, 1};
+    const OutputDiff d = compare_output(r, c, DiffOptions{}, &view);
+    const Plain want = plain(ref, cand, C, d.tolerance, 1);
+    EXPECT_EQ(want.max_abs_index, index);
+    EXPECT_EQ(d.max_abs_index, want.max_abs_index);
+    EXPECT_TRUE(same_bits(d.max_abs, want.max_abs));
+    EXPECT_EQ(d.nan_both, want.nan_both);
+    EXPECT_EQ(d.nan_mismatches, want.nan_mismatches);
+  };
+  ref[0] = cand[0] = std::nan("");
+  ref[1] = cand[1] = std::nan("");
+  expect_first(2);
+  cand[0] = 1;
+  expect_first(2);
+  cand[9000] += 1e-3;
+  expect_first(9000);
 }
 
 }  // namespace

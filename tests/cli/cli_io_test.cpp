@@ -1,7 +1,9 @@
 // Output sets, input files and dtypes at the command line: what a user meets first.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -54,6 +56,45 @@ TEST(CliIo, BlockedOutputNameLeavesTheEarlierSetUntouched) {
   EXPECT_NE(r.err.find("directory"), std::string::npos) << r.err;
   EXPECT_EQ(all_entries(dir.path("out")), entries);
   EXPECT_EQ(slurp(dir.path("out/x_backprop.npy")), before);
+}
+
+// A disk that fills up while a large file is written (simulated with a file-size limit, which
+// fails the write the way a full disk does): the command exits 2 with one line naming the file,
+// the earlier files are untouched and no temporary is left. The outputs are large enough to go
+// through several slices of the bulk writer.
+TEST(CliIo, AFullDiskLeavesTheEarlierFilesAndNoTemporary) {
+  TempDir dir;
+  ASSERT_EQ(run_cli({"sample", "--shape", "16,64,64,64", "--out", dir.path("p.npz")}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", dir.path("p.npz"), "--out", dir.path("out")}).status, 0);
+  const std::string problem = slurp(dir.path("p.npz"));
+  const std::string output = slurp(dir.path("out/x_backprop.npy"));
+  ASSERT_GT(output.size(), std::size_t{16} << 20);
+  const auto entries = all_entries(dir.path());
+  const auto outputs = all_entries(dir.path("out"));
+  // 8192 blocks of 512 or 1024 bytes: 4 or 8 MiB, as the shell counts them; SIGXFSZ ignored, so
+  // the write fails with EFBIG instead of ending the process.
+  const auto limited = [&](const std::vector<std::string>& args) {
+    std::string cmd = "(trap '' XFSZ; ulimit -f 8192; exec '" + std::string(BNSCOPE_CLI) + "'";
+    for (const std::string& a : args) cmd += " '" + a + "'";
+    cmd += ") >'" + dir.path("o.txt") + "' 2>'" + dir.path("e.txt") + "' </dev/null";
+    const int raw = std::system(cmd.c_str());
+    CliRun r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.err = slurp(dir.path("e.txt"));
+    std::filesystem::remove(dir.path("o.txt"));
+    std::filesystem::remove(dir.path("e.txt"));
+    return r;
+  };
+  expect_exit2_one_line(limited({"run", "--problem", dir.path("p.npz"), "--attr", "epsilon=0.5",
+                                 "--out", dir.path("out")}),
+                        "x_backprop.npy");
+  EXPECT_EQ(all_entries(dir.path("out")), outputs);
+  EXPECT_EQ(slurp(dir.path("out/x_backprop.npy")), output);
+  expect_exit2_one_line(
+      limited({"sample", "--shape", "16,64,64,64", "--seed", "2", "--out", dir.path("p.npz")}),
+      "p.npz");
+  EXPECT_EQ(all_entries(dir.path()), entries);
+  EXPECT_EQ(slurp(dir.path("p.npz")), problem);
 }
 
 TEST(CliIo, ReportFilesAreOneSetAndTheOutputPathIsCheckedFirst) {

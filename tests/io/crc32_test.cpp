@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,6 +36,53 @@ TEST(Crc32, PartsJoinToOnePass) {
     for (std::uint32_t start : {0u, 0xdeadbeefu})
       EXPECT_EQ(crc32_update(start, data), one_pass(start, data)) << n << " bytes from " << start;
   }
+}
+
+// The folding path (64 bytes and up, 16-byte blocks, the tail by table) against zlib's crc32
+// for every length up to 4 KiB, at every alignment in 16 bytes, from several start values.
+TEST(Crc32, BytesMatchZlibAtEveryLengthAndAlignment) {
+  const std::vector<std::byte> data = bytes(4096 + 16);
+  for (std::size_t shift = 0; shift < 16; ++shift)
+    for (std::size_t n = 0; n <= 4096; ++n)
+      for (std::uint32_t start : {0u, 0xffffffffu, 0x12345678u}) {
+        const std::vector<std::byte> part(data.begin() + static_cast<std::ptrdiff_t>(shift),
+                                          data.begin() + static_cast<std::ptrdiff_t>(shift + n));
+        ASSERT_EQ(crc32_bytes(start, data.data() + shift, n), one_pass(start, part))
+            << n << " bytes at +" << shift << " from " << start;
+      }
+}
+
+TEST(Crc32, BytesMatchZlibOnLargeAndSpecialBuffers) {
+  for (std::size_t n : {std::size_t{1} << 20, (std::size_t{3} << 20) + 37}) {
+    const std::vector<std::byte> data = bytes(n);
+    EXPECT_EQ(crc32_bytes(0, data.data(), n), one_pass(0, data));
+    EXPECT_EQ(crc32_bytes(7, data.data() + 1, n - 1),
+              one_pass(7, std::vector<std::byte>(data.begin() + 1, data.end())));
+  }
+  for (const std::byte fill : {std::byte{0}, std::byte{0xff}}) {
+    const std::vector<std::byte> same(100003, fill);
+    EXPECT_EQ(crc32_bytes(0, same.data(), same.size()), one_pass(0, same));
+  }
+}
+
+// A buffer checksummed in pieces (as the readers do, 256 KiB at a time and per thread) and the
+// pieces joined gives the whole buffer's value.
+TEST(Crc32, PiecesChainAndJoin) {
+  const std::vector<std::byte> data = bytes((std::size_t{1} << 20) + 4099);
+  const std::uint32_t whole = one_pass(0, data);
+  std::uint32_t chained = 0;
+  for (std::size_t at = 0; at < data.size(); at += 65537)
+    chained =
+        crc32_bytes(chained, data.data() + at, std::min<std::size_t>(65537, data.size() - at));
+  EXPECT_EQ(chained, whole);
+  std::vector<unsigned long> crcs;
+  std::vector<std::int64_t> sizes;
+  for (std::size_t at = 0; at < data.size(); at += 300007) {
+    const std::size_t n = std::min<std::size_t>(300007, data.size() - at);
+    crcs.push_back(crc32_bytes(0, data.data() + at, n));
+    sizes.push_back(static_cast<std::int64_t>(n));
+  }
+  EXPECT_EQ(crc32_join(0, crcs, sizes), whole);
 }
 
 TEST(Crc32, KnownValue) {

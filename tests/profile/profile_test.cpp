@@ -265,6 +265,13 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 4);
   EXPECT_EQ(prof.warmup, 1);
+  // Reusing another backend's buffers after a run of its own elsewhere: that run is the warm-up.
+  o.ran_before = true;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 3);
+  EXPECT_EQ(prof.warmup, 1);
+  o.ran_before = false;
   // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
   o.time_budget = 0;
   o.reps = 2;
@@ -290,6 +297,18 @@ TEST(Profiler, RejectsZeroReps) {
 
 TEST(CopyBandwidth, SmallArraysGiveAPositiveFigure) {
   EXPECT_GT(measure_copy_bandwidth(1, std::size_t{1} << 20), 0.0);
+}
+
+// The probe in the caller's memory (a finished run's output buffer): it copies src into dst,
+// and refuses buffers that are not 64-byte aligned.
+TEST(CopyBandwidth, RunsInTheCallersBuffers) {
+  Tensor t = Tensor::uninitialized(DType::F32, {1 << 19});  // 2 MiB, 64-byte aligned
+  auto* base = static_cast<std::byte*>(t.raw());
+  const std::size_t half = t.nbytes() / 2;
+  EXPECT_GT(measure_copy_bandwidth(2, base, base + half, half), 0.0);
+  EXPECT_EQ(base[half - 1], std::byte{1});  // dst holds src's bytes
+  EXPECT_EQ(base[2 * half - 1], std::byte{1});
+  EXPECT_THROW(measure_copy_bandwidth(1, base + 8, base + half, 1024), Error);
 }
 
 }  // namespace

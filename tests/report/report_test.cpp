@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -70,13 +72,30 @@ TEST(ReportModel, DescribesMachineAndProblem) {
   EXPECT_GT(r.machine.memory_bytes, 0u);
   EXPECT_EQ(r.problem.op, "FusedBatchNormGradV3");
   ASSERT_FALSE(r.problem.inputs.empty());
-  for (const InputInfo& in : r.problem.inputs) EXPECT_EQ(in.fnv1a64.size(), 16u);
-  EXPECT_EQ(fnv1a64("a", 1), 0xaf63dc4c8601ec8cull);  // published FNV-1a test vector
+  for (const InputInfo& in : r.problem.inputs) EXPECT_EQ(in.crc32.size(), 8u);
+}
+
+// An input's checksum is zlib's CRC-32 of its raw bytes, as zlib.crc32(array.tobytes()) gives it
+// (small tensors and one of several 8 MiB parts, checksummed on every core and joined).
+TEST(ReportModel, InputChecksumsAreZlibCrc32OfTheRawBytes) {
+  SampleSpec spec;
+  spec.shape = {16, 32, 32, 260};
+  const Problem p = random_problem(spec);
+  const ProblemInfo info = describe_problem(p);
+  ASSERT_EQ(info.inputs.size(), p.inputs.size());
+  for (const InputInfo& in : info.inputs) {
+    const Tensor& t = p.inputs.at(in.name);
+    const auto crc = static_cast<unsigned>(
+        crc32(0, static_cast<const Bytef*>(t.raw()), static_cast<uInt>(t.nbytes())));
+    char hex[12];
+    std::snprintf(hex, sizeof hex, "%08x", crc);
+    EXPECT_EQ(in.crc32, hex) << in.name;
+  }
 }
 
 TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
   const JsonValue j = parse(render(write_report_json));
-  EXPECT_EQ(j.at("schema").string, "bnscope-report/1");
+  EXPECT_EQ(j.at("schema").string, "bnscope-report/2");
   EXPECT_EQ(j.at("title").string, "test <report> & \"quotes\"");  // HTML-safe escapes read back
   for (const char* k :
        {"title", "created", "tool", "machine", "problem", "notes", "diff", "causes", "profiles"})
@@ -217,7 +236,7 @@ TEST(ReportHtml, IsBalancedAndHasTheSections) {
   // The embedded JSON is the report itself.
   const auto a = html.find("id=\"bnscope-report\">") + 20;
   const auto b = html.find("</script>", a);
-  EXPECT_EQ(parse(html.substr(a, b - a)).at("schema").string, "bnscope-report/1");
+  EXPECT_EQ(parse(html.substr(a, b - a)).at("schema").string, "bnscope-report/2");
 }
 
 TEST(ReportHtml, TagCheckerCatchesMistakes) {
