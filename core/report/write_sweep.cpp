@@ -5,6 +5,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json_writer.h"
+#include "report/cells.h"
 #include "report/report.h"
 #include "report/svg_chart.h"
 #include "report/sweep_writers.h"
