@@ -5,6 +5,8 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <memory>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -282,10 +284,28 @@ void ProblemController::convertInPlace(DataFormat f,
   in_place_->watcher->setFuture(
       QtConcurrent::run([work = std::move(work), to_first, cancel = in_place_->cancel,
                          aside = std::move(aside)]() mutable {
-        const std::span<std::byte> scratch(
+        std::span<std::byte> scratch(
             const_cast<std::byte*>(static_cast<const std::byte*>(std::as_const(aside).raw())),
             aside.nbytes());
-        const std::int64_t step = std::max(2u, std::thread::hardware_concurrency());
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        const std::int64_t step = std::max(2u, threads);
+        // Without a spare big enough, one batch element per thread is allocated here, before
+        // anything moves: a move that cannot allocate cannot stop halfway.
+        std::size_t need = 0;
+        for (const Tensor& t : work)
+          if (t.dim(0) > 0) need = std::max(need, t.nbytes() / static_cast<std::size_t>(t.dim(0)));
+        need *= threads;
+        std::unique_ptr<std::byte[]> own;
+        if (scratch.size() < need) {
+          try {
+            own.reset(new std::byte[need]);
+          } catch (const std::bad_alloc&) {
+            aside = Tensor();
+            work.clear();
+            return false;
+          }
+          scratch = std::span<std::byte>(own.get(), need);
+        }
         std::vector<std::int64_t> done(work.size(), 0);
         bool completed = true;
         try {
