@@ -156,6 +156,14 @@ ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
   layout->addWidget(split);
 
   connect(controller_, &ProblemController::outcomeChanged, this, &ChannelPanel::showOutcome);
+  // The same run's results re-described after a layout change in place: the histograms read the
+  // inputs through them from now on; what is drawn stays (the same values per channel).
+  connect(controller_, &ProblemController::problemChanged, this, [this] {
+    const auto now = controller_->outcome();
+    if (outcome_ && now && now != outcome_ && now->revision == outcome_->revision &&
+        now->pipeline == outcome_->pipeline)
+      outcome_ = now;
+  });
   connect(column_, &QComboBox::currentTextChanged, this, &ChannelPanel::updateColumnChart);
   connect(batch_, &QSpinBox::valueChanged, this, &ChannelPanel::updateChannelViews);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -273,15 +281,21 @@ void ChannelPanel::updateChannelViews() {
   const bool global = p && p->op->family == OpFamily::GlobalNorm;
   const char* inputs[2] = {global ? "t" : "x", global ? "backprop" : "y_backprop"};
   constexpr int kBins = 24;
-  // One channel read in place; its range comes from the run's scan of the whole tensor.
+  // One channel read in place; its range comes from the run's scan of the whole tensor. Read
+  // through the scan's own tensor and view: after a layout change in place the shown outcome's
+  // inputs hold the new layout, which only they describe. Nothing is read while the inputs are
+  // being rewritten: the histograms shown stay.
+  if (controller_->inputsInFlux()) return;
   for (int i = 0; i < 2; ++i) {
     std::optional<Histogram> h;
     if (p && p->per_channel() > 0 && p->op->input_index(inputs[i]) >= 0 &&
         channel_ < p->channels()) {
       const Tensor& t = p->in(inputs[i]);
       const InputSummary* known = outcome_->stats.input(inputs[i]);
-      h = channel_histogram(t, p->view, channel_, kBins,
-                            known && known->tensor.shares_storage_with(t) ? &known->scan : nullptr);
+      if (known && known->tensor.shares_storage_with(t) && !known->scan.finite.empty())
+        h = channel_histogram(known->tensor, known->scan.view, channel_, kBins, &known->scan);
+      else
+        h = channel_histogram(t, p->view, channel_, kBins, nullptr);
     }
     fill_histogram(histograms_[i],
                    tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), h);

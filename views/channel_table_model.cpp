@@ -9,6 +9,10 @@
 namespace bnscope {
 
 void ChannelTableModel::setStats(ChannelStats stats) {
+  // The table shows the per-channel columns only: it keeps no handle on the inputs the run read
+  // (a handle here would stop the controller from rewriting them in place on a layout change).
+  stats.inputs.clear();
+  stats.data_output = {};
   resetWith([&] {
     stats_ = std::move(stats);
     std::vector<Column> columns{{tr("channel"), {}}};

@@ -10,6 +10,7 @@ class ChannelTableModel : public TableModel {
   Q_OBJECT
  public:
   using TableModel::TableModel;
+  // Keeps the columns and channel count; not the input summaries nor the data output's scan.
   void setStats(ChannelStats stats);
   const ChannelStats& stats() const { return stats_; }
 

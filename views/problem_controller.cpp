@@ -4,7 +4,11 @@
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <memory>
+#include <span>
 #include <thread>
+#include <utility>
 
 #include "engine/engine.h"
 #include "io/npy.h"
@@ -110,6 +114,7 @@ ProblemController::ProblemController(QObject* parent)
 ProblemController::~ProblemController() = default;
 
 void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
+  settle();
   problem_ = std::move(p);
   modified_ = modified;
   path_ = path;
@@ -128,6 +133,7 @@ void ProblemController::changed() {
 }
 
 void ProblemController::setOp(const std::string& op) {
+  settle();
   if (!find_op(op) || op == problem_.op) return;
   OpSwitch s;
   try {
@@ -155,11 +161,13 @@ void ProblemController::setOp(const std::string& op) {
 }
 
 void ProblemController::editProblem(Problem p) {
+  settle();
   problem_ = std::move(p);
   edited();
 }
 
 void ProblemController::setAttr(const std::string& name, AttrValue value) {
+  settle();
   auto it = problem_.attrs.find(name);
   if (it != problem_.attrs.end() && it->second == value) return;
   problem_.attrs[name] = std::move(value);
@@ -167,6 +175,7 @@ void ProblemController::setAttr(const std::string& name, AttrValue value) {
 }
 
 void ProblemController::setDataFormat(DataFormat f, bool convertData) {
+  settle();
   const OpSpec* spec = find_op(problem_.op);
   if (!spec || !spec->has_attr("data_format")) return;
   const bool was_last = is_channels_last(
@@ -191,6 +200,12 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     return to_last ? to_channels_last(t) : to_channels_first(t);
   };
   ++conversion_;
+  if (bytes > kConvertInPlaceBytes && !job_.isBusy() && !loading_ && !converting_ &&
+      std::all_of(c.from.begin(), c.from.end(),
+                  [this](const auto& named) { return ownsEveryCopy(named.second); })) {
+    convertInPlace(f, std::move(c.from));
+    return;
+  }
   if (bytes <= kConvertInPlaceBytes) {
     for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
     converted(c);
@@ -217,6 +232,154 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     }
     return c;
   }));
+}
+
+// Every handle on t's storage is one the controller holds (besides the caller's t): nobody else
+// sees its data change when it is rewritten in place.
+bool ProblemController::ownsEveryCopy(const Tensor& t) const {
+  long known = 1;  // t itself
+  const auto count = [&](const Tensor& u) { known += u.shares_storage_with(t) ? 1 : 0; };
+  const auto count_problem = [&](const Problem& p) {
+    for (const auto& [name, u] : p.inputs) count(u);
+  };
+  count_problem(problem_);
+  for (const auto* o : {outcome_.get(), scan_hint_.get()}) {
+    if (!o) continue;
+    count_problem(o->problem);
+    if (o->prepared)
+      for (const Tensor& u : o->prepared->inputs) count(u);
+    for (const InputSummary& in : o->stats.inputs) count(in.tensor);
+    if (o->diff) count_problem(o->diff->problem);
+  }
+  return t.storage_holders() == known;
+}
+
+void ProblemController::convertInPlace(DataFormat f,
+                                       std::vector<std::pair<std::string, Tensor>> tensors) {
+  converting_ = true;
+  InPlace ip;
+  ip.ticket = conversion_;
+  ip.format = f;
+  ip.tensors = std::move(tensors);
+  ip.cancel = std::make_shared<std::atomic<bool>>(false);
+  ip.watcher = new QFutureWatcher<bool>(this);
+  const std::uint64_t ticket = ip.ticket;
+  connect(ip.watcher, &QFutureWatcherBase::finished, this, [this, ticket] {
+    if (!in_place_ || in_place_->ticket != ticket) return;  // applied by settle()
+    convertedInPlace(in_place_->watcher->result());
+  });
+  const bool to_first = !is_channels_last(f);
+  std::vector<Tensor> work;
+  for (const auto& [name, t] : ip.tensors) work.push_back(t);
+  // The scratch is the spare output set's largest buffer when there is one: pages already
+  // faulted in that the next run overwrites anyway, so the change costs no memory at all.
+  Tensor aside;
+  for (const Result& r : spare_)
+    for (const OutputTensor& o : r.outputs)
+      if (o.tensor.sole_owner() && o.tensor.nbytes() > aside.nbytes()) aside = o.tensor;
+  in_place_ = std::move(ip);
+  emit runStarted();
+  // A few batch elements at a time, so that a cancel lands within a few milliseconds; cancelled
+  // (or failed), the elements already moved are moved back and nothing has changed.
+  in_place_->watcher->setFuture(
+      QtConcurrent::run([work = std::move(work), to_first, cancel = in_place_->cancel,
+                         aside = std::move(aside)]() mutable {
+        std::span<std::byte> scratch(
+            const_cast<std::byte*>(static_cast<const std::byte*>(std::as_const(aside).raw())),
+            aside.nbytes());
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        const std::int64_t step = std::max(2u, threads);
+        // Without a spare big enough, one batch element per thread is allocated here, before
+        // anything moves: a move that cannot allocate cannot stop halfway.
+        std::size_t need = 0;
+        for (const Tensor& t : work)
+          if (t.dim(0) > 0) need = std::max(need, t.nbytes() / static_cast<std::size_t>(t.dim(0)));
+        need *= threads;
+        std::unique_ptr<std::byte[]> own;
+        if (scratch.size() < need) {
+          try {
+            own.reset(new std::byte[need]);
+          } catch (const std::bad_alloc&) {
+            aside = Tensor();
+            work.clear();
+            return false;
+          }
+          scratch = std::span<std::byte>(own.get(), need);
+        }
+        std::vector<std::int64_t> done(work.size(), 0);
+        bool completed = true;
+        try {
+          for (std::size_t i = 0; i < work.size() && completed; ++i)
+            for (std::int64_t b = 0; b < work[i].dim(0); b += step) {
+              if (cancel->load()) {
+                completed = false;
+                break;
+              }
+              move_channel_axis_in_place(work[i], to_first, b, b + step, 0, scratch);
+              done[i] = std::min(work[i].dim(0), b + step);
+            }
+        } catch (const std::exception&) {
+          completed = false;
+        }
+        if (!completed)
+          for (std::size_t i = 0; i < work.size(); ++i)
+            if (done[i] > 0)
+              move_channel_axis_in_place(
+                  work[i].reshaped(channel_axis_moved(work[i].shape(), to_first)), !to_first, 0,
+                  done[i], 0, scratch);
+        // Nothing of this task may keep a handle once it is done: the spare is the next run's
+        // again (sole owner), and the inputs may be rewritten in place again.
+        aside = Tensor();
+        work.clear();
+        return completed;
+      }));
+}
+
+void ProblemController::settle() {
+  if (!in_place_) return;
+  in_place_->watcher->waitForFinished();
+  convertedInPlace(in_place_->watcher->result());
+}
+
+void ProblemController::convertedInPlace(bool completed) {
+  InPlace ip = std::move(*in_place_);
+  in_place_.reset();
+  ip.watcher->deleteLater();
+  converting_ = false;
+  if (completed && ip.cancel->load()) {
+    // Cancelled after the last element moved but before it landed: moved back here.
+    const bool to_first = !is_channels_last(ip.format);
+    for (const auto& [name, t] : ip.tensors)
+      move_channel_axis_in_place(t.reshaped(channel_axis_moved(t.shape(), to_first)), !to_first, 0,
+                                 t.dim(0));
+    completed = false;
+  }
+  if (!completed) {  // cancelled: every element is back where it was
+    emit outcomeChanged();
+    return;
+  }
+  const bool last = is_channels_last(ip.format);
+  Converted c;
+  c.format = ip.format;
+  for (const auto& [name, t] : ip.tensors)
+    c.to.emplace_back(name, t.reshaped(channel_axis_moved(t.shape(), !last)));
+  if (outcome_) {
+    // The shown outcome's inputs now hold the new layout: what the views read of them (and the
+    // next run reuses) goes through the converted shapes; its figures stay those of the data,
+    // so the views only swap it in (same revision, same pipeline) when the problem changes.
+    auto moved = std::make_shared<RunOutcome>(*outcome_);  // tensors shared, not copied
+    for (InputSummary& in : moved->stats.inputs)
+      for (const auto& [name, t] : c.to)
+        if (in.tensor.shares_storage_with(t)) {
+          in.tensor = t;
+          if (!in.scan.finite.empty()) in.scan.view = channel_view(t.shape(), last);
+        }
+    outcome_ = std::move(moved);
+  }
+  scan_hint_.reset();
+  for (const auto& [name, t] : c.to) problem_.inputs[name] = t;
+  problem_.attrs["data_format"] = std::string(data_format_name(c.format));
+  edited();
 }
 
 void ProblemController::converted(const Converted& c) {
@@ -254,34 +417,40 @@ void ProblemController::converted(const Converted& c) {
 }
 
 void ProblemController::setDtype(std::optional<DType> t) {
+  settle();
   if (problem_.dtype == t) return;
   problem_.dtype = t;
   edited();
 }
 
 void ProblemController::setConvention(ReserveConvention c) {
+  settle();
   if (problem_.convention == c) return;
   problem_.convention = c;
   edited();
 }
 
 void ProblemController::setBackend(const std::string& name) {
+  settle();
   if (backend_ == name) return;
   backend_ = name;
   changed();
 }
 
 void ProblemController::setComparison(std::optional<DiffRequest> comparison, bool rerunNow) {
+  settle();
   comparison_ = std::move(comparison);
   if (rerunNow) rerun();
 }
 
 void ProblemController::setInput(const std::string& name, Tensor t) {
+  settle();
   problem_.inputs[name] = std::move(t);
   edited();
 }
 
 void ProblemController::generateInputs(std::uint64_t seed) {
+  settle();
   try {
     Problem fresh = generate_problem(spec_like(problem_, seed));
     fresh.attrs = problem_.attrs;  // keep the user's epsilon and friends
@@ -295,6 +464,7 @@ void ProblemController::generateInputs(std::uint64_t seed) {
 }
 
 void ProblemController::fillReserveFromForward() {
+  settle();
   Problem p = problem_;
   try {
     fill_reserve_from_forward(p);
@@ -307,6 +477,7 @@ void ProblemController::fillReserveFromForward() {
 }
 
 bool ProblemController::openFile(const QString& path, const QString& inputName, QString* error) {
+  settle();
   const std::string file = path.toStdString();
   const QString suffix = QFileInfo(path).suffix().toLower();
   try {
@@ -378,6 +549,7 @@ void ProblemController::loadInBackground(const QString& path) {
 }
 
 bool ProblemController::saveProblem(const QString& path, QString* error) {
+  settle();
   try {
     save_problem(path.toStdString(), problem_);
   } catch (const std::exception& e) {
@@ -409,6 +581,7 @@ bool ProblemController::saveOutputs(const QString& path, const QString& output, 
 }
 
 void ProblemController::rerun() {
+  settle();
   // The newest request wins: a run in flight is stopped and its outcome dropped.
   job_.request([this]() -> decltype(job_)::Work {
     RunContext ctx;
@@ -465,6 +638,7 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {
+  settle();  // a layout change in place may be using them as scratch
   spare_timer_->stop();
   return std::exchange(spare_, {});
 }
@@ -475,7 +649,10 @@ void ProblemController::cancel() {
     loading_ = false;
     emit outcomeChanged();
   }
-  if (converting_) {
+  if (in_place_) {
+    // The elements already moved go back; until then the run counts as in flight.
+    in_place_->cancel->store(true);
+  } else if (converting_) {
     // The transposition finishes on its own; its result is dropped and nothing was changed.
     ++conversion_;
     converting_ = false;

@@ -2,6 +2,7 @@
 // Owns the problem being debugged and re-runs it in the background after every change. Views
 // read the latest outcome; tests drive this object without a window.
 
+#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -86,8 +87,19 @@ class ProblemController : public QObject {
   // kConvertInPlaceBytes runs in the background and the edit lands when it is done (isRunning()
   // meanwhile); it is dropped, with editFailed, if those inputs changed in between, and by
   // cancel().
+  // When nothing but the controller's own problem and outcome holds those inputs and no run is
+  // in flight, the background transposition rewrites their own storage (no second copy of the
+  // data, no fresh pages); meanwhile inputsInFlux() is true, nothing may read their data, and
+  // every edit first waits for it (settle). Cancelled, it moves back what it had moved.
   void setDataFormat(DataFormat f, bool convertData);
   static constexpr std::size_t kConvertInPlaceBytes = std::size_t{16} << 20;
+  bool inputsInFlux() const { return in_place_.has_value(); }
+  // When the change lands, outcome() becomes a copy of the outcome shown (the same revision and
+  // pipeline, no outcomeChanged: the figures are those of the same data) whose input summaries
+  // describe the new layout; a view holding the shown outcome swaps it in on problemChanged.
+  // Waits for an in-place layout change in flight and applies it; a reader of the problem's
+  // input data off the UI thread (the profile, a report export) calls it first.
+  void settle();
   void setDtype(std::optional<DType> t);
   void setConvention(ReserveConvention c);
   void setBackend(const std::string& name);
@@ -145,6 +157,17 @@ class ProblemController : public QObject {
     QString error;  // why a transposition failed (memory); nothing changes then
   };
   void converted(const Converted& c);
+  bool ownsEveryCopy(const Tensor& t) const;
+  void convertInPlace(DataFormat f, std::vector<std::pair<std::string, Tensor>> tensors);
+  void convertedInPlace(bool completed);
+  struct InPlace {
+    std::uint64_t ticket = 0;
+    DataFormat format = DataFormat::NHWC;
+    std::vector<std::pair<std::string, Tensor>> tensors;  // in the old layout's shapes
+    std::shared_ptr<std::atomic<bool>> cancel;
+    QFutureWatcher<bool>* watcher = nullptr;
+  };
+  std::optional<InPlace> in_place_;
   void loadInBackground(const QString& path);
 
   Problem problem_;

@@ -111,6 +111,7 @@ void TensorBrowser::updateView() {
       if (o.name == name) f.tensor = &o.tensor;
     f.channels_last = problem_channels_last(out->problem);
   } else if (!is_output) {
+    if (controller_->inputsInFlux()) return;  // being rewritten in place: the slice shown stays
     const auto& in = controller_->problem().inputs;
     if (auto it = in.find(name); it != in.end()) f.tensor = &it->second;
     f.channels_last = problem_channels_last(controller_->problem());

@@ -428,6 +428,7 @@ void MainWindow::changeEvent(QEvent* e) {
 
 ExportResult MainWindow::exportReportTo(const QString& dir) {
   status_->setText(tr("Writing the report..."));
+  controller_->settle();  // the export reads the inputs off the UI thread
   return export_report(analysis_, *controller_, dir);
 }
 

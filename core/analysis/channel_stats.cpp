@@ -73,7 +73,8 @@ inline bool is_finite_bits(double x) {
 
 // rows x L contiguous values into lanes [0, L).
 template <bool kMag, class T, class A>
-void add_rows(const T* data, std::int64_t L, std::int64_t rows, Lanes<A>& s) {
+[[gnu::always_inline]] inline void add_rows(const T* data, std::int64_t L, std::int64_t rows,
+                                            Lanes<A>& s) {
   constexpr A inf = std::numeric_limits<A>::infinity();
   A* __restrict mn = s.min.data();
   A* __restrict mx = s.max.data();
@@ -125,8 +126,9 @@ void fold_lane(const Lanes<A>& src, std::size_t from, Lanes<A>& dst, std::size_t
 
 // Rows [begin, end) of the view (row r: the `inner` contiguous values of channel r % C).
 template <bool kMag, class T, class A>
-void scan_block(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
-                Lanes<A>& acc, Lanes<A>& lanes, Lanes<A>& one) {
+[[gnu::always_inline]] inline void scan_block(const T* data, const ChannelView& v,
+                                              std::int64_t begin, std::int64_t end, Lanes<A>& acc,
+                                              Lanes<A>& lanes, Lanes<A>& one) {
   const std::int64_t C = v.channels, inner = v.inner;
   if (inner == 1) {
     // Channels last: whole rows of C values straight into the channels' lanes; a block that
@@ -163,6 +165,27 @@ void scan_block(const T* data, const ChannelView& v, std::int64_t begin, std::in
   }
 }
 
+// The same loops compiled for AVX2 (wider lanes, the same per-lane order of operations, no FMA:
+// the figures are bit for bit those of the baseline build) and picked when the CPU has it; the
+// scan of a new output ends every run the app makes, so it should go at memory speed.
+template <bool kMag, class T, class A>
+void scan_block_baseline(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
+                         Lanes<A>& acc, Lanes<A>& lanes, Lanes<A>& one) {
+  scan_block<kMag>(data, v, begin, end, acc, lanes, one);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <bool kMag, class T, class A>
+[[gnu::target("avx2")]] void scan_block_avx2(const T* data, const ChannelView& v,
+                                             std::int64_t begin, std::int64_t end, Lanes<A>& acc,
+                                             Lanes<A>& lanes, Lanes<A>& one) {
+  scan_block<kMag>(data, v, begin, end, acc, lanes, one);
+}
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
 template <bool kMag, class T>
 ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& ctl) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -187,7 +210,12 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
       }
       const std::int64_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
       // Channels last, a row of the view is one value: the block is a run of values.
-      scan_block<kMag>(data, v, r0, r1, acc, lanes, one);
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (has_avx2())
+        scan_block_avx2<kMag>(data, v, r0, r1, acc, lanes, one);
+      else
+#endif
+        scan_block_baseline<kMag>(data, v, r0, r1, acc, lanes, one);
       if (ctl.blocks_read) ctl.blocks_read->fetch_add(1, std::memory_order_relaxed);
     }
   });

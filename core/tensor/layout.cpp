@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "tensor/error.h"
 #include "tensor/parallel.h"
@@ -101,23 +102,33 @@ void transpose_rows(std::size_t es, const std::byte* src, std::byte* dst, std::i
 // Moves the channel axis between last and second place; the spatial order is kept. Per batch
 // element that is one matrix transpose (spatial x channels <-> channels x spatial); a real
 // layer's 100 MB takes every core, split by batch element and row band.
-Tensor move_axis(const Tensor& t, bool to_first, int threads) {
-  if (t.rank() < 2) fail("layout conversion needs rank >= 2, got shape " + shape_str(t.shape()));
-  const Shape& s = t.shape();
+struct AxisMove {
   Shape out_shape;
-  std::int64_t n = s[0], c, spatial = 1;
+  std::int64_t n = 0, c = 0, spatial = 1;
+};
+AxisMove axis_move(const Shape& s, bool to_first) {
+  if (s.size() < 2) fail("layout conversion needs rank >= 2, got shape " + shape_str(s));
+  AxisMove m;
+  m.n = s[0];
   if (to_first) {
-    c = s.back();
-    for (std::size_t i = 1; i + 1 < s.size(); ++i) spatial *= s[i];
-    out_shape = {n, c};
-    out_shape.insert(out_shape.end(), s.begin() + 1, s.end() - 1);
+    m.c = s.back();
+    for (std::size_t i = 1; i + 1 < s.size(); ++i) m.spatial *= s[i];
+    m.out_shape = {m.n, m.c};
+    m.out_shape.insert(m.out_shape.end(), s.begin() + 1, s.end() - 1);
   } else {
-    c = s[1];
-    for (std::size_t i = 2; i < s.size(); ++i) spatial *= s[i];
-    out_shape = {n};
-    out_shape.insert(out_shape.end(), s.begin() + 2, s.end());
-    out_shape.push_back(c);
+    m.c = s[1];
+    for (std::size_t i = 2; i < s.size(); ++i) m.spatial *= s[i];
+    m.out_shape = {m.n};
+    m.out_shape.insert(m.out_shape.end(), s.begin() + 2, s.end());
+    m.out_shape.push_back(m.c);
   }
+  return m;
+}
+
+Tensor move_axis(const Tensor& t, bool to_first, int threads) {
+  const AxisMove m = axis_move(t.shape(), to_first);
+  const Shape& out_shape = m.out_shape;
+  const std::int64_t n = m.n, c = m.c, spatial = m.spatial;
   // Every element is written below: no zero-fill first.
   Tensor out = Tensor::uninitialized(t.dtype(), out_shape);
   if (t.numel() == 0) return out;
@@ -141,6 +152,40 @@ Tensor move_axis(const Tensor& t, bool to_first, int threads) {
 }
 
 }  // namespace
+
+Shape channel_axis_moved(const Shape& shape, bool to_first) {
+  return axis_move(shape, to_first).out_shape;
+}
+
+void move_channel_axis_in_place(const Tensor& t, bool to_first, std::int64_t begin,
+                                std::int64_t end, int threads, std::span<std::byte> scratch) {
+  const AxisMove m = axis_move(t.shape(), to_first);
+  begin = std::max<std::int64_t>(begin, 0);
+  end = std::min(end, m.n);
+  if (t.numel() == 0 || begin >= end) return;
+  const std::size_t es = dtype_size(t.dtype());
+  const std::int64_t rows = to_first ? m.spatial : m.c, cols = to_first ? m.c : m.spatial;
+  const auto matrix = static_cast<std::size_t>(rows * cols) * es;
+  // Deliberately through the shared storage (not raw(), which would copy it): the caller holds
+  // every copy of t and wants all of them to see the new layout.
+  auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(t.raw()));
+  const int parts =
+      std::min<int>(static_cast<int>(end - begin),
+                    parallel_parts((end - begin) * rows * cols, std::int64_t{1} << 18, threads));
+  const bool given = scratch.size() >= matrix * static_cast<std::size_t>(parts);
+  parallel_for(end - begin, parts, [&](int part, std::int64_t b0, std::int64_t b1) {
+    // One batch element of scratch per part: the element is copied aside, then transposed back
+    // into its own place (a real layer's element is a few MB, well within the last-level cache).
+    std::unique_ptr<std::byte[]> own;
+    std::byte* aside = given ? scratch.data() + static_cast<std::size_t>(part) * matrix
+                             : (own.reset(new std::byte[matrix]), own.get());
+    for (std::int64_t b = begin + b0; b < begin + b1; ++b) {
+      std::byte* item = data + static_cast<std::size_t>(b) * matrix;
+      std::memcpy(aside, item, matrix);
+      transpose_rows(es, aside, item, rows, cols, 0, rows);
+    }
+  });
+}
 
 Tensor to_channels_first(const Tensor& t, int threads) {
   return move_axis(t, true, threads);

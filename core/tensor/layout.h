@@ -2,7 +2,9 @@
 // Data formats and the one index model every backend uses: a tensor seen as [outer, C, inner].
 // NHWC/NDHWC: outer = N*H*W (or N*D*H*W), inner = 1. NCHW/NCDHW: outer = N, inner = H*W (or D*H*W).
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "tensor/tensor.h"
@@ -37,5 +39,16 @@ ChannelView channel_view(const Shape& shape, bool channels_last);
 // as parallel_parts takes them (0: every hardware thread); the result is the same on any count.
 Tensor to_channels_first(const Tensor& t, int threads = 0);
 Tensor to_channels_last(const Tensor& t, int threads = 0);
+// The shape to_channels_first (to_first) or to_channels_last gives.
+Shape channel_axis_moved(const Shape& shape, bool to_first);
+// The same move done in t's own storage for batch elements [begin, end), through one element of
+// scratch per thread: no second buffer and no fresh pages. It rewrites the storage that every
+// copy of t shares, which keep their shape: for a caller that holds every copy and gives them
+// the new shape (reshaped) when every element is done; the opposite move undoes it. scratch:
+// memory the caller already has (pages already faulted in), used when it holds one batch element
+// per thread; otherwise each thread allocates its own.
+void move_channel_axis_in_place(const Tensor& t, bool to_first, std::int64_t begin,
+                                std::int64_t end, int threads = 0,
+                                std::span<std::byte> scratch = {});
 
 }  // namespace bnscope

@@ -44,6 +44,9 @@ class Tensor {
   bool shares_storage_with(const Tensor& other) const { return data_ && data_ == other.data_; }
   // No other handle shares the storage: a run may write its next output into it (reset keeps it).
   bool sole_owner() const { return data_ && data_.use_count() == 1; }
+  // How many handles share the storage (0: none): a caller that can name every one of them may
+  // rewrite it in place.
+  long storage_holders() const { return data_ ? data_.use_count() : 0; }
   // Typed views; T must be the storage type of dtype() (f16, bf16, float, double).
   template <class T>
   T* data() {

@@ -78,4 +78,30 @@ TEST(Layout, BlockedThreadedTranspositionMatchesTheElementwiseOne) {
     }
 }
 
+// Moving the channel axis within the storage gives the bytes of the copying move, element range
+// by element range, and the opposite move puts back every byte; the storage stays the same.
+TEST(Layout, InPlaceMoveMatchesTheCopyAndUndoes) {
+  for (const DType t : {DType::F32, DType::F16, DType::F64})
+    for (const Shape& s : {Shape{3, 5, 7, 4}, Shape{2, 3, 33, 40}, Shape{4, 2, 3, 2, 6}}) {
+      const std::int64_t n = num_elements(s);
+      std::vector<double> v(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<double>(i % 1009);
+      const Tensor last = Tensor::from_doubles(t, s, v);
+      const Tensor want = to_channels_first(last);
+      Tensor work = Tensor::from_doubles(t, s, v);
+      const void* storage = static_cast<const Tensor&>(work).raw();
+      const Tensor other = work;  // another handle on the same storage sees the move too
+      move_channel_axis_in_place(work, true, 0, 1, 2);
+      move_channel_axis_in_place(work, true, 1, s[0], 3);
+      const Tensor moved = work.reshaped(channel_axis_moved(s, true));
+      EXPECT_EQ(moved.shape(), want.shape());
+      EXPECT_EQ(static_cast<const Tensor&>(work).raw(), storage);
+      EXPECT_EQ(other.reshaped(want.shape()).to_doubles(), want.to_doubles()) << shape_str(s);
+      move_channel_axis_in_place(moved, false, 0, s[0]);
+      EXPECT_EQ(work.to_doubles(), v) << shape_str(s);
+      EXPECT_EQ(channel_axis_moved(want.shape(), false), s);
+    }
+}
+
 }  // namespace bnscope

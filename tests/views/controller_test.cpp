@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <thread>
 
 #include "backends/backend.h"
@@ -59,6 +60,7 @@ class ControllerTest : public QObject {
   void outputBuffersAreReusedAcrossEdits();
   void layoutChangeReleasesTheOldInputsAndKeepsTheirScans();
   void aComparisonRunsOnlyTheReference();
+  void layoutChangeRewritesInputsNobodyElseHolds();
 
  private:
   // Waits for the run and checks the outcome against cpu-reference run directly.
@@ -595,6 +597,95 @@ void ControllerTest::layoutChangeReleasesTheOldInputsAndKeepsTheirScans() {
                 1e-9 * std::max(1.0, std::fabs(fresh.sum[k])));
     }
   }
+}
+
+// When the controller holds every copy of the inputs, a big layout change moves them within their
+// own storage: the same buffers afterwards, holding the bytes the copying conversion gives; a
+// cancel during it puts every byte back.
+void ControllerTest::layoutChangeRewritesInputsNobodyElseHolds() {
+  SampleSpec spec;
+  spec.shape = {4, 64, 64, 160};  // 10 MB per x-shaped tensor: over kConvertInPlaceBytes
+  const Problem p = random_problem(spec);
+  const Tensor want_x = to_channels_first(p.inputs.at("x"));
+  const Tensor want_dy = to_channels_first(p.inputs.at("y_backprop"));
+  const std::vector<std::byte> x_bytes(
+      static_cast<const std::byte*>(p.inputs.at("x").raw()),
+      static_cast<const std::byte*>(p.inputs.at("x").raw()) + p.inputs.at("x").nbytes());
+  ProblemController c;
+  {
+    Problem own = p;
+    for (auto& [name, t] : own.inputs) {  // buffers only the controller holds
+      Tensor copy = Tensor::uninitialized(t.dtype(), t.shape());
+      if (t.nbytes()) std::memcpy(copy.raw(), static_cast<const Tensor&>(t).raw(), t.nbytes());
+      t = std::move(copy);
+    }
+    c.setProblem(std::move(own));
+  }
+  QVERIFY(c.waitForIdle(120000));
+  c.setAttr("epsilon", 0.01);  // the first run's outputs become the spare set
+  QVERIFY(c.waitForIdle(120000));
+  QVERIFY(!c.spareResults().empty());
+  const void* spare =
+      static_cast<const Tensor&>(c.spareResults().front().outputs.front().tensor).raw();
+  // The channel table keeps no handle on the inputs (one would force a copying conversion).
+  {
+    ChannelTableModel table;
+    table.setStats(c.outcome()->stats);
+    QVERIFY(table.stats().inputs.empty());
+  }
+  const void* x_storage = static_cast<const Tensor&>(c.problem().inputs.at("x")).raw();
+  const void* dy_storage = static_cast<const Tensor&>(c.problem().inputs.at("y_backprop")).raw();
+
+  c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QVERIFY(c.inputsInFlux());
+  QVERIFY(c.waitForIdle(120000));
+  QVERIFY(!c.inputsInFlux());
+  const Tensor& x = c.problem().inputs.at("x");
+  const Tensor& dy = c.problem().inputs.at("y_backprop");
+  QCOMPARE(x.raw(), x_storage);  // no second buffer
+  QCOMPARE(dy.raw(), dy_storage);
+  QCOMPARE(x.shape(), want_x.shape());
+  QVERIFY(std::memcmp(x.raw(), want_x.raw(), x.nbytes()) == 0);
+  QVERIFY(std::memcmp(dy.raw(), want_dy.raw(), dy.nbytes()) == 0);
+  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QCOMPARE(c.outcome()->revision, c.revision());
+  // The spare set served as the transposition's scratch, then as the run's output: no new set.
+  QCOMPARE(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw(), spare);
+  // The run in the new layout reused the old layout's scans of the same buffers.
+  QVERIFY(c.outcome()->stats.input("x")->tensor.shares_storage_with(x));
+  QCOMPARE(c.outcome()->stats.input("x")->scan.view.inner, std::int64_t{64 * 64});
+
+  // Back, and cancelled at once: nothing changed, byte for byte, and the last good results stay.
+  const std::uint64_t before = c.revision();
+  const auto shown = c.outcome();
+  c.setDataFormat(DataFormat::NHWC, /*convertData=*/true);
+  QVERIFY(c.inputsInFlux());
+  c.cancel();
+  QVERIFY(c.waitForIdle(120000));
+  QVERIFY(!c.inputsInFlux());
+  QCOMPARE(c.revision(), before);
+  QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NCHW"));
+  QCOMPARE(c.problem().inputs.at("x").raw(), x_storage);
+  QVERIFY(std::memcmp(c.problem().inputs.at("x").raw(), want_x.raw(), want_x.nbytes()) == 0);
+  QVERIFY(std::memcmp(c.problem().inputs.at("y_backprop").raw(), want_dy.raw(), want_dy.nbytes()) ==
+          0);
+  QCOMPARE(c.outcome(), shown);
+
+  // Back for real: the original bytes in the original buffer.
+  c.setDataFormat(DataFormat::NHWC, /*convertData=*/true);
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(c.problem().inputs.at("x").raw(), x_storage);
+  QCOMPARE(c.problem().inputs.at("x").shape(), p.inputs.at("x").shape());
+  QVERIFY(std::memcmp(c.problem().inputs.at("x").raw(), x_bytes.data(), x_bytes.size()) == 0);
+  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+
+  // Someone else holding a copy: the conversion copies, and that copy keeps its bytes.
+  const Tensor held = c.problem().inputs.at("x");
+  c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QVERIFY(!c.inputsInFlux());
+  QVERIFY(c.waitForIdle(120000));
+  QVERIFY(!c.problem().inputs.at("x").shares_storage_with(held));
+  QVERIFY(std::memcmp(held.raw(), x_bytes.data(), x_bytes.size()) == 0);
 }
 
 void ControllerTest::aComparisonRunsOnlyTheReference() {

@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <atomic>
+#include <cstring>
 #include <set>
 #include <thread>
 
@@ -31,11 +32,13 @@
 #include "main_window.h"
 #include "notes_model.h"
 #include "number_spin_box.h"
+#include "ops/sample.h"
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "process_events.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_view.h"
+#include "tensor/layout.h"
 #include "tensor_browser.h"
 #include "theme.h"
 #include "views_test_util.h"
@@ -71,6 +74,7 @@ class WindowTest : public QObject {
   void rendersANonBlankScreenshot();
   void darkThemeWhenAsked();
   void escapeKeepsTheViewsAndSaysTheyAreStale();
+  void layoutChangeInTheWindowRewritesInPlace();
 
  private:
   void expectTableIsEngine(MainWindow& w);
@@ -694,4 +698,35 @@ void WindowTest::escapeKeepsTheViewsAndSaysTheyAreStale() {
 }
 
 QTEST_MAIN(WindowTest)
+// No view of the window keeps its own handle on the inputs: a big layout change rewrites them in
+// their own storage, and every view shows the run in the new layout afterwards.
+void WindowTest::layoutChangeInTheWindowRewritesInPlace() {
+  MainWindow w;
+  w.show();
+  ProblemController* c = w.controller();
+  SampleSpec spec;
+  spec.shape = {4, 64, 64, 160};  // two 10 MB x-shaped inputs: over kConvertInPlaceBytes
+  c->setProblem(random_problem(spec));
+  QVERIFY(c->waitForIdle(120000));
+  QVERIFY(c->outcome()->ok());
+  const Tensor& x0 = c->problem().inputs.at("x");
+  Tensor original = Tensor::uninitialized(x0.dtype(), x0.shape());
+  std::memcpy(original.raw(), x0.raw(), x0.nbytes());
+  const void* storage = x0.raw();
+  const int rows = w.channels()->model()->rowCount();
+
+  c->setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QVERIFY(c->inputsInFlux());
+  QVERIFY(c->waitForIdle(120000));
+  const Tensor& x = c->problem().inputs.at("x");
+  QCOMPARE(x.raw(), storage);
+  const Tensor want = to_channels_first(original);
+  QCOMPARE(x.shape(), want.shape());
+  QVERIFY(std::memcmp(x.raw(), want.raw(), want.nbytes()) == 0);
+  QVERIFY2(c->outcome()->ok(), qPrintable(c->outcome()->error));
+  QCOMPARE(c->outcome()->revision, c->revision());
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+  QVERIFY(!c->isStale());
+}
+
 #include "window_test.moc"

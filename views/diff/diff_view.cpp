@@ -416,6 +416,7 @@ bool DiffView::applyFix(int row) {
   if (row < 0 || row >= causes_->rowCount()) return false;
   const Cause& cause = causes_->causes().at(static_cast<std::size_t>(row));
   std::string why;
+  controller_->settle();
   const auto fixed = problem_with_fix(controller_->problem(), cause, &why);
   if (!fixed) {
     fix_status_->setText(tr("Cannot apply: %1").arg(QString::fromStdString(why)));

@@ -153,6 +153,7 @@ void ProfileView::run() {
         options.copy_bytes = kCopyProbeBytes;
         // The controller's spare output buffers would sit beside the profile's own.
         controller_->takeSpareResults();
+        controller_->settle();  // the repetitions read the inputs off the UI thread
         run_->setEnabled(false);
         cancel_->setEnabled(true);
         status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
