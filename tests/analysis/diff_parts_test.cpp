@@ -95,12 +95,15 @@ bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// compare_output on [outer, C] float64 data against the one-loop version, figure by figure.
-void expect_plain(const std::vector<double>& ref, const std::vector<double>& cand,
-                  std::int64_t outer, std::int64_t C) {
-  const std::size_t n = ref.size();
-  OutputTensor r{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, ref)};
-  OutputTensor c{"x_backprop", Tensor::from_doubles(DType::F64, {outer, C}, cand)};
+// compare_output on [outer, C] data stored as ref_type and cand_type (float64 unless given)
+// against the one-loop version over the stored values, figure by figure.
+void expect_plain(const std::vector<double>& ref_values, const std::vector<double>& cand_values,
+                  std::int64_t outer, std::int64_t C, DType ref_type = DType::F64,
+                  DType cand_type = DType::F64) {
+  const std::size_t n = ref_values.size();
+  OutputTensor r{"x_backprop", Tensor::from_doubles(ref_type, {outer, C}, ref_values)};
+  OutputTensor c{"x_backprop", Tensor::from_doubles(cand_type, {outer, C}, cand_values)};
+  const std::vector<double> ref = r.tensor.to_doubles(), cand = c.tensor.to_doubles();
   DiffOptions options;
   options.worst_k = 25;
   const ChannelView view{outer, C, 1};
@@ -150,7 +153,7 @@ void expect_plain(const std::vector<double>& ref, const std::vector<double>& can
       bin = 1 + std::clamp(static_cast<int>(std::floor(std::log10(e))) - kHistogramDecadeLow + 1, 0,
                            kHistogramDecadeHigh - kHistogramDecadeLow);
     ++bins[static_cast<std::size_t>(bin)];
-    max_ulp = std::max(max_ulp, ulp_distance(a, b, DType::F64));
+    max_ulp = std::max(max_ulp, ulp_distance(a, b, cand_type));
     max_ref = std::max(max_ref, std::fabs(b));
   }
   EXPECT_EQ(d.histogram, bins);
@@ -181,6 +184,33 @@ TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
   expect_plain(ref, cand, outer, C);
 }
 
+// The same figures for every stored type, and for a reference stored in another type than the
+// candidate (the ulp distance is then taken in the candidate's type). No element is NaN on one
+// side only, so the largest ulp distance is compared too.
+TEST(DiffParts, EveryStoredTypeGivesWhatOneLoopGives) {
+  const std::int64_t outer = 1501, C = 40;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  std::uint64_t s = 5;
+  const auto next = [&s] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1.0p-53;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = cand[i] = 4 * next() - 2;
+    if (next() < 0.5) cand[i] = ref[i] * (1 + (next() - 0.5) * 0.05);
+    if (i % 1201 == 3) ref[i] = cand[i] = std::nan("");  // no NaN on one side only: the ulp counts
+    if (i % 1409 == 11) cand[i] = kInf;
+    if (i % 1601 == 2) ref[i] = 0.0, cand[i] = -0.0;
+  }
+  for (DType t : kAllDTypes) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    expect_plain(ref, cand, outer, C, t, t);
+  }
+  SCOPED_TRACE("float64 reference, float32 candidate");
+  expect_plain(ref, cand, outer, C, DType::F64, DType::F32);
+}
+
 // Two good backends agree bit for bit on most elements: those take a shortcut through the scan,
 // which must leave every figure as the full computation would, signed zeros, equal infinities
 // and a leading run of equal elements (the first index of the largest error) included.
@@ -207,10 +237,9 @@ TEST(DiffParts, MostlyEqualOutputGivesWhatOneLoopGives) {
   expect_plain(ref, ref, outer, C);
 }
 
-// No NaN anywhere: every block takes the scan's branch-free path, which must give every figure
-// the element loop gives: equal and unequal elements at random, equal and opposite infinities,
-// signed zeros, zeros in the reference (infinite relative errors) and errors right at the
-// tolerance.
+// No NaN anywhere: every figure must be the element loop's, with equal and unequal elements at
+// random, equal and opposite infinities, signed zeros, zeros in the reference (infinite relative
+// errors) and errors right at the tolerance.
 TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
   const std::int64_t outer = 5003, C = 48;
   const auto n = static_cast<std::size_t>(outer * C);
