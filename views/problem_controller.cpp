@@ -643,6 +643,55 @@ std::vector<Result> ProblemController::takeSpareResults() {
   return std::exchange(spare_, {});
 }
 
+std::optional<ProblemController::Loan> ProblemController::lendComparisonOutputs() {
+  settle();
+  const std::shared_ptr<const RunOutcome>& o = outcome_;
+  if (loan_ || comparison_readers_ > 0 || !o || !o->ok() || o->stale || o->revision != revision_ ||
+      !o->diff || !o->diff->ok() || o->diff->result != o->pipeline)
+    return std::nullopt;
+  // Every handle on these buffers must be one named here: the pipeline is held by the outcome
+  // and its comparison only (a re-compared copy holds the buffers too, which the count of
+  // holders below refuses).
+  if (o->pipeline.use_count() != 2) return std::nullopt;
+  const PipelineResult& shown = *o->pipeline;
+  const Result* ref = shown.reference_is_backend ? shown.run(shown.reference) : nullptr;
+  if (!ref || ref == o->result || ref->outputs.empty()) return std::nullopt;
+  Lent lent;
+  for (std::size_t i = 0; i < ref->outputs.size(); ++i) {
+    const Tensor& t = ref->outputs[i].tensor;
+    long named = 1;
+    for (std::size_t e = 0; e < shown.expected.size(); ++e)
+      if (shown.expected[e].tensor.shares_storage_with(t)) {
+        lent.expected.emplace_back(e, i);
+        ++named;
+      }
+    if (t.storage_holders() != 0 && t.storage_holders() != named) return std::nullopt;
+  }
+  // The buffers leave the comparison, so the borrower holds them alone and writes in place.
+  auto& pipeline = const_cast<PipelineResult&>(shown);
+  Result& run = *const_cast<Result*>(ref);
+  Loan loan;
+  loan.backend = shown.reference;
+  loan.outputs = run;
+  for (OutputTensor& out : run.outputs) out.tensor = Tensor();
+  for (const auto& [e, i] : lent.expected) pipeline.expected[e].tensor = Tensor();
+  lent.pipeline = o->pipeline;
+  loan_ = std::move(lent);
+  return loan;
+}
+
+void ProblemController::returnComparisonOutputs(Result outputs) {
+  if (!loan_) return;
+  auto& pipeline = const_cast<PipelineResult&>(*loan_->pipeline);
+  Result& run = *const_cast<Result*>(pipeline.run(pipeline.reference));
+  for (std::size_t i = 0; i < run.outputs.size() && i < outputs.outputs.size(); ++i)
+    run.outputs[i].tensor = outputs.outputs[i].tensor;
+  for (const auto& [e, i] : loan_->expected)
+    if (i < outputs.outputs.size()) pipeline.expected[e].tensor = outputs.outputs[i].tensor;
+  loan_.reset();
+  emit comparisonOutputsReturned();
+}
+
 void ProblemController::cancel() {
   if (loading_) {  // the read finishes on its own and is dropped; the problem stays
     ++load_;
