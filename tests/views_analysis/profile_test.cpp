@@ -33,6 +33,7 @@ class ProfileViewTest : public QObject {
   void aLentOutputSetIsRestored();
   void profileAfterDiffWritesIntoTheReferenceOutputs();
   void cancelledProfileRestoresTheReference();
+  void aToleranceEditWaitsForTheLentOutputs();
 };
 
 namespace {
@@ -353,6 +354,34 @@ void ProfileViewTest::cancelledProfileRestoresTheReference() {
   diff.setTolerance(QStringLiteral("x_backprop"), 1e-3, 1e-3);
   QVERIFY(diff.waitForIdle());
   QVERIFY(diff.outcome()->ok());
+}
+
+void ProfileViewTest::aToleranceEditWaitsForTheLentOutputs() {
+  ProblemController controller;
+  DiffView diff(&controller);
+  compare(controller, diff);
+  const auto compared = diff.outcome();
+  const std::vector<double> reference = compared->expected("x_backprop")->tensor.to_doubles();
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  diff.setTolerance(QStringLiteral("x_backprop"), 1e-3, 1e-3);
+  QVERIFY(!diff.isRunning());  // the re-compare reads the reference: it waits for the buffers
+  QCOMPARE(diff.outcome(), compared);
+  QVERIFY(view.waitForIdle());
+  QVERIFY(diff.waitForIdle());
+  QVERIFY(diff.outcome() != compared);
+  QVERIFY(diff.outcome()->ok());
+  QCOMPARE(diff.outcome()->expected("x_backprop")->tensor.to_doubles(), reference);
+  // The re-compared copy holds the buffers too: the next profile takes a set of its own.
+  view.run();
+  QVERIFY(!controller.comparisonOutputsLent());
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.outputBuffer() !=
+          std::as_const(diff.outcome()->expected("x_backprop")->tensor).raw());
 }
 
 QTEST_MAIN(ProfileViewTest)
