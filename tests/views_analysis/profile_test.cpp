@@ -312,6 +312,13 @@ void ProfileViewTest::profileAfterDiffWritesIntoTheReferenceOutputs() {
   QCOMPARE(after.verdict, before.verdict);
   QCOMPARE(after.slice, before.slice);
 
+  // Nothing of the profile keeps a handle on them: a second profile borrows them again.
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.outputBuffer(), before.buffer);
+  QCOMPARE(diff_shown(diff).reference, before.reference);
+
   // Without a comparison's outputs to borrow, the profile writes into a set of its own.
   ProblemController alone;
   alone.setProblem(controller.problem());

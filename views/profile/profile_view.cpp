@@ -186,7 +186,7 @@ void ProfileView::run() {
           m.batch = profile_backends(problem, names, options, restore);
           m.cancelled = cancel.load();
           m.lent = !restore.empty();
-          m.outputs = std::move(into);
+          m.outputs = std::make_shared<Result>(std::move(into));
           return m;
         };
       },
@@ -202,10 +202,10 @@ bool ProfileView::waitForIdle(int timeoutMs) {
 }
 
 void ProfileView::finished(Measured m, bool more) {
-  if (!m.outputs.outputs.empty())
-    output_buffer_ = std::as_const(m.outputs.outputs.front().tensor).raw();
-  if (m.lent) controller_->returnComparisonOutputs(std::move(m.outputs));
-  m.outputs = Result{};
+  Result outputs = m.outputs ? std::exchange(*m.outputs, Result{}) : Result{};
+  if (!outputs.outputs.empty())
+    output_buffer_ = std::as_const(outputs.outputs.front().tensor).raw();
+  if (m.lent) controller_->returnComparisonOutputs(std::move(outputs));
   run_->setEnabled(!more);
   cancel_->setEnabled(more);
   if (m.cancelled) {

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "background_job.h"
@@ -75,7 +76,9 @@ class ProfileView : public QWidget {
     ProfileBatch batch;
     std::uint64_t revision = 0;
     bool cancelled = false;
-    Result outputs;     // the set the repetitions wrote into
+    // The set the repetitions wrote into; shared, because the finished future keeps a copy of
+    // this struct: emptied once read, so no copy holds the buffers afterwards.
+    std::shared_ptr<Result> outputs;
     bool lent = false;  // the comparison's reference outputs, restored: back to the controller
   };
   void finished(Measured m, bool more);
