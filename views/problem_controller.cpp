@@ -650,44 +650,64 @@ std::optional<ProblemController::Loan> ProblemController::lendComparisonOutputs(
       !o->diff || !o->diff->ok() || o->diff->result != o->pipeline)
     return std::nullopt;
   // Every handle on these buffers must be one named here: the pipeline is held by the outcome
-  // and its comparison only (a re-compared copy holds the buffers too, which the count of
-  // holders below refuses).
+  // and its comparison only; a re-compared copy the Diff tab shows holds them too.
   if (o->pipeline.use_count() != 2) return std::nullopt;
-  const PipelineResult& shown = *o->pipeline;
-  const Result* ref = shown.reference_is_backend ? shown.run(shown.reference) : nullptr;
-  if (!ref || ref == o->result || ref->outputs.empty()) return std::nullopt;
+  std::vector<std::shared_ptr<const PipelineResult>> holders{o->pipeline};
+  if (const auto shown = shown_comparison_.lock();
+      shown && shown->ok() && shown->result != o->pipeline) {
+    if (shown->revision != revision_ || shown->result.use_count() != 1) return std::nullopt;
+    holders.push_back(shown->result);
+  }
+  const Result* ref = nullptr;
   Lent lent;
+  for (const auto& h : holders) {
+    const Result* r = h->reference_is_backend ? h->run(h->reference) : nullptr;
+    if (!r || r->outputs.empty() || (ref && r->outputs.size() != ref->outputs.size()))
+      return std::nullopt;
+    if (!ref) ref = r;
+    lent.held.push_back({h, {}});
+  }
+  if (ref == o->result) return std::nullopt;
   for (std::size_t i = 0; i < ref->outputs.size(); ++i) {
     const Tensor& t = ref->outputs[i].tensor;
-    long named = 1;
-    for (std::size_t e = 0; e < shown.expected.size(); ++e)
-      if (shown.expected[e].tensor.shares_storage_with(t)) {
-        lent.expected.emplace_back(e, i);
-        ++named;
-      }
-    if (t.storage_holders() != 0 && t.storage_holders() != named) return std::nullopt;
+    if (t.storage_holders() == 0) continue;
+    long named = 0;
+    for (Lent::Held& held : lent.held) {
+      const PipelineResult& h = *held.pipeline;
+      if (!h.run(h.reference)->outputs[i].tensor.shares_storage_with(t)) return std::nullopt;
+      ++named;
+      for (std::size_t e = 0; e < h.expected.size(); ++e)
+        if (h.expected[e].tensor.shares_storage_with(t)) {
+          held.expected.emplace_back(e, i);
+          ++named;
+        }
+    }
+    if (t.storage_holders() != named) return std::nullopt;
   }
   // The buffers leave the comparison, so the borrower holds them alone and writes in place.
-  auto& pipeline = const_cast<PipelineResult&>(shown);
-  Result& run = *const_cast<Result*>(ref);
   Loan loan;
-  loan.backend = shown.reference;
-  loan.outputs = run;
-  for (OutputTensor& out : run.outputs) out.tensor = Tensor();
-  for (const auto& [e, i] : lent.expected) pipeline.expected[e].tensor = Tensor();
-  lent.pipeline = o->pipeline;
+  loan.backend = o->pipeline->reference;
+  loan.outputs = *ref;
+  for (const Lent::Held& held : lent.held) {
+    auto& pipeline = const_cast<PipelineResult&>(*held.pipeline);
+    for (OutputTensor& out : const_cast<Result*>(pipeline.run(pipeline.reference))->outputs)
+      out.tensor = Tensor();
+    for (const auto& [e, i] : held.expected) pipeline.expected[e].tensor = Tensor();
+  }
   loan_ = std::move(lent);
   return loan;
 }
 
 void ProblemController::returnComparisonOutputs(Result outputs) {
   if (!loan_) return;
-  auto& pipeline = const_cast<PipelineResult&>(*loan_->pipeline);
-  Result& run = *const_cast<Result*>(pipeline.run(pipeline.reference));
-  for (std::size_t i = 0; i < run.outputs.size() && i < outputs.outputs.size(); ++i)
-    run.outputs[i].tensor = outputs.outputs[i].tensor;
-  for (const auto& [e, i] : loan_->expected)
-    if (i < outputs.outputs.size()) pipeline.expected[e].tensor = outputs.outputs[i].tensor;
+  for (const Lent::Held& held : loan_->held) {
+    auto& pipeline = const_cast<PipelineResult&>(*held.pipeline);
+    Result& run = *const_cast<Result*>(pipeline.run(pipeline.reference));
+    for (std::size_t i = 0; i < run.outputs.size() && i < outputs.outputs.size(); ++i)
+      run.outputs[i].tensor = outputs.outputs[i].tensor;
+    for (const auto& [e, i] : held.expected)
+      if (i < outputs.outputs.size()) pipeline.expected[e].tensor = outputs.outputs[i].tensor;
+  }
   loan_.reset();
   emit comparisonOutputsReturned();
 }

@@ -150,6 +150,11 @@ class ProblemController : public QObject {
   // export) starts or ends: nothing is lent meanwhile. Reading changes nothing, hence const.
   void beginComparisonRead() const { ++comparison_readers_; }
   void endComparisonRead() const { --comparison_readers_; }
+  // The comparison the Diff tab shows: when a re-compare made it a copy of the outcome's, its
+  // handles on the reference's buffers are named too, so those can still be lent.
+  void setShownComparison(std::weak_ptr<const DiffOutcome> shown) {
+    shown_comparison_ = std::move(shown);
+  }
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);
 
@@ -209,9 +214,13 @@ class ProblemController : public QObject {
   // for the next run to reuse instead of reading 200 MB again.
   std::shared_ptr<const RunOutcome> scan_hint_;
   struct Lent {
-    std::shared_ptr<const PipelineResult> pipeline;  // kept alive until the buffers are back
-    std::vector<std::pair<std::size_t, std::size_t>> expected;  // (expected index, output index)
+    struct Held {
+      std::shared_ptr<const PipelineResult> pipeline;  // kept alive until the buffers are back
+      std::vector<std::pair<std::size_t, std::size_t>> expected;  // (expected index, output)
+    };
+    std::vector<Held> held;
   };
+  std::weak_ptr<const DiffOutcome> shown_comparison_;
   std::optional<Lent> loan_;
   mutable int comparison_readers_ = 0;
 };

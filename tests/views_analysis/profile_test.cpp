@@ -383,12 +383,18 @@ void ProfileViewTest::aToleranceEditWaitsForTheLentOutputs() {
   QVERIFY(diff.outcome() != compared);
   QVERIFY(diff.outcome()->ok());
   QCOMPARE(diff.outcome()->expected("x_backprop")->tensor.to_doubles(), reference);
-  // The re-compared copy holds the buffers too: the next profile takes a set of its own.
+  // The re-compared copy holds the same buffers: the next profile borrows them from both and
+  // puts them back in both.
+  const auto recompared = diff.outcome();
+  const void* buffer = std::as_const(recompared->expected("x_backprop")->tensor).raw();
   view.run();
-  QVERIFY(!controller.comparisonOutputsLent());
+  QVERIFY(controller.comparisonOutputsLent());
+  QCOMPARE(recompared->expected("x_backprop")->tensor.numel(), std::int64_t{0});  // lent
   QVERIFY(view.waitForIdle());
-  QVERIFY(view.outputBuffer() !=
-          std::as_const(diff.outcome()->expected("x_backprop")->tensor).raw());
+  QVERIFY(!controller.comparisonOutputsLent());
+  QCOMPARE(view.outputBuffer(), buffer);
+  QCOMPARE(recompared->expected("x_backprop")->tensor.to_doubles(), reference);
+  QCOMPARE(controller.outcome()->diff->expected("x_backprop")->tensor.to_doubles(), reference);
 }
 
 QTEST_MAIN(ProfileViewTest)

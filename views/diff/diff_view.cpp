@@ -490,6 +490,7 @@ void DiffView::controllerFinished() {
 void DiffView::finished() {
   compare_->setText(tr("Compare"));
   auto out = outcome();
+  controller_->setShownComparison(out);
   const int keep = selected_row_;
   verdict_->setReport(out ? out->report() : DiffReport{});
   verdict_table_->resizeColumnsToContents();
