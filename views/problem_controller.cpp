@@ -643,6 +643,75 @@ std::vector<Result> ProblemController::takeSpareResults() {
   return std::exchange(spare_, {});
 }
 
+std::optional<ProblemController::Loan> ProblemController::lendComparisonOutputs() {
+  settle();
+  const std::shared_ptr<const RunOutcome>& o = outcome_;
+  if (loan_ || comparison_readers_ > 0 || !o || !o->ok() || o->stale || o->revision != revision_ ||
+      !o->diff || !o->diff->ok() || o->diff->result != o->pipeline)
+    return std::nullopt;
+  // Every handle on these buffers must be one named here: the pipeline is held by the outcome
+  // and its comparison only; a re-compared copy the Diff tab shows holds them too.
+  if (o->pipeline.use_count() != 2) return std::nullopt;
+  std::vector<std::shared_ptr<const PipelineResult>> holders{o->pipeline};
+  if (const auto shown = shown_comparison_.lock();
+      shown && shown->ok() && shown->result != o->pipeline) {
+    if (shown->revision != revision_ || shown->result.use_count() != 1) return std::nullopt;
+    holders.push_back(shown->result);
+  }
+  const Result* ref = nullptr;
+  Lent lent;
+  for (const auto& h : holders) {
+    const Result* r = h->reference_is_backend ? h->run(h->reference) : nullptr;
+    if (!r || r->outputs.empty() || (ref && r->outputs.size() != ref->outputs.size()))
+      return std::nullopt;
+    if (!ref) ref = r;
+    lent.held.push_back({h, {}});
+  }
+  if (ref == o->result) return std::nullopt;
+  for (std::size_t i = 0; i < ref->outputs.size(); ++i) {
+    const Tensor& t = ref->outputs[i].tensor;
+    if (t.storage_holders() == 0) continue;
+    long named = 0;
+    for (Lent::Held& held : lent.held) {
+      const PipelineResult& h = *held.pipeline;
+      if (!h.run(h.reference)->outputs[i].tensor.shares_storage_with(t)) return std::nullopt;
+      ++named;
+      for (std::size_t e = 0; e < h.expected.size(); ++e)
+        if (h.expected[e].tensor.shares_storage_with(t)) {
+          held.expected.emplace_back(e, i);
+          ++named;
+        }
+    }
+    if (t.storage_holders() != named) return std::nullopt;
+  }
+  // The buffers leave the comparison, so the borrower holds them alone and writes in place.
+  Loan loan;
+  loan.backend = o->pipeline->reference;
+  loan.outputs = *ref;
+  for (const Lent::Held& held : lent.held) {
+    auto& pipeline = const_cast<PipelineResult&>(*held.pipeline);
+    for (OutputTensor& out : const_cast<Result*>(pipeline.run(pipeline.reference))->outputs)
+      out.tensor = Tensor();
+    for (const auto& [e, i] : held.expected) pipeline.expected[e].tensor = Tensor();
+  }
+  loan_ = std::move(lent);
+  return loan;
+}
+
+void ProblemController::returnComparisonOutputs(Result outputs) {
+  if (!loan_) return;
+  for (const Lent::Held& held : loan_->held) {
+    auto& pipeline = const_cast<PipelineResult&>(*held.pipeline);
+    Result& run = *const_cast<Result*>(pipeline.run(pipeline.reference));
+    for (std::size_t i = 0; i < run.outputs.size() && i < outputs.outputs.size(); ++i)
+      run.outputs[i].tensor = outputs.outputs[i].tensor;
+    for (const auto& [e, i] : held.expected)
+      if (i < outputs.outputs.size()) pipeline.expected[e].tensor = outputs.outputs[i].tensor;
+  }
+  loan_.reset();
+  emit comparisonOutputsReturned();
+}
+
 void ProblemController::cancel() {
   if (loading_) {  // the read finishes on its own and is dropped; the problem stays
     ++load_;

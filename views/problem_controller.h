@@ -133,6 +133,28 @@ class ProblemController : public QObject {
   std::vector<Result> takeSpareResults();
   const std::vector<Result>& spareResults() const { return spare_; }
   static constexpr int kSpareHoldMs = 3000;
+  // The comparison's reference outputs, lent whole to a job of the same problem (the profile
+  // writes its repetitions into them rather than into a third output set). Only when the shown
+  // outcome is current, its comparison ran a reference backend apart from the app's run, and
+  // nothing but that comparison holds those buffers. Until returned they read as empty there
+  // and nothing may read them (the Diff tab waits: comparisonOutputsLent); the borrower runs
+  // the reference backend into them again before giving them back.
+  struct Loan {
+    Result outputs;
+    std::string backend;  // the reference backend, whose outputs they must hold when returned
+  };
+  std::optional<Loan> lendComparisonOutputs();
+  void returnComparisonOutputs(Result outputs);
+  bool comparisonOutputsLent() const { return loan_.has_value(); }
+  // A reader of the comparison's outputs off the UI thread (the Diff tab's re-compare, a report
+  // export) starts or ends: nothing is lent meanwhile. Reading changes nothing, hence const.
+  void beginComparisonRead() const { ++comparison_readers_; }
+  void endComparisonRead() const { --comparison_readers_; }
+  // The comparison the Diff tab shows: when a re-compare made it a copy of the outcome's, its
+  // handles on the reference's buffers are named too, so those can still be lent.
+  void setShownComparison(std::weak_ptr<const DiffOutcome> shown) {
+    shown_comparison_ = std::move(shown);
+  }
   // For tests and shutdown: processes events until no run is in flight.
   bool waitForIdle(int timeoutMs = 30000);
 
@@ -145,6 +167,8 @@ class ProblemController : public QObject {
   void editFailed(const QString& message);
   // Something the person should know about an edit that succeeded.
   void notice(const QString& message);
+  // The lent comparison outputs are back, holding the reference's outputs again.
+  void comparisonOutputsReturned();
 
  private:
   void edited();
@@ -189,6 +213,16 @@ class ProblemController : public QObject {
   // also filed under the converted tensors (per-channel figures do not depend on the layout),
   // for the next run to reuse instead of reading 200 MB again.
   std::shared_ptr<const RunOutcome> scan_hint_;
+  struct Lent {
+    struct Held {
+      std::shared_ptr<const PipelineResult> pipeline;  // kept alive until the buffers are back
+      std::vector<std::pair<std::size_t, std::size_t>> expected;  // (expected index, output)
+    };
+    std::vector<Held> held;
+  };
+  std::weak_ptr<const DiffOutcome> shown_comparison_;
+  std::optional<Lent> loan_;
+  mutable int comparison_readers_ = 0;
 };
 
 }  // namespace bnscope

@@ -66,6 +66,9 @@ ExportResult write_report_folder(const Report& report, const QString& dir) {
 
 ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& controller,
                            const QString& dir) {
+  // The Diff tab's reference outputs are the profile's buffers meanwhile: wait for them back.
+  process_events_while([&controller] { return controller.comparisonOutputsLent(); },
+                       24 * 3600 * 1000);
   const Problem problem = controller.problem();
   std::shared_ptr<const DiffOutcome> diff = tabs.diff ? tabs.diff->currentOutcome() : nullptr;
   DiffRequest request;
@@ -79,6 +82,7 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
   std::vector<Profile> profiles;
   if (tabs.profile && tabs.profile->profiledRevision() == controller.revision())
     profiles = tabs.profile->phaseModel()->profiles();
+  controller.beginComparisonRead();
   QFuture<ExportResult> job =
       QtConcurrent::run([problem, diff, request = std::move(request), profiles, dir]() {
         std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(problem, request);
@@ -90,6 +94,7 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
         return write_report_folder(analysis_report(problem, d.get(), profiles), dir);
       });
   process_events_while([&job] { return !job.isFinished(); }, 24 * 3600 * 1000);
+  controller.endComparisonRead();
   return job.result();
 }
 

@@ -7,8 +7,11 @@
 namespace bnscope {
 
 TensorDims tensor_dims(const Tensor& t, bool channels_last) {
+  return tensor_dims(t.shape(), channels_last);
+}
+
+TensorDims tensor_dims(const Shape& s, bool channels_last) {
   TensorDims d;
-  const Shape& s = t.shape();
   const AxisRoles r = axis_roles(s.size(), channels_last);
   if (r.batch) d.n = s[*r.batch];
   if (r.channel) d.c = s[*r.channel];

@@ -15,6 +15,7 @@ struct TensorDims {  // the logical dims of a tensor, whatever its layout
   std::int64_t n = 1, c = 1, h = 1, w = 1;
 };
 TensorDims tensor_dims(const Tensor& t, bool channels_last);
+TensorDims tensor_dims(const Shape& s, bool channels_last);
 
 struct Slice2D {
   int rows = 0, cols = 0;

@@ -8,6 +8,9 @@
 
 #include "analysis_test_util.h"
 #include "backends/cpu/cpu_backend.h"
+#include "diff/diff_view.h"
+#include "diff/marked_heatmap.h"
+#include "diff/verdict_model.h"
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "problem_controller.h"
@@ -27,7 +30,52 @@ class ProfileViewTest : public QObject {
   void cancelStopsTheProfile();
   void cpuPassesAreRowsAndALane();
   void backendsShareOneProbeAndOneOutputSet();
+  void aLentOutputSetIsRestored();
+  void profileAfterDiffWritesIntoTheReferenceOutputs();
+  void cancelledProfileRestoresTheReference();
+  void aToleranceEditWaitsForTheLentOutputs();
 };
+
+namespace {
+
+// What the Diff tab shows that depends on the reference's outputs.
+struct DiffShown {
+  std::vector<QString> verdict;
+  std::vector<double> slice;
+  std::vector<double> reference;
+  const void* buffer = nullptr;
+};
+
+DiffShown diff_shown(const DiffView& diff) {
+  DiffShown s;
+  const VerdictModel* m = diff.verdictModel();
+  for (int r = 0; r < m->rowCount(); ++r)
+    for (int c = 0; c < m->columnCount(); ++c)
+      s.verdict.push_back(m->index(r, c).data().toString());
+  s.slice = diff.heatmap()->slice().values;
+  const OutputTensor* ref = diff.outcome()->expected("x_backprop");
+  s.reference = ref->tensor.to_doubles();
+  s.buffer = std::as_const(ref->tensor).raw();
+  return s;
+}
+
+// A controller with a compared problem, the Diff tab showing a slice through batch 1, channel 3.
+void compare(ProblemController& controller, DiffView& diff) {
+  SampleSpec spec;
+  spec.shape = {4, 16, 16, 32};
+  controller.setProblem(generate_problem(spec));
+  QVERIFY(controller.waitForIdle());
+  diff.setReferenceBackend(QStringLiteral("cpu-reference"));
+  diff.setCandidates({QStringLiteral("cpu")});
+  diff.run();
+  QVERIFY(diff.waitForIdle());
+  QVERIFY(diff.outcome() && diff.outcome()->ok());
+  diff.selectRow(0);
+  diff.showSlice(SliceMode::SpatialAtBatchChannel, 1, 3);
+  QVERIFY(!diff.heatmap()->slice().values.empty());
+}
+
+}  // namespace
 
 void ProfileViewTest::modelsFollowTheProfiles() {
   ProblemController controller;
@@ -212,6 +260,141 @@ void ProfileViewTest::backendsShareOneProbeAndOneOutputSet() {
   QVERIFY(view.waitForIdle());
   QCOMPARE(probes.size(), std::size_t{2});
   QCOMPARE(probes.back(), ProfileView::kCopyProbeBytes);
+}
+
+// A lent output set holds its owner's outputs again after the profile, the copy probe included
+// (run in the set's largest buffer when no probe is given), in the same buffers.
+void ProfileViewTest::aLentOutputSetIsRestored() {
+  const Problem problem = test::analysis_sample();
+  Result lent = run_problem(problem, "cpu-reference");
+  const std::vector<double> values = lent.outputs.front().tensor.to_doubles();
+  const void* buffer = std::as_const(lent.outputs.front().tensor).raw();
+  ProfileOptions options;
+  options.reps = 2;
+  options.result = &lent;
+  options.copy_bytes = lent.outputs.front().tensor.nbytes() / 2;
+  const ProfileBatch batch = profile_backends(problem, {"cpu"}, options, "cpu-reference");
+  QVERIFY(batch.errors.empty());
+  QVERIFY(batch.profiles.front().roofline_gbps > 0);
+  QCOMPARE(std::as_const(lent.outputs.front().tensor).raw(), buffer);
+  QCOMPARE(lent.outputs.front().tensor.to_doubles(), values);
+  QCOMPARE(lent.backend, std::string("cpu-reference"));
+}
+
+// Profile after Diff writes its repetitions into the Diff tab's reference outputs (no third
+// output set), and the tab shows the same figures and heatmap afterwards; a slice asked for
+// meanwhile is shown once the buffers are back.
+void ProfileViewTest::profileAfterDiffWritesIntoTheReferenceOutputs() {
+  ProblemController controller;
+  DiffView diff(&controller);
+  compare(controller, diff);
+  const DiffShown before = diff_shown(diff);
+  diff.showSlice(SliceMode::SpatialAtBatchChannel, 0, 0);
+  const std::vector<double> other = diff.heatmap()->slice().values;
+  QVERIFY(other != before.slice);
+
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu"), QStringLiteral("cpu-reference")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(view.isRunning());
+  QVERIFY(controller.comparisonOutputsLent());
+  diff.showSlice(SliceMode::SpatialAtBatchChannel, 1, 3);
+  QCOMPARE(diff.heatmap()->slice().values, other);  // kept while the buffers are lent
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!controller.comparisonOutputsLent());
+  QCOMPARE(view.phaseModel()->profiles().size(), std::size_t{2});
+  QCOMPARE(view.outputBuffer(), before.buffer);
+  const DiffShown after = diff_shown(diff);
+  QCOMPARE(after.buffer, before.buffer);
+  QCOMPARE(after.reference, before.reference);
+  QCOMPARE(after.verdict, before.verdict);
+  QCOMPARE(after.slice, before.slice);
+
+  // Nothing of the profile keeps a handle on them: a second profile borrows them again.
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.outputBuffer(), before.buffer);
+  QCOMPARE(diff_shown(diff).reference, before.reference);
+
+  // Without a comparison's outputs to borrow, the profile writes into a set of its own.
+  ProblemController alone;
+  alone.setProblem(controller.problem());
+  QVERIFY(alone.waitForIdle());
+  ProfileView other_view(&alone);
+  other_view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  other_view.setBackends({QStringLiteral("cpu")});
+  other_view.setReps(2);
+  other_view.run();
+  QVERIFY(!alone.comparisonOutputsLent());
+  QVERIFY(other_view.waitForIdle());
+  QVERIFY(other_view.outputBuffer() != nullptr);
+  QVERIFY(other_view.outputBuffer() !=
+          std::as_const(alone.outcome()->result->outputs.front().tensor).raw());
+}
+
+void ProfileViewTest::cancelledProfileRestoresTheReference() {
+  ProblemController controller;
+  DiffView diff(&controller);
+  compare(controller, diff);
+  const DiffShown before = diff_shown(diff);
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});  // cancelled, the buffers hold cpu's outputs
+  view.setReps(100000);                       // minutes of work unless the cancel lands
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  QTest::qWait(50);
+  view.cancel();
+  QVERIFY(view.waitForIdle(20000));
+  QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cancelled")));
+  QVERIFY(!controller.comparisonOutputsLent());
+  QCOMPARE(view.outputBuffer(), before.buffer);
+  const DiffShown after = diff_shown(diff);
+  QCOMPARE(after.buffer, before.buffer);
+  QCOMPARE(after.reference, before.reference);
+  QCOMPARE(after.verdict, before.verdict);
+  QCOMPARE(after.slice, before.slice);
+  // A tolerance edit still re-compares the restored outputs.
+  diff.setTolerance(QStringLiteral("x_backprop"), 1e-3, 1e-3);
+  QVERIFY(diff.waitForIdle());
+  QVERIFY(diff.outcome()->ok());
+}
+
+void ProfileViewTest::aToleranceEditWaitsForTheLentOutputs() {
+  ProblemController controller;
+  DiffView diff(&controller);
+  compare(controller, diff);
+  const auto compared = diff.outcome();
+  const std::vector<double> reference = compared->expected("x_backprop")->tensor.to_doubles();
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  diff.setTolerance(QStringLiteral("x_backprop"), 1e-3, 1e-3);
+  QVERIFY(!diff.isRunning());  // the re-compare reads the reference: it waits for the buffers
+  QCOMPARE(diff.outcome(), compared);
+  QVERIFY(view.waitForIdle());
+  QVERIFY(diff.waitForIdle());
+  QVERIFY(diff.outcome() != compared);
+  QVERIFY(diff.outcome()->ok());
+  QCOMPARE(diff.outcome()->expected("x_backprop")->tensor.to_doubles(), reference);
+  // The re-compared copy holds the same buffers: the next profile borrows them from both and
+  // puts them back in both.
+  const auto recompared = diff.outcome();
+  const void* buffer = std::as_const(recompared->expected("x_backprop")->tensor).raw();
+  view.run();
+  QVERIFY(controller.comparisonOutputsLent());
+  QCOMPARE(recompared->expected("x_backprop")->tensor.numel(), std::int64_t{0});  // lent
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!controller.comparisonOutputsLent());
+  QCOMPARE(view.outputBuffer(), buffer);
+  QCOMPARE(recompared->expected("x_backprop")->tensor.to_doubles(), reference);
+  QCOMPARE(controller.outcome()->diff->expected("x_backprop")->tensor.to_doubles(), reference);
 }
 
 QTEST_MAIN(ProfileViewTest)

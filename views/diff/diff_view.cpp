@@ -22,6 +22,7 @@
 #include <QtCharts/QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "app_wording.h"
 #include "backend_picker.h"
@@ -178,8 +179,27 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 
   connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
   connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
-  connect(runner_, &DiffRunner::started, this, [this] { status_->setText(tr("Comparing...")); });
-  connect(runner_, &DiffRunner::finished, this, &DiffView::finished);
+  connect(runner_, &DiffRunner::started, this, [this] {
+    if (!reading_) controller_->beginComparisonRead();  // it reads the reference's outputs
+    reading_ = true;
+    status_->setText(tr("Comparing..."));
+  });
+  connect(runner_, &DiffRunner::finished, this, [this] {
+    if (reading_ && !runner_->isRunning()) controller_->endComparisonRead();
+    reading_ = reading_ && runner_->isRunning();
+    finished();
+  });
+  // While the profile writes into the reference's outputs the tab keeps what it shows; what
+  // was asked of it meanwhile is done once they are back.
+  connect(controller_, &ProblemController::comparisonOutputsReturned, this, [this] {
+    if (std::exchange(recompare_waiting_, false)) runner_->recompare(options_);
+    if (std::exchange(details_waiting_, false) && selected_row_ >= 0) {
+      slice_waiting_ = false;
+      showDetails();
+    }
+    if (std::exchange(slice_waiting_, false))
+      showSlice(slice_mode_, slice_a_->value(), slice_b_->value());
+  });
   connect(verdict_, &VerdictModel::toleranceEdited, this, &DiffView::setTolerance);
   connect(verdict_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& i) {
@@ -196,7 +216,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
           [this](const QModelIndex& i) {
             if (!i.isValid()) return;
             const ElementError& e = worst_->elements().at(static_cast<std::size_t>(i.row()));
-            const ElementPlace p = element_place(errorShape().shape(), e.coords,
+            const ElementPlace p = element_place(errorShape(), e.coords,
                                                  outcome() ? outcome()->channels_last() : true);
             if (slice_mode_ == SliceMode::SpatialAtBatchChannel)
               showSlice(slice_mode_, p.n, p.c);
@@ -393,7 +413,10 @@ void DiffView::setTolerance(const QString& output, double atol, double rtol) {
     c->options = options_;
     controller_->setComparison(std::move(c), false);
   }
-  runner_->recompare(options_);
+  if (controller_->comparisonOutputsLent())
+    recompare_waiting_ = true;
+  else
+    runner_->recompare(options_);
 }
 
 std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
@@ -467,6 +490,7 @@ void DiffView::controllerFinished() {
 void DiffView::finished() {
   compare_->setText(tr("Compare"));
   auto out = outcome();
+  controller_->setShownComparison(out);
   const int keep = selected_row_;
   verdict_->setReport(out ? out->report() : DiffReport{});
   verdict_table_->resizeColumnsToContents();
@@ -532,6 +556,7 @@ void DiffView::selectRow(int row) {
     worst_->setElements({});
     error_owner_.reset();
     error_ref_ = error_cand_ = nullptr;
+    error_shape_.clear();
     heatmap_->setSlice({});
     heatmap_->setMarks({});
     updateChart();
@@ -543,12 +568,17 @@ void DiffView::selectRow(int row) {
 }
 
 void DiffView::showDetails() {
+  if (controller_->comparisonOutputsLent()) {
+    details_waiting_ = true;
+    return;
+  }
   const OutputDiff& o = verdict_->output(selected_row_);
   channels_->setChannels(o.channels);
   worst_->setElements(o.worst);
   updateChart();
   error_owner_.reset();
   error_ref_ = error_cand_ = nullptr;
+  error_shape_.clear();
   auto out = outcome();
   const Comparison& c = verdict_->comparison(selected_row_);
   if (out) {
@@ -558,23 +588,23 @@ void DiffView::showDetails() {
       error_owner_ = out;
       error_ref_ = ref;
       error_cand_ = cand;
+      // Kept apart: while the profile borrows the reference's buffers they read as empty.
+      error_shape_ = ref->tensor.shape();
     }
   }
   const bool channels_last = out ? out->channels_last() : true;
   const TensorDims d = tensor_dims(errorShape(), channels_last);
   // Start on the slice through the worst element.
   ElementPlace p;
-  if (!o.worst.empty())
-    p = element_place(errorShape().shape(), o.worst.front().coords, channels_last);
+  if (!o.worst.empty()) p = element_place(errorShape(), o.worst.front().coords, channels_last);
   if (d.h * d.w > 1)
     showSlice(SliceMode::SpatialAtBatchChannel, p.n, p.c);
   else
     showSlice(SliceMode::BatchChannelAtSpatial, p.h, p.w);
 }
 
-const Tensor& DiffView::errorShape() const {
-  static const Tensor none;
-  return error_ref_ ? error_ref_->tensor : none;
+const Shape& DiffView::errorShape() const {
+  return error_shape_;
 }
 
 void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
@@ -595,7 +625,11 @@ void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
     slice_a_->setValue(static_cast<int>(a));
     slice_b_->setValue(static_cast<int>(b));
   }
-  if (!error_ref_ || errorShape().numel() == 0) {
+  if (error_ref_ && controller_->comparisonOutputsLent()) {
+    slice_waiting_ = true;  // the reference's buffers are the profile's meanwhile
+    return;
+  }
+  if (!error_ref_ || num_elements(errorShape()) == 0) {
     heatmap_->setSlice({});
     heatmap_->setMarks({});
     return;
@@ -605,7 +639,7 @@ void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
                      tr("|a-b| of %1").arg(QString::fromStdString(o.name)));
   QVector<QPoint> marks;
   for (const ElementError& e : o.worst) {
-    const ElementPlace p = element_place(errorShape().shape(), e.coords, channels_last);
+    const ElementPlace p = element_place(errorShape(), e.coords, channels_last);
     if (spatial && p.n == a && p.c == b)
       marks << QPoint(static_cast<int>(p.h), static_cast<int>(p.w));
     else if (!spatial && p.h == a && p.w == b)

@@ -110,6 +110,11 @@ class DiffView : public QWidget {
   bool auto_run_ = true;
   bool stale_ = true;
   bool waiting_ = false;  // for the controller's run that answers run()
+  // Asked while the reference's outputs were lent (ProblemController::lendComparisonOutputs).
+  bool recompare_waiting_ = false;
+  bool slice_waiting_ = false;
+  bool details_waiting_ = false;
+  bool reading_ = false;  // a re-compare runs: counted by the controller as a reader
   int selected_row_ = -1;
   SliceMode slice_mode_ = SliceMode::SpatialAtBatchChannel;
   // The selected output's two sides, owned by error_owner_: |a-b| is taken per shown slice,
@@ -117,7 +122,8 @@ class DiffView : public QWidget {
   std::shared_ptr<const DiffOutcome> error_owner_;
   const OutputTensor* error_ref_ = nullptr;
   const OutputTensor* error_cand_ = nullptr;
-  const Tensor& errorShape() const;
+  Shape error_shape_;  // of error_ref_
+  const Shape& errorShape() const;
 
   BackendPicker* reference_;
   QLineEdit* reference_file_;

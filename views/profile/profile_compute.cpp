@@ -4,17 +4,36 @@
 #include <optional>
 
 #include "backends/cpu/cpu_backend.h"
+#include "engine/engine.h"
+#include "ops/prepared.h"
 #include "profile/copy_bandwidth.h"
 #include "tensor/error.h"
 
 namespace bnscope {
 
+namespace {
+
+// The copy probe in the output set's largest buffer, when it holds both arrays: no fresh pages
+// beside the outputs. Zero when it does not.
+double probe_in(Result& r, int threads, std::size_t bytes) {
+  Tensor* largest = nullptr;
+  for (OutputTensor& o : r.outputs)
+    if (o.tensor.sole_owner() && (!largest || o.tensor.nbytes() > largest->nbytes()))
+      largest = &o.tensor;
+  bytes &= ~std::size_t{63};
+  if (!largest || bytes == 0 || largest->nbytes() < 2 * bytes) return 0;
+  auto* base = static_cast<std::byte*>(largest->raw());  // 64-byte aligned storage
+  return measure_copy_bandwidth(threads, base, base + bytes, bytes) / 1e9;
+}
+
+}  // namespace
+
 ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
-                              const ProfileOptions& options) {
+                              const ProfileOptions& options, const std::string& restore) {
   ProfileBatch out;
   // Every backend's repetitions write into one set of output buffers, and the copy-bandwidth
-  // probe runs once, after those are freed: on a real layer neither the outputs nor the probe's
-  // buffers are held twice.
+  // probe runs once, after them: on a real layer neither the outputs nor the probe's buffers
+  // are held twice.
   Result shared;
   ProfileOptions each = options;
   each.measure_copy = false;
@@ -22,29 +41,44 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
   for (const std::string& b : backends) {
     try {
       out.profiles.push_back(profile_problem(problem, b, each));
+    } catch (const Error& e) {
+      out.errors.push_back(b + ": " + e.what());
+      if (e.code() == ErrorCode::Cancelled) break;  // the clock stops every later backend too
     } catch (const std::exception& e) {
       out.errors.push_back(b + ": " + e.what());
     }
   }
-  shared = Result{};
-  if (!options.measure_copy) return out;
   std::optional<double> gbps;
   for (Profile& p : out.profiles) {
     const bool cpu = std::any_of(p.phases.begin(), p.phases.end(),
                                  [](const PhaseStats& s) { return s.phase == "kernel:cpu"; });
-    if (!cpu) continue;
+    if (!options.measure_copy || !cpu) continue;
     try {
-      if (!gbps)
-        gbps = options.copy_probe
-                   ? options.copy_probe(options.threads, options.copy_bytes)
-                   : measure_copy_bandwidth(options.threads, options.copy_bytes) / 1e9;
+      if (!gbps && options.copy_probe)
+        gbps = options.copy_probe(options.threads, options.copy_bytes);
+      if (!gbps) {
+        const double in_place = probe_in(*each.result, options.threads, options.copy_bytes);
+        if (in_place > 0) gbps = in_place;
+      }
+      if (!gbps) {
+        shared = Result{};  // the outputs first: the probe's buffers never sit beside them
+        gbps = measure_copy_bandwidth(options.threads, options.copy_bytes) / 1e9;
+      }
     } catch (const std::exception& e) {
       out.errors.push_back(std::string("copy bandwidth: ") + e.what());
-      return out;
+      break;
     }
     p.roofline_gbps = *gbps;
     p.roofline_source = "copy bandwidth measured in this run";
     if (p.roofline_gbps > 0) p.roofline_fraction = p.achieved_gbps / p.roofline_gbps;
+  }
+  if (!restore.empty() && options.result) {
+    try {
+      // No cancel: the lent set must go back whole. The threads of the app's own runs.
+      run_backend_into(prepare(problem), backend_or_throw(restore), *options.result, RunContext{});
+    } catch (const std::exception& e) {
+      out.errors.push_back(restore + ": " + e.what());
+    }
   }
   return out;
 }

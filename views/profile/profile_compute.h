@@ -14,9 +14,14 @@ struct ProfileBatch {
   std::vector<std::string> errors;  // "<backend>: <why>" for backends that could not be profiled
 };
 
-// Never throws; a backend that fails is reported and the others still run.
+// Never throws; a backend that fails is reported and the others still run, until one is
+// cancelled (options.clock throwing a Cancelled error). With options.result set, every
+// repetition and, without options.copy_probe, the copy probe (in its largest buffer, when that
+// holds both of the probe's arrays) write into that output set. restore: the backend whose
+// outputs that set held (another run's, lent); it runs into the set once more at the end,
+// cancelled or not, so the set holds that run's outputs again.
 ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
-                              const ProfileOptions& options);
+                              const ProfileOptions& options, const std::string& restore = {});
 
 // Every profile's events, each profile starting gap seconds after the previous one ended, as
 // the Chrome trace writer lays them out.

@@ -15,6 +15,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
+#include <utility>
 
 #include "backend_picker.h"
 #include "problem_controller.h"
@@ -151,14 +152,27 @@ void ProfileView::run() {
         // Two 48 MiB buffers: three times a large last-level cache, yet small enough that the
         // probe stays within the real layer's own footprint.
         options.copy_bytes = kCopyProbeBytes;
-        // The controller's spare output buffers would sit beside the profile's own.
-        controller_->takeSpareResults();
         controller_->settle();  // the repetitions read the inputs off the UI thread
+        // The repetitions write into an output set the app already holds: the Diff tab's
+        // reference outputs (put back as they were at the end), else the controller's spare
+        // set; a fresh one only when there is neither.
+        std::optional<ProblemController::Loan> loan = controller_->lendComparisonOutputs();
+        std::vector<Result> spare = controller_->takeSpareResults();
+        Result into;
+        std::string restore;
+        if (loan) {
+          into = std::move(loan->outputs);
+          restore = loan->backend;
+        } else if (!spare.empty()) {
+          into = std::move(spare.front());
+        }
+        spare.clear();
         run_->setEnabled(false);
         cancel_->setEnabled(true);
         status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
         return [problem = controller_->problem(), revision = controller_->revision(), names,
-                options](const std::atomic<bool>& cancel) mutable {
+                options, into = std::move(into),
+                restore = std::move(restore)](const std::atomic<bool>& cancel) mutable {
           // Profiling has no cancel points of its own; it reads the clock around every repetition,
           // so that is where a cancel lands.
           options.clock = [&cancel]() -> double {
@@ -168,8 +182,11 @@ void ProfileView::run() {
           };
           Measured m;
           m.revision = revision;
-          m.batch = profile_backends(problem, names, options);
+          options.result = &into;
+          m.batch = profile_backends(problem, names, options, restore);
           m.cancelled = cancel.load();
+          m.lent = !restore.empty();
+          m.outputs = std::make_shared<Result>(std::move(into));
           return m;
         };
       },
@@ -185,6 +202,10 @@ bool ProfileView::waitForIdle(int timeoutMs) {
 }
 
 void ProfileView::finished(Measured m, bool more) {
+  Result outputs = m.outputs ? std::exchange(*m.outputs, Result{}) : Result{};
+  if (!outputs.outputs.empty())
+    output_buffer_ = std::as_const(outputs.outputs.front().tensor).raw();
+  if (m.lent) controller_->returnComparisonOutputs(std::move(outputs));
   run_->setEnabled(!more);
   cancel_->setEnabled(more);
   if (m.cancelled) {

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "background_job.h"
@@ -63,6 +64,9 @@ class ProfileView : public QWidget {
   QBarSet* achievedBars() const { return achieved_; }
   QBarSet* rooflineBars() const { return roofline_; }
   QLabel* statusLabel() const { return status_; }
+  // Where the last profile's repetitions wrote their first output (tests tell by it whose
+  // output set was used); null before any.
+  const void* outputBuffer() const { return output_buffer_; }
 
  signals:
   void profileFinished();
@@ -72,6 +76,10 @@ class ProfileView : public QWidget {
     ProfileBatch batch;
     std::uint64_t revision = 0;
     bool cancelled = false;
+    // The set the repetitions wrote into; shared, because the finished future keeps a copy of
+    // this struct: emptied once read, so no copy holds the buffers afterwards.
+    std::shared_ptr<Result> outputs;
+    bool lent = false;  // the comparison's reference outputs, restored: back to the controller
   };
   void finished(Measured m, bool more);
   void updateChart();
@@ -80,6 +88,7 @@ class ProfileView : public QWidget {
   ProblemController* controller_;
   std::function<double(int, std::size_t)> probe_;
   std::optional<std::uint64_t> profiled_;
+  const void* output_buffer_ = nullptr;
   BackgroundJob<Measured> job_;
 
   BackendPicker* backends_;
