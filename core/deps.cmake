@@ -11,4 +11,5 @@ target_link_libraries(bnscope_core PUBLIC PkgConfig::ZLIB)
 pkg_check_modules(HWY REQUIRED IMPORTED_TARGET libhwy)
 target_link_libraries(bnscope_core PUBLIC PkgConfig::HWY)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_kernels.cpp
+                            ${CMAKE_CURRENT_SOURCE_DIR}/analysis/diff_scan.cpp
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")

@@ -1,6 +1,7 @@
-// A large output is compared in chunks on several threads; every figure must be what one loop
-// over the elements in order gives: counts and maxima, the sums behind the mean errors to the
-// last bit, the first index of the largest error, and the worst list with its ties.
+// A large output is compared in chunks on several threads (float32 pairs through the vector scan,
+// the rest through the scalar one); every figure must be what one loop over the elements in order
+// gives: counts and maxima, the sums behind the mean errors to the last bit, the first index of the
+// largest error, and the worst list with its ties.
 
 #include <gtest/gtest.h>
 
@@ -91,6 +92,15 @@ Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std
   return p;
 }
 
+// Uniform doubles in [0, 1) from a 64-bit LCG: the same data on every platform.
+struct Uniform {
+  std::uint64_t s;
+  double operator()() {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1.0p-53;
+  }
+};
+
 bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
@@ -167,11 +177,7 @@ TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
   const std::int64_t outer = 4099, C = 77;  // 315 623 elements: several chunks and threads
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
-  std::uint64_t s = 99;
-  const auto next = [&s] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) * 0x1.0p-53;
-  };
+  Uniform next{99};
   for (std::size_t i = 0; i < n; ++i) {
     ref[i] = 4 * next() - 2;
     cand[i] = ref[i] + (next() - 0.5) * 1e-3;
@@ -181,7 +187,7 @@ TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
     if (i % 50021 == 11) cand[i] = kInf;
     if (i % 4001 == 2) cand[i] = ref[i];
   }
-  expect_plain(ref, cand, outer, C);
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t);
 }
 
 // The same figures for every stored type, and for a reference stored in another type than the
@@ -191,11 +197,7 @@ TEST(DiffParts, EveryStoredTypeGivesWhatOneLoopGives) {
   const std::int64_t outer = 1501, C = 40;
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
-  std::uint64_t s = 5;
-  const auto next = [&s] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) * 0x1.0p-53;
-  };
+  Uniform next{5};
   for (std::size_t i = 0; i < n; ++i) {
     ref[i] = cand[i] = 4 * next() - 2;
     if (next() < 0.5) cand[i] = ref[i] * (1 + (next() - 0.5) * 0.05);
@@ -218,11 +220,7 @@ TEST(DiffParts, MostlyEqualOutputGivesWhatOneLoopGives) {
   const std::int64_t outer = 3001, C = 64;
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
-  std::uint64_t s = 7;
-  const auto next = [&s] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) * 0x1.0p-53;
-  };
+  Uniform next{7};
   for (std::size_t i = 0; i < n; ++i) {
     ref[i] = cand[i] = 4 * next() - 2;
     if (i > 5000 && next() < 0.4) cand[i] = ref[i] + (next() - 0.5) * 1e-3;
@@ -232,9 +230,9 @@ TEST(DiffParts, MostlyEqualOutputGivesWhatOneLoopGives) {
     if (i % 5003 == 4) ref[i] = 0.0, cand[i] = -0.0;
     if (i % 9001 == 5) ref[i] = cand[i] = std::nan("");
   }
-  expect_plain(ref, cand, outer, C);
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t);
   // All equal: no error anywhere, the largest (0) first found at element 0.
-  expect_plain(ref, ref, outer, C);
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, ref, outer, C, t, t);
 }
 
 // No NaN anywhere: every figure must be the element loop's, with equal and unequal elements at
@@ -244,11 +242,7 @@ TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
   const std::int64_t outer = 5003, C = 48;
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
-  std::uint64_t s = 11;
-  const auto next = [&s] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) * 0x1.0p-53;
-  };
+  Uniform next{11};
   for (std::size_t i = 0; i < n; ++i) {
     ref[i] = cand[i] = 4 * next() - 2;
     if (next() < 0.45) cand[i] = ref[i] + (next() - 0.5) * std::pow(10.0, -12 + 14 * next());
@@ -259,8 +253,8 @@ TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
     if (i % 5003 == 5) ref[i] = 0.0, cand[i] = 1e-3;
     if (i % 4001 == 6) ref[i] = 1.0, cand[i] = 1.0 + 2e-3;  // at the default tolerance
   }
-  expect_plain(ref, cand, outer, C);
-  expect_plain(ref, ref, outer, C);
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t);
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, ref, outer, C, t, t);
 }
 
 // The first index of the largest error when it is 0: an equal element after leading NaN pairs

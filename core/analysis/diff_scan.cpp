@@ -1,0 +1,155 @@
+// Highway body of diff_scan.h, compiled once per x86-64 target (foreach_target) and picked at run
+// time, as the cpu backend's loops are. Built with -ffp-contract=off (deps.cmake): the
+// tolerance a*b+c must round twice, as the scalar loop's does.
+
+#include "analysis/diff_scan.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "analysis/diff_scan.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace bnscope::diff_scan {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DD = hn::ScalableTag<double>;
+using VD = hn::Vec<DD>;
+using DU = hn::RebindToUnsigned<DD>;
+using VU = hn::Vec<DU>;
+
+// std::max(acc, x) lane by lane, only where `take` holds: x replaces acc only when acc < x.
+template <class V, class M>
+HWY_INLINE V max_where(M take, V acc, V x) {
+  return hn::IfThenElse(hn::And(take, hn::Lt(acc, x)), x, acc);
+}
+
+// The order-preserving integer of a float's bits (diff.cpp's ordered_key at width 32).
+HWY_INLINE VU ordered_key(VU bits) {
+  const DU du;
+  const VU mid = hn::Set(du, std::uint64_t{1} << 63);
+  const VU mag = hn::And(bits, hn::Set(du, 0x7fffffffull));
+  const auto negative = hn::Ne(hn::And(bits, hn::Set(du, 0x80000000ull)), hn::Zero(du));
+  return hn::IfThenElse(negative, hn::Sub(mid, mag), hn::Add(mid, mag));
+}
+
+std::int64_t Lanes() {
+  return static_cast<std::int64_t>(hn::Lanes(DD()));
+}
+
+void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std::int64_t n,
+             const Params& p, const Elements& out, Figures& f) {
+  const DD d;
+  const DU du;
+  const hn::Rebind<float, DD> df;
+  const hn::Rebind<std::uint32_t, DD> d32;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const VD zero = hn::Zero(d), one = hn::Set(d, 1.0);
+  const VD inf = hn::Set(d, std::numeric_limits<double>::infinity());
+  const VD atol = hn::Set(d, p.atol), rtol = hn::Set(d, p.rtol);
+  const VD nan_bin = hn::Set(d, static_cast<double>(p.nan_bin));
+  const VD top_bin = hn::Set(d, static_cast<double>(p.edge_count + 1));
+  VD ratio_acc = hn::Set(d, f.tolerance_ratio), required_acc = hn::Set(d, f.required_atol);
+  VD rel_acc = hn::Set(d, f.max_rel), ref_acc = hn::Set(d, f.max_abs_reference);
+  VD abs_acc = hn::Set(d, f.max_abs);
+  VU ulp_acc = hn::Set(du, f.max_ulp);
+  VD finite = zero, mismatches = zero, nan_both = zero, nan_mismatches = zero;
+  for (std::int64_t j = 0; j < n; j += N) {
+    const VD b = hn::PromoteTo(d, hn::LoadU(df, ref + j));
+    const VD a = hn::PromoteTo(d, hn::LoadU(df, cand + j));
+    const auto nan_a = hn::IsNaN(a), nan_b = hn::IsNaN(b);
+    const auto any_nan = hn::Or(nan_a, nan_b);
+    const auto clean = hn::Not(any_nan);
+    const auto both_nan = hn::And(nan_a, nan_b);
+    const auto one_nan = hn::Xor(nan_a, nan_b);
+    const VD abs_b = hn::Abs(b);
+    const VD abs_err = hn::IfThenZeroElse(hn::Eq(a, b), hn::Abs(hn::Sub(a, b)));
+    const VD rel = hn::IfThenZeroElse(
+        hn::Eq(abs_err, zero), hn::IfThenElse(hn::Eq(b, zero), inf, hn::Div(abs_err, abs_b)));
+    const VD allowed = hn::Add(atol, hn::Mul(rtol, abs_b));
+    const VD ratio = hn::IfThenElse(hn::Gt(allowed, zero), hn::Div(abs_err, allowed),
+                                    hn::IfThenElseZero(hn::Gt(abs_err, zero), inf));
+    const auto nan_mismatch = p.nan_equal ? one_nan : any_nan;
+    const auto mismatch = hn::Or(hn::And(any_nan, nan_mismatch),
+                                 hn::AndNot(any_nan, hn::Not(hn::Le(abs_err, allowed))));
+    const VD e = hn::IfThenZeroElse(any_nan, abs_err);
+
+    ratio_acc = max_where(clean, ratio_acc, ratio);
+    required_acc = max_where(clean, required_acc, hn::Sub(abs_err, hn::Mul(rtol, abs_b)));
+    rel_acc = max_where(clean, rel_acc, rel);
+    ref_acc = max_where(clean, ref_acc, abs_b);
+    abs_acc = max_where(clean, abs_acc, abs_err);
+    const VU ka = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, cand + j))));
+    const VU kb = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, ref + j))));
+    const VU ulp = hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka));
+    ulp_acc = max_where(hn::RebindMask(du, clean), ulp_acc, ulp);
+    finite = hn::Add(finite, hn::IfThenElseZero(hn::And(clean, hn::Lt(abs_err, inf)), one));
+    mismatches = hn::Add(mismatches, hn::IfThenElseZero(mismatch, one));
+    nan_both = hn::Add(nan_both, hn::IfThenElseZero(both_nan, one));
+    nan_mismatches = hn::Add(nan_mismatches, hn::IfThenElseZero(one_nan, one));
+
+    VD bin = one;
+    for (int t = 0; t < p.edge_count; ++t)
+      bin = hn::Add(bin, hn::IfThenElseZero(hn::Ge(abs_err, hn::Set(d, p.edges[t])), one));
+    bin = hn::IfThenZeroElse(hn::Eq(abs_err, zero),
+                             hn::IfThenElse(hn::Lt(abs_err, inf), bin, top_bin));
+    bin = hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, nan_bin), bin);
+
+    hn::StoreU(hn::IfThenElseZero(hn::Lt(e, inf), e), d, out.error + j);
+    hn::StoreU(hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, inf), abs_err), d,
+               out.score + j);
+    hn::StoreU(hn::IfThenZeroElse(any_nan, rel), d, out.rel + j);
+    hn::StoreU(hn::IfThenElse(one_nan, inf, e), d, out.channel_abs + j);
+    hn::StoreU(bin, d, out.bin + j);
+    hn::StoreU(hn::IfThenElseZero(mismatch, one), d, out.mismatch + j);
+  }
+  // Lane by lane into the figures: maxima as std::max takes them, counts exactly.
+  constexpr std::size_t kMaxLanes = 64 / sizeof(double) * 4;
+  double lanes[kMaxLanes];
+  std::uint64_t ulp_lanes[kMaxLanes];
+  const auto fold_max = [&](VD v, double& into) {
+    hn::StoreU(v, d, lanes);
+    for (std::int64_t l = 0; l < N; ++l) into = std::max(into, lanes[l]);
+  };
+  const auto fold_sum = [&](VD v, double& into) {
+    hn::StoreU(v, d, lanes);
+    for (std::int64_t l = 0; l < N; ++l) into += lanes[l];
+  };
+  fold_max(ratio_acc, f.tolerance_ratio);
+  fold_max(required_acc, f.required_atol);
+  fold_max(rel_acc, f.max_rel);
+  fold_max(ref_acc, f.max_abs_reference);
+  fold_max(abs_acc, f.max_abs);
+  hn::StoreU(ulp_acc, du, ulp_lanes);
+  for (std::int64_t l = 0; l < N; ++l) f.max_ulp = std::max(f.max_ulp, ulp_lanes[l]);
+  fold_sum(finite, f.finite);
+  fold_sum(mismatches, f.mismatches);
+  fold_sum(nan_both, f.nan_both);
+  fold_sum(nan_mismatches, f.nan_mismatches);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bnscope::diff_scan
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace bnscope::diff_scan {
+
+HWY_EXPORT(Lanes);
+HWY_EXPORT(ScanF32);
+
+std::int64_t lanes() {
+  return HWY_DYNAMIC_DISPATCH(Lanes)();
+}
+void scan_f32(const float* ref, const float* cand, std::int64_t n, const Params& p,
+              const Elements& out, Figures& f) {
+  HWY_DYNAMIC_DISPATCH(ScanF32)(ref, cand, n, p, out, f);
+}
+
+}  // namespace bnscope::diff_scan
+#endif

@@ -1,0 +1,43 @@
+#pragma once
+// The element arithmetic of a comparison of two float32 outputs, vectorized (Highway, the best
+// target the CPU has, picked at the first call). diff.cpp's scan takes these per-element values
+// and order-free figures and adds what needs element order (histogram counts, per-channel
+// figures, the first index of the largest error); other dtypes take its scalar loop.
+//
+// Every value is the one diff.cpp's scalar loop gives for the element, bit for bit: the same
+// IEEE operations in double precision (no fused multiply-add: the file is built with
+// -ffp-contract=off), and maxima taken as std::max(acc, x) takes them (a NaN or an equal value
+// never replaces the accumulator).
+
+#include <cstdint>
+
+namespace bnscope::diff_scan {
+
+struct Params {
+  double atol = 0, rtol = 0;
+  bool nan_equal = false;
+  const double* edges = nullptr;  // the histogram's decade edges, ascending
+  int edge_count = 0;
+  int nan_bin = 0;  // the histogram bin of a NaN mismatch
+};
+
+// Order-free figures, folded into by every call (start them at the scan's current values).
+struct Figures {
+  double tolerance_ratio = 0, required_atol = 0, max_rel = 0, max_abs_reference = 0;
+  double max_abs = -1;  // the largest error of an element without NaN; -1 while there is none
+  std::uint64_t max_ulp = 0;
+  double finite = 0, mismatches = 0, nan_both = 0, nan_mismatches = 0;  // counts, exact below 2^53
+};
+
+// Per element j: its finite error or 0 (error), what ranks it among the worst (score), its
+// relative error (0 with a NaN), what it gives its channel's largest error (inf for a NaN on one
+// side), its histogram bin and 1 when it mismatches. n must be a multiple of lanes().
+struct Elements {
+  double *error, *score, *rel, *channel_abs, *bin, *mismatch;
+};
+
+std::int64_t lanes();
+void scan_f32(const float* ref, const float* cand, std::int64_t n, const Params& p,
+              const Elements& out, Figures& f);
+
+}  // namespace bnscope::diff_scan
