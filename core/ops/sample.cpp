@@ -49,26 +49,24 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
         for (std::int64_t start = 0; start < row; start += kBatch) {
           const std::int64_t n = std::min(kBatch, row - start);
           rng.normals_at(static_cast<std::uint64_t>(o * row + start), z.data(), n);
-          if (v.inner == 1) {  // channels last: element k of the batch is channel start + k
-            T* const dst = out + o * row + start;
+          // (outer, channel, inner) order is memory order: element k of the batch is at dst[k].
+          T* const dst = out + o * row + start;
+          const auto value = [](double x) -> T {
+            if constexpr (std::is_same_v<T, double>)
+              return x;
+            else
+              return from_float<T>(static_cast<float>(x));
+          };
+          if (v.inner == 1) {  // channels last: element k is channel start + k, a plain loop
             const double* const m = mu.data() + start;
             const double* const d = sd.data() + start;
-            for (std::int64_t k = 0; k < n; ++k) {
-              const double x = m[k] + d[k] * z[static_cast<std::size_t>(k)];
-              if constexpr (std::is_same_v<T, double>)
-                dst[k] = x;
-              else
-                dst[k] = from_float<T>(static_cast<float>(x));
-            }
+            for (std::int64_t k = 0; k < n; ++k)
+              dst[k] = value(m[k] + d[k] * z[static_cast<std::size_t>(k)]);
             continue;
           }
           for (std::int64_t k = 0; k < n; ++k) {
-            const double x = mu[static_cast<std::size_t>(c)] +
-                             sd[static_cast<std::size_t>(c)] * z[static_cast<std::size_t>(k)];
-            if constexpr (std::is_same_v<T, double>)
-              out[v.index(o, c, i)] = x;
-            else
-              out[v.index(o, c, i)] = from_float<T>(static_cast<float>(x));
+            dst[k] = value(mu[static_cast<std::size_t>(c)] +
+                           sd[static_cast<std::size_t>(c)] * z[static_cast<std::size_t>(k)]);
             if (++i == v.inner) {
               i = 0;
               ++c;
