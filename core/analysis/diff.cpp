@@ -148,17 +148,42 @@ struct ScanSetup {
   bool nonnegative_tolerance;
 };
 
+// The channels of consecutive elements from `begin` on: element i itself for a 1-D
+// per-channel output, else (i / inner) % channels, kept by counters instead of a division per
+// element.
+class ChannelWalk {
+ public:
+  ChannelWalk(const ChannelView* view, bool flat, std::int64_t begin)
+      : view_(view), flat_(flat), i_(begin) {
+    if (!flat && view && view->inner > 0 && view->channels > 0) {
+      channel_ = (begin / view->inner) % view->channels;
+      inner_ = begin % view->inner;
+    }
+  }
+  // The current element's channel; then on to the next element.
+  std::size_t next() {
+    if (flat_) return static_cast<std::size_t>(i_++);
+    const auto c = static_cast<std::size_t>(channel_);
+    if (++inner_ == view_->inner) {
+      inner_ = 0;
+      if (++channel_ == view_->channels) channel_ = 0;
+    }
+    return c;
+  }
+
+ private:
+  const ChannelView* view_;
+  bool flat_;
+  std::int64_t i_, channel_ = 0, inner_ = 0;
+};
+
 // Elements [begin, end): figures into sc; error[j] is the element's error where finite (else 0,
 // what it adds to the sums) and score[j] what ranks it among the worst.
 void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc, double* error,
                 double* score_out) {
   constexpr std::int64_t kBlock = 8192;
   double ref_block[kBlock], cand_block[kBlock];
-  std::int64_t walk_channel = 0, walk_inner = 0;
-  if (s.channels && !s.flat_channels) {
-    walk_channel = (begin / s.view->inner) % s.view->channels;
-    walk_inner = begin % s.view->inner;
-  }
+  ChannelWalk walk(s.view, s.flat_channels, begin);
   for (std::int64_t i = begin; i < end; ++i) {
     if ((i - begin) % kBlock == 0) {
       const std::int64_t n = std::min(kBlock, end - i);
@@ -178,11 +203,7 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
       ++sc.finite_count;
       ++sc.histogram[0];
       if (s.channels) {
-        ++sc.channels[static_cast<std::size_t>(s.flat_channels ? i : walk_channel)].count;
-        if (++walk_inner == s.view->inner) {
-          walk_inner = 0;
-          if (++walk_channel == s.view->channels) walk_channel = 0;
-        }
+        ++sc.channels[walk.next()].count;
       }
       error[i - begin] = 0;
       score_out[i - begin] = 0;
@@ -222,11 +243,7 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
     }
     if (mismatch) ++sc.mismatches;
     if (s.channels) {
-      ChannelError& ce = sc.channels[static_cast<std::size_t>(s.flat_channels ? i : walk_channel)];
-      if (++walk_inner == s.view->inner) {
-        walk_inner = 0;
-        if (++walk_channel == s.view->channels) walk_channel = 0;
-      }
+      ChannelError& ce = sc.channels[walk.next()];
       ++ce.count;
       if (mismatch) ++ce.mismatches;
       ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
@@ -249,11 +266,7 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   double rel[kBlock], channel_abs[kBlock], bin[kBlock], mismatch[kBlock];
   const float* ref = static_cast<const float*>(s.reference.raw());
   const float* cand = static_cast<const float*>(s.candidate.raw());
-  std::int64_t walk_channel = 0, walk_inner = 0;
-  if (s.channels && !s.flat_channels) {
-    walk_channel = (begin / s.view->inner) % s.view->channels;
-    walk_inner = begin % s.view->inner;
-  }
+  ChannelWalk walk(s.view, s.flat_channels, begin);
   diff_scan::Figures f;
   f.tolerance_ratio = sc.tolerance_ratio;
   f.required_atol = sc.required_atol;
@@ -281,12 +294,7 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
     for (std::int64_t j = 0; j < n; ++j) ++sc.histogram[static_cast<std::size_t>(bin[j])];
     if (!s.channels) continue;
     for (std::int64_t j = 0; j < n; ++j) {
-      ChannelError& ce =
-          sc.channels[static_cast<std::size_t>(s.flat_channels ? b0 + j : walk_channel)];
-      if (++walk_inner == s.view->inner) {
-        walk_inner = 0;
-        if (++walk_channel == s.view->channels) walk_channel = 0;
-      }
+      ChannelError& ce = sc.channels[walk.next()];
       ++ce.count;
       ce.mismatches += mismatch[j] != 0 ? 1 : 0;
       ce.max_abs = std::max(ce.max_abs, channel_abs[j]);
@@ -442,7 +450,7 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
-  std::int64_t walk_channel = 0, walk_inner = 0;
+  ChannelWalk walk(view, flat_channels, 0);
   const std::int64_t stride = threads * kScanChunk;
   for (std::int64_t start = 0; start < d.count; start += stride) {
     const std::int64_t span = std::min(stride, d.count - start);
@@ -455,15 +463,8 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     // order per sum, the same pushes in the same order.
     for (std::int64_t j = 0; j < span; ++j) sum_abs += errors[static_cast<std::size_t>(j)];
     if (channels) {
-      for (std::int64_t j = 0; j < span; ++j) {
-        // a sum until the end
-        d.channels[static_cast<std::size_t>(flat_channels ? start + j : walk_channel)].mean_abs +=
-            errors[static_cast<std::size_t>(j)];
-        if (++walk_inner == view->inner) {
-          walk_inner = 0;
-          if (++walk_channel == view->channels) walk_channel = 0;
-        }
-      }
+      for (std::int64_t j = 0; j < span; ++j)  // a sum until the end
+        d.channels[walk.next()].mean_abs += errors[static_cast<std::size_t>(j)];
     }
     if (k > 0) {
       // A score enters while the list is short and positive, or above the list's least.
