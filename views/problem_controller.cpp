@@ -50,7 +50,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
     }
   }
   try {
-    out->prepared = prepare(problem);
+    out->prepared =
+        prepare(problem, previous && previous->prepared ? &*previous->prepared : nullptr);
     std::shared_ptr<const PipelineResult> pipeline;
     if (comparison) {
       try {

@@ -22,11 +22,23 @@ std::string shortest_double_text(double v) {
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+std::int64_t known_or_counted(const Tensor& t, const Prepared* earlier) {
+  if (earlier)
+    for (std::size_t j = 0; j < earlier->inputs.size() && j < earlier->non_finite.size(); ++j) {
+      const Tensor& e = earlier->inputs[j];
+      if (e.shares_storage_with(t) && e.dtype() == t.dtype() && e.numel() == t.numel())
+        return earlier->non_finite[j];
+    }
+  return count_non_finite(t);
+}
+
 }  // namespace
 
-void note_input_health(Prepared& p) {
+void note_input_health(Prepared& p, const Prepared* earlier) {
+  p.non_finite.assign(p.inputs.size(), 0);
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-    const std::int64_t n = count_non_finite(p.inputs[i]);
+    const std::int64_t n = known_or_counted(p.inputs[i], earlier);
+    p.non_finite[i] = n;
     if (n)
       p.notes.push_back({NoteKind::Warning, "non-finite-input",
                          std::string(p.op->inputs[i].name) + " holds " + std::to_string(n) +
@@ -43,9 +55,9 @@ void note_input_health(Prepared& p) {
                        "epsilon", -1});
 }
 
-void attach_input_notes(Prepared& p) {
-  note_input_health(p);
-  for (Note& n : check_reserve_spaces(p)) p.notes.push_back(std::move(n));
+void attach_input_notes(Prepared& p, const Prepared* earlier) {
+  note_input_health(p, earlier);
+  for (Note& n : check_reserve_spaces(p, earlier)) p.notes.push_back(std::move(n));
 }
 
 }  // namespace bnscope

@@ -7,8 +7,10 @@
 
 namespace bnscope {
 
-void note_input_health(Prepared& p);
+// Counts each input's NaN/Inf values into p.non_finite, or takes earlier's count of the same
+// buffer (see prepare()).
+void note_input_health(Prepared& p, const Prepared* earlier = nullptr);
 // note_input_health and check_reserve_spaces, once; prepare() calls it last.
-void attach_input_notes(Prepared& p);
+void attach_input_notes(Prepared& p, const Prepared* earlier = nullptr);
 
 }  // namespace bnscope

@@ -343,10 +343,11 @@ Prepared prepare_checked(const Problem& pb, Checks& ck) {
 
 }  // namespace
 
-Prepared prepare(const Problem& pb) {
+Prepared prepare(const Problem& pb, const Prepared* earlier) {
   Checks ck;
   Prepared p = prepare_checked(pb, ck);
-  attach_input_notes(p);  // once, here: every caller shares the prepared problem and its notes
+  attach_input_notes(
+      p, earlier);  // once, here: every caller shares the prepared problem and its notes
   return p;
 }
 

@@ -4,10 +4,13 @@
 // that do not fit x), attached once by prepare(). Backends take only this and never validate
 // again.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ops/moments.h"
 #include "ops/note.h"
 #include "ops/problem.h"
 #include "tensor/layout.h"
@@ -29,6 +32,11 @@ struct Prepared {
   ReserveConvention convention = ReserveConvention::Variance;
   std::vector<Tensor> inputs;  // catalog order
   std::vector<Note> notes;
+  // What the input notes read from the values: the NaN/Inf count of each input (catalog order)
+  // and, when the reserve spaces were checked, x's moments through `view`. A later prepare()
+  // given this one takes them for the same buffers instead of reading 100s of MB again.
+  std::vector<std::int64_t> non_finite;
+  std::optional<ChannelMoments> x_moments;
 
   const Tensor& in(std::string_view name) const;
   std::int64_t channels() const { return view.channels; }
@@ -43,7 +51,11 @@ struct Prepared {
 // Mirrors TensorFlow's checks and messages (spec sections 3.2, 3.7, 5) plus those TensorFlow
 // lacked (its advisories); throws Error(InvalidArgument) with a one-line message. Attaches the
 // input notes (ops/input_health.h) last, once.
-Prepared prepare(const Problem& problem);
+// earlier: a problem prepared before (the app's previous run), whose readings of inputs that
+// are still the same buffers are taken as they are: a buffer's values change only through a copy
+// (Tensor's copy-on-write) or by a permutation in place (a layout change), which keeps its
+// NaN/Inf count; x's moments are taken only through the same shape and view.
+Prepared prepare(const Problem& problem, const Prepared* earlier = nullptr);
 
 struct ValidationProblem {
   std::string subject;  // the input or attr it is about; empty for the op as a whole

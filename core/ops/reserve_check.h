@@ -9,8 +9,9 @@
 namespace bnscope {
 
 // Notes (kind Warning, code "reserve-mismatch" or "reserve-convention") for grad ops in
-// training mode; empty otherwise. Two passes over x in float64 (ops/moments.h). prepare() attaches
-// them (ops/input_health.h).
-std::vector<Note> check_reserve_spaces(const Prepared& p);
+// training mode; empty otherwise. One pass over x in float64 (ops/moments.h), kept in
+// p.x_moments, or none when earlier holds x's moments of the same buffer, shape and view.
+// prepare() attaches them (ops/input_health.h).
+std::vector<Note> check_reserve_spaces(Prepared& p, const Prepared* earlier = nullptr);
 
 }  // namespace bnscope

@@ -29,6 +29,7 @@ struct ChannelView {
   std::int64_t index(std::int64_t o, std::int64_t c, std::int64_t i) const {
     return (o * channels + c) * inner + i;
   }
+  bool operator==(const ChannelView&) const = default;
 };
 
 int channel_axis(int rank, bool channels_last);
