@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "engine/engine.h"
+#include "engine/outputs.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
@@ -357,11 +358,20 @@ void ProblemController::rerun() {
     std::shared_ptr<const RunOutcome> previous = scan_hint_ ? scan_hint_ : outcome_;
     scan_hint_.reset();
     spare_timer_->stop();
+    QFuture<Result> making;
+    const bool wait_for_spare = spare_.empty() && making_spare_;
+    if (wait_for_spare) {  // claimed: the watcher no longer hands it to spare_
+      making = making_spare_->future();
+      making_spare_->disconnect(this);
+      making_spare_->deleteLater();
+      making_spare_ = nullptr;
+    }
     // The problem is handed over by value: its tensors share their storage with problem_.
     return [problem = problem_, backend = backend_, revision = revision_, ctx,
-            comparison = comparison_, previous = std::move(previous),
-            recycle = std::move(spare_)](const std::atomic<bool>& cancel) mutable {
+            comparison = comparison_, previous = std::move(previous), recycle = std::move(spare_),
+            wait_for_spare, making = std::move(making)](const std::atomic<bool>& cancel) mutable {
       ctx.cancel = &cancel;
+      if (wait_for_spare) recycle.push_back(making.takeResult());
       return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr,
                              previous.get(), &recycle);
     };
@@ -394,6 +404,25 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
         spare_.push_back(std::move(r));
     if (!spare_.empty()) spare_timer_->start();
   }
+  if (spare_.empty() && !making_spare_ && !outcome_->stale && outcome_->ok() &&
+      !outcome_->result->outputs.empty() &&
+      outcome_->result->outputs.front().tensor.nbytes() >= kConvertInPlaceBytes)
+    makeSpare(*outcome_->result);
+}
+
+void ProblemController::makeSpare(const Result& like) {
+  auto* watcher = new QFutureWatcher<Result>(this);
+  making_spare_ = watcher;
+  connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher] {
+    making_spare_ = nullptr;
+    watcher->deleteLater();
+    spare_.push_back(watcher->future().takeResult());
+    spare_timer_->start();
+  });
+  watcher->setFuture(QtConcurrent::run([r = outputs_like(like)]() mutable {
+    fault_in(r);
+    return std::move(r);
+  }));
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {
