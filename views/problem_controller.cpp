@@ -103,6 +103,17 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
   return out;
 }
 
+namespace {
+
+std::size_t data_output_bytes(const Result& r) {
+  return r.outputs.empty() ? 0 : r.outputs.front().tensor.nbytes();
+}
+std::size_t data_output_bytes(const RunOutcome* o) {
+  return o && o->ok() ? data_output_bytes(*o->result) : 0;
+}
+
+}  // namespace
+
 ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
         finished(std::move(out), more);
@@ -387,6 +398,8 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     out = std::move(kept);
   }
   std::shared_ptr<const RunOutcome> replaced = std::exchange(outcome_, std::move(out));
+  const std::size_t bytes = data_output_bytes(outcome_.get());
+  const bool resized = bytes != data_output_bytes(replaced.get());
   emit outcomeChanged();
   // The views have moved on to the new outcome: the replaced one's output buffers are free for
   // the next run, unless something still reads them (a view holding an older comparison).
@@ -404,10 +417,13 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
         spare_.push_back(std::move(r));
     if (!spare_.empty()) spare_timer_->start();
   }
-  if (spare_.empty() && !making_spare_ && !outcome_->stale && outcome_->ok() &&
-      !outcome_->result->outputs.empty() &&
-      outcome_->result->outputs.front().tensor.nbytes() >= kConvertInPlaceBytes)
+  // Only where the outputs changed size (a load): an edit's run finds the replaced outcome's set,
+  // and a run whose outputs something still reads (the Diff tab's) must not add one.
+  if (resized && !making_spare_ && !outcome_->stale && bytes >= kConvertInPlaceBytes &&
+      (spare_.empty() || data_output_bytes(spare_.front()) != bytes)) {
+    spare_.clear();
     makeSpare(*outcome_->result);
+  }
 }
 
 void ProblemController::makeSpare(const Result& like) {

@@ -40,6 +40,7 @@ class ControllerBuffersTest : public QObject {
   void firstRunMakesASpareSetTheNextRunWritesInto();
   void editBeforeTheSpareIsReadyStillUsesIt();
   void smallProblemsMakeNone();
+  void editsWhoseOldOutputsAreStillReadMakeNone();
 };
 
 void ControllerBuffersTest::firstRunMakesASpareSetTheNextRunWritesInto() {
@@ -83,6 +84,21 @@ void ControllerBuffersTest::smallProblemsMakeNone() {
   c.setProblem(test::small_sample());
   QVERIFY(c.waitForIdle());
   QTest::qWait(50);
+  QVERIFY(c.spareResults().empty());
+}
+
+// The Diff tab holds the shown run's outputs: its runs find no spare set and must not add a
+// third one.
+void ControllerBuffersTest::editsWhoseOldOutputsAreStillReadMakeNone() {
+  ProblemController c;
+  c.setProblem(big_problem());
+  QVERIFY(c.waitForIdle(120000));
+  QTRY_VERIFY_WITH_TIMEOUT(!c.spareResults().empty(), 30000);
+  const auto held = c.outcome();
+  c.setAttr("epsilon", 0.01);  // writes into the spare set
+  QVERIFY(c.waitForIdle(120000));
+  QVERIFY(c.spareResults().empty());
+  QTest::qWait(200);
   QVERIFY(c.spareResults().empty());
 }
 
