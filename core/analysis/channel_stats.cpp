@@ -31,6 +31,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kBlockElements = std::int64_t{1} << 16;
+constexpr std::int64_t kChunkBytes = std::int64_t{16} << 10;
 
 bool same_view(const ChannelView& a, const ChannelView& b) {
   return a.outer == b.outer && a.channels == b.channels && a.inner == b.inner;
@@ -119,34 +120,35 @@ template <int W, class A, class T>
   }
 }
 
-// W lanes' accumulators, held in registers while a tile runs.
-template <class A, int W>
-struct Tile {
-  Vec<A, W> mn, mx, amn;
-  Vec<double, W> sm, as, sq;
-  Vec<Bits<A>, W> nf;  // non-finite values of this run of rows
+// H lanes' accumulators, one register each (the sums' doubles fill it), held in registers
+// while a tile runs down its rows.
+template <class A, int H>
+struct Part {
+  Vec<A, H> mn, mx, amn;
+  Vec<double, H> sm, as, sq;
+  Vec<Bits<A>, H> nf;  // non-finite values of this run of rows
 };
 
-template <bool kMag, class A, int W>
-[[gnu::always_inline]] inline void tile_fresh(Tile<A, W>& t) {
+template <bool kMag, class A, int H>
+[[gnu::always_inline]] inline void part_fresh(Part<A, H>& t) {
   constexpr A inf = std::numeric_limits<A>::infinity();
-  t.mn = Vec<A, W>{} + inf;
-  t.mx = Vec<A, W>{} - inf;
-  t.sm = Vec<double, W>{};
-  t.nf = Vec<Bits<A>, W>{};
+  t.mn = Vec<A, H>{} + inf;
+  t.mx = Vec<A, H>{} - inf;
+  t.sm = Vec<double, H>{};
+  t.nf = Vec<Bits<A>, H>{};
   if constexpr (kMag) {
-    t.amn = Vec<A, W>{} + inf;
-    t.as = Vec<double, W>{};
-    t.sq = Vec<double, W>{};
+    t.amn = Vec<A, H>{} + inf;
+    t.as = Vec<double, H>{};
+    t.sq = Vec<double, H>{};
   }
 }
 
-template <bool kMag, class A, int W>
-[[gnu::always_inline]] inline void tile_load(const Lanes<A>& s, std::size_t c, Tile<A, W>& t) {
+template <bool kMag, class A, int H>
+[[gnu::always_inline]] inline void part_load(const Lanes<A>& s, std::size_t c, Part<A, H>& t) {
   std::memcpy(&t.mn, &s.min[c], sizeof t.mn);
   std::memcpy(&t.mx, &s.max[c], sizeof t.mx);
   std::memcpy(&t.sm, &s.sum[c], sizeof t.sm);
-  t.nf = Vec<Bits<A>, W>{};
+  t.nf = Vec<Bits<A>, H>{};
   if constexpr (kMag) {
     std::memcpy(&t.amn, &s.abs_min[c], sizeof t.amn);
     std::memcpy(&t.as, &s.abs_sum[c], sizeof t.as);
@@ -154,52 +156,80 @@ template <bool kMag, class A, int W>
   }
 }
 
-template <bool kMag, class A, int W>
-[[gnu::always_inline]] inline void tile_store(const Tile<A, W>& t, Lanes<A>& s, std::size_t c) {
-  std::memcpy(&s.min[c], &t.mn, sizeof t.mn);
-  std::memcpy(&s.max[c], &t.mx, sizeof t.mx);
-  std::memcpy(&s.sum[c], &t.sm, sizeof t.sm);
-  for (int k = 0; k < W; ++k) s.non_finite[c + static_cast<std::size_t>(k)] += t.nf[k];
+// Into H lanes of arrays laid out like Lanes' (the non-finite counts added).
+template <bool kMag, class A, int H>
+[[gnu::always_inline]] inline void part_store(const Part<A, H>& t, A* mn, A* mx, A* amn, double* sm,
+                                              double* as, double* sq, std::int64_t* nf) {
+  std::memcpy(mn, &t.mn, sizeof t.mn);
+  std::memcpy(mx, &t.mx, sizeof t.mx);
+  std::memcpy(sm, &t.sm, sizeof t.sm);
+  Vec<std::int64_t, H> n;
+  std::memcpy(&n, nf, sizeof n);
+  n += __builtin_convertvector(t.nf, Vec<std::int64_t, H>);
+  std::memcpy(nf, &n, sizeof n);
   if constexpr (kMag) {
-    std::memcpy(&s.abs_min[c], &t.amn, sizeof t.amn);
-    std::memcpy(&s.abs_sum[c], &t.as, sizeof t.as);
-    std::memcpy(&s.sq_sum[c], &t.sq, sizeof t.sq);
+    std::memcpy(amn, &t.amn, sizeof t.amn);
+    std::memcpy(as, &t.as, sizeof t.as);
+    std::memcpy(sq, &t.sq, sizeof t.sq);
   }
 }
 
-// rows x W values, row r at p + r * stride, into the tile's lanes.
-template <bool kMag, int W, class T, class A>
-[[gnu::always_inline]] inline void tile_rows(const T* p, std::int64_t stride, std::int64_t rows,
-                                             Tile<A, W>& tile) {
-  using B = Vec<Bits<A>, W>;
-  using D = Vec<double, W>;
+template <bool kMag, class A, int H>
+[[gnu::always_inline]] inline void part_store(const Part<A, H>& t, Lanes<A>& s, std::size_t c) {
+  part_store<kMag>(t, &s.min[c], &s.max[c], kMag ? &s.abs_min[c] : nullptr, &s.sum[c],
+                   kMag ? &s.abs_sum[c] : nullptr, kMag ? &s.sq_sum[c] : nullptr, &s.non_finite[c]);
+}
+
+// H values at p into the part's lanes.
+template <bool kMag, int H, class T, class A>
+[[gnu::always_inline]] inline void step(const T* p, Part<A, H>& t) {
+  using B = Vec<Bits<A>, H>;
+  using D = Vec<double, H>;
   constexpr A inf = std::numeric_limits<A>::infinity();
-  const Vec<A, W> pinf = Vec<A, W>{} + inf, ninf = Vec<A, W>{} - inf, zero{};
-  Tile<A, W> t = tile;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    Vec<A, W> x;
-    load<W, A>(p + r * stride, x);
-    const B bits = reinterpret_cast<B>(x);
-    const B fin = (bits & kExpBits<A>) != kExpBits<A>;  // NaN and Inf: every exponent bit set
-    const Vec<A, W> lo = fin ? x : pinf, hi = fin ? x : ninf;
-    t.mn = lo < t.mn ? lo : t.mn;
-    t.mx = hi > t.mx ? hi : t.mx;
-    const D d = __builtin_convertvector(fin ? x : zero, D);
-    t.sm += d;
-    t.nf += fin + 1;
-    if constexpr (kMag) {
-      const Vec<A, W> a =
-          reinterpret_cast<Vec<A, W>>(bits & ~(B{} + std::numeric_limits<Bits<A>>::min()));
-      const Vec<A, W> alo = fin ? a : pinf;
-      t.amn = alo < t.amn ? alo : t.amn;
-      // |double(v)| is double(|v|): the magnitude is taken after the (exact) widening.
-      const D ad = reinterpret_cast<D>(reinterpret_cast<Vec<std::int64_t, W>>(d) &
-                                       std::numeric_limits<std::int64_t>::max());
-      t.as += ad;
-      t.sq += ad * ad;
-    }
+  Vec<A, H> x;
+  load<H, A>(p, x);
+  const B bits = reinterpret_cast<B>(x);
+  const B fin = (bits & kExpBits<A>) != kExpBits<A>;  // NaN and Inf: every exponent bit set
+  const Vec<A, H> lo = fin ? x : Vec<A, H>{} + inf, hi = fin ? x : Vec<A, H>{} - inf;
+  t.mn = lo < t.mn ? lo : t.mn;
+  t.mx = hi > t.mx ? hi : t.mx;
+  const D d = __builtin_convertvector(fin ? x : Vec<A, H>{}, D);
+  t.sm += d;
+  t.nf += fin + 1;
+  if constexpr (kMag) {
+    const Vec<A, H> a = reinterpret_cast<Vec<A, H>>(bits & std::numeric_limits<Bits<A>>::max());
+    const Vec<A, H> alo = fin ? a : Vec<A, H>{} + inf;
+    t.amn = alo < t.amn ? alo : t.amn;
+    // |double(v)| is double(|v|): the magnitude is taken after the (exact) widening.
+    const D ad = reinterpret_cast<D>(reinterpret_cast<Vec<std::int64_t, H>>(d) &
+                                     std::numeric_limits<std::int64_t>::max());
+    t.as += ad;
+    t.sq += ad * ad;
   }
-  tile = t;
+}
+
+// rows x P*H values, row r at p + r * stride, into the tile's P parts. pf, when not 0: the
+// address from which to prefetch as many bytes as the tile reads, a row's worth per row.
+template <bool kMag, int H, int P, class T, class A>
+[[gnu::always_inline]] inline void tile_rows(const T* p, std::int64_t stride, std::int64_t rows,
+                                             Part<A, H>* tile, std::uintptr_t pf = 0) {
+  static_assert(P == 1 || P == 2);
+  constexpr std::uintptr_t kRowBytes = P * H * sizeof(T);
+  const auto row = [&](std::int64_t r, Part<A, H>& a, Part<A, H>& b) {
+    step<kMag>(p + r * stride, a);
+    if constexpr (P == 2) step<kMag>(p + r * stride + H, b);
+  };
+  Part<A, H> a = tile[0], b = tile[P - 1];
+  if (pf) {
+    for (std::int64_t r = 0; r < rows; ++r, pf += kRowBytes) {
+      __builtin_prefetch(reinterpret_cast<const void*>(pf));
+      row(r, a, b);
+    }
+  } else {
+    for (std::int64_t r = 0; r < rows; ++r) row(r, a, b);
+  }
+  tile[0] = a;
+  if constexpr (P == 2) tile[1] = b;
 }
 
 // One value into channel k's accumulators.
@@ -223,19 +253,23 @@ template <bool kMag, class T, class A>
 }
 
 // Channels [c0, c1) of `rows` rows of a channels-last run (row r at p + r * C) into their lanes:
-// tiles of W channels, then narrower ones, the last few channels one value at a time.
-template <bool kMag, int W, class T, class A>
+// tiles of P * H channels, then narrower ones, the last channel or two one value at a time.
+template <bool kMag, int H, int P, class T, class A>
 [[gnu::always_inline]] inline void add_columns(const T* p, std::int64_t C, std::int64_t rows,
-                                               std::int64_t c0, std::int64_t c1, Lanes<A>& s) {
+                                               std::int64_t c0, std::int64_t c1, Lanes<A>& s,
+                                               std::uintptr_t pf = 0) {
   std::int64_t c = c0;
-  for (; c + W <= c1; c += W) {
-    Tile<A, W> t;
-    tile_load<kMag>(s, static_cast<std::size_t>(c), t);
-    tile_rows<kMag>(p + c, C, rows, t);
-    tile_store<kMag>(t, s, static_cast<std::size_t>(c));
+  for (; c + P * H <= c1; c += P * H) {
+    Part<A, H> t[P];
+    for (int j = 0; j < P; ++j) part_load<kMag>(s, static_cast<std::size_t>(c + j * H), t[j]);
+    tile_rows<kMag, H, P>(p + c, C, rows, t, pf);
+    if (pf) pf += static_cast<std::uintptr_t>(rows) * P * H * sizeof(T);
+    for (int j = 0; j < P; ++j) part_store<kMag>(t[j], s, static_cast<std::size_t>(c + j * H));
   }
-  if constexpr (W > 4) {
-    add_columns<kMag, W / 2>(p, C, rows, c, c1, s);
+  if constexpr (P == 2) {
+    add_columns<kMag, H, 1>(p, C, rows, c, c1, s);
+  } else if constexpr (H > 2) {
+    add_columns<kMag, H / 2, 1>(p, C, rows, c, c1, s);
   } else if (c < c1) {
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t k = c; k < c1; ++k)
@@ -258,34 +292,29 @@ void fold_lane(const Lanes<A>& src, std::size_t from, Lanes<A>& dst, std::size_t
   }
 }
 
-// A plane's row of `inner` values of channel c: kLanes partials in W-lane tiles, folded into
-// the channel in lane order, then the last inner % kLanes values.
-template <bool kMag, int W, class T, class A>
+// A plane's row of `inner` values of channel c: kLanes partials in tiles of P * H lanes, folded
+// into the channel in lane order, then the last inner % kLanes values.
+template <bool kMag, int H, int P, class T, class A>
 [[gnu::always_inline]] inline void add_plane_row(const T* row, std::int64_t inner, std::size_t c,
                                                  Lanes<A>& s) {
-  static_assert(kLanes % W == 0);
-  // Per call the non-finite counts stay far below 2^31.
+  static_assert(kLanes % (P * H) == 0);
+  // Per run the non-finite counts stay far below 2^31.
   constexpr std::int64_t kRowsPerRun = std::int64_t{1} << 24;
   const std::int64_t full = inner / kLanes;
   if (full > 0) {
     A mn[kLanes], mx[kLanes], amn[kLanes];
     double sm[kLanes], as[kLanes], sq[kLanes];
     std::int64_t nf[kLanes] = {};
-    for (std::int64_t j = 0; j < kLanes; j += W) {
-      Tile<A, W> t;
-      tile_fresh<kMag>(t);
+    for (std::int64_t j = 0; j < kLanes; j += P * H) {
+      Part<A, H> t[P];
+      for (Part<A, H>& q : t) part_fresh<kMag>(q);
       for (std::int64_t r0 = 0; r0 < full; r0 += kRowsPerRun) {
-        tile_rows<kMag>(row + r0 * kLanes + j, kLanes, std::min(kRowsPerRun, full - r0), t);
-        for (int k = 0; k < W; ++k) nf[j + k] += t.nf[k];
-        t.nf = Vec<Bits<A>, W>{};
-      }
-      std::memcpy(mn + j, &t.mn, sizeof t.mn);
-      std::memcpy(mx + j, &t.mx, sizeof t.mx);
-      std::memcpy(sm + j, &t.sm, sizeof t.sm);
-      if constexpr (kMag) {
-        std::memcpy(amn + j, &t.amn, sizeof t.amn);
-        std::memcpy(as + j, &t.as, sizeof t.as);
-        std::memcpy(sq + j, &t.sq, sizeof t.sq);
+        tile_rows<kMag, H, P>(row + r0 * kLanes + j, kLanes, std::min(kRowsPerRun, full - r0), t);
+        for (int q = 0; q < P; ++q) {
+          const std::int64_t k = j + q * H;
+          part_store<kMag>(t[q], mn + k, mx + k, amn + k, sm + k, as + k, sq + k, nf + k);
+          t[q].nf = Vec<Bits<A>, H>{};
+        }
       }
     }
     for (std::int64_t k = 0; k < kLanes; ++k) {
@@ -303,8 +332,9 @@ template <bool kMag, int W, class T, class A>
   for (std::int64_t i = full * kLanes; i < inner; ++i) add_one<kMag>(row[i], s, c);
 }
 
-// Rows [begin, end) of the view (row r: the `inner` contiguous values of channel r % C).
-template <bool kMag, int W, class T, class A>
+// Rows [begin, end) of the view (row r: the `inner` contiguous values of channel r % C), in
+// tiles of P registers of H doubles.
+template <bool kMag, int H, int P, class T, class A>
 [[gnu::always_inline]] inline void scan_block(const T* data, const ChannelView& v,
                                               std::int64_t begin, std::int64_t end, Lanes<A>& acc) {
   const std::int64_t C = v.channels, inner = v.inner;
@@ -314,17 +344,26 @@ template <bool kMag, int W, class T, class A>
     std::int64_t e = begin;
     if (e % C != 0) {
       const std::int64_t stop = std::min(end, e - e % C + C);
-      add_columns<kMag, W>(data + (e - e % C), C, 1, e % C, stop - (e - e % C), acc);
+      add_columns<kMag, H, P>(data + (e - e % C), C, 1, e % C, stop - (e - e % C), acc);
       e = stop;
     }
     const std::int64_t rows = (end - e) / C;
-    if (rows > 0) add_columns<kMag, W>(data + e, C, rows, 0, C, acc);
+    // The tiles run down chunks of rows small enough to stay in L1 between them, and prefetch
+    // the next chunk in its address order as they go: a tile's strided reads alone leave the
+    // hardware prefetchers behind.
+    const std::int64_t chunk =
+        std::max<std::int64_t>(1, kChunkBytes / (C * std::int64_t{sizeof(T)}));
+    for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+      const std::uintptr_t next = reinterpret_cast<std::uintptr_t>(data + e) +
+                                  static_cast<std::uintptr_t>((r0 + chunk) * C) * sizeof(T);
+      add_columns<kMag, H, P>(data + e + r0 * C, C, std::min(chunk, rows - r0), 0, C, acc, next);
+    }
     e += rows * C;
-    if (e < end) add_columns<kMag, W>(data + e, C, 1, 0, end - e, acc);
+    if (e < end) add_columns<kMag, H, P>(data + e, C, 1, 0, end - e, acc);
     return;
   }
   for (std::int64_t r = begin; r < end; ++r)
-    add_plane_row<kMag, W>(data + r * inner, inner, static_cast<std::size_t>(r % C), acc);
+    add_plane_row<kMag, H, P>(data + r * inner, inner, static_cast<std::size_t>(r % C), acc);
 }
 
 // The same loops compiled for AVX2 and AVX-512 (wider tiles, the same per-lane order of
@@ -334,18 +373,18 @@ template <bool kMag, int W, class T, class A>
 template <bool kMag, class T, class A>
 void scan_block_baseline(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
                          Lanes<A>& acc) {
-  scan_block<kMag, 4>(data, v, begin, end, acc);
+  scan_block<kMag, 2, 2>(data, v, begin, end, acc);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <bool kMag, class T, class A>
 [[gnu::target("avx2")]] void scan_block_avx2(const T* data, const ChannelView& v,
                                              std::int64_t begin, std::int64_t end, Lanes<A>& acc) {
-  scan_block<kMag, 8>(data, v, begin, end, acc);
+  scan_block<kMag, 4, 2>(data, v, begin, end, acc);
 }
 template <bool kMag, class T, class A>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void scan_block_avx512(
     const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end, Lanes<A>& acc) {
-  scan_block<kMag, 16>(data, v, begin, end, acc);
+  scan_block<kMag, 8, 2>(data, v, begin, end, acc);
 }
 enum class Isa { Baseline, Avx2, Avx512 };
 Isa best_isa() {
