@@ -222,7 +222,8 @@ template <bool kMag, int H, int P, class T, class A>
   Part<A, H> a = tile[0], b = tile[P - 1];
   if (pf) {
     for (std::int64_t r = 0; r < rows; ++r, pf += kRowBytes) {
-      __builtin_prefetch(reinterpret_cast<const void*>(pf));
+      for (std::uintptr_t o = 0; o < kRowBytes; o += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(pf + o));
       row(r, a, b);
     }
   } else {
@@ -373,13 +374,13 @@ template <bool kMag, int H, int P, class T, class A>
 template <bool kMag, class T, class A>
 void scan_block_baseline(const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end,
                          Lanes<A>& acc) {
-  scan_block<kMag, 2, 2>(data, v, begin, end, acc);
+  scan_block<kMag, 2, 1>(data, v, begin, end, acc);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <bool kMag, class T, class A>
 [[gnu::target("avx2")]] void scan_block_avx2(const T* data, const ChannelView& v,
                                              std::int64_t begin, std::int64_t end, Lanes<A>& acc) {
-  scan_block<kMag, 4, 2>(data, v, begin, end, acc);
+  scan_block<kMag, 4, 1>(data, v, begin, end, acc);
 }
 template <bool kMag, class T, class A>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void scan_block_avx512(
