@@ -62,7 +62,7 @@ struct Lanes {
 // one by one in index order, except in a row of an NCHW plane, where value i goes to the i % 16th
 // of kLanes partials (the row's last inner % 16 values excepted) and the partials, started
 // afresh each row, then fold into the channel in lane order before those last values. The
-// threads' partials fold in thread order. The loops below keep a tile of W lanes in registers
+// threads' partials fold in thread order. The loops below keep a tile of lanes in registers
 // across many rows; nothing else about them may change the figures.
 constexpr std::int64_t kLanes = 16;
 
@@ -126,7 +126,7 @@ template <class A, int H>
 struct Part {
   Vec<A, H> mn, mx, amn;
   Vec<double, H> sm, as, sq;
-  Vec<Bits<A>, H> nf;  // non-finite values of this run of rows
+  Vec<Bits<A>, H> nf;  // non-finite values of this run of rows (its rows less its finite ones)
 };
 
 template <bool kMag, class A, int H>
@@ -195,7 +195,7 @@ template <bool kMag, int H, class T, class A>
   t.mx = hi > t.mx ? hi : t.mx;
   const D d = __builtin_convertvector(fin ? x : Vec<A, H>{}, D);
   t.sm += d;
-  t.nf += fin + 1;
+  t.nf += fin;  // -1 per finite value; tile_rows adds the rows
   if constexpr (kMag) {
     const Vec<A, H> a = reinterpret_cast<Vec<A, H>>(bits & std::numeric_limits<Bits<A>>::max());
     const Vec<A, H> alo = fin ? a : Vec<A, H>{} + inf;
@@ -229,6 +229,8 @@ template <bool kMag, int H, int P, class T, class A>
   } else {
     for (std::int64_t r = 0; r < rows; ++r) row(r, a, b);
   }
+  a.nf += static_cast<Bits<A>>(rows);
+  b.nf += static_cast<Bits<A>>(rows);
   tile[0] = a;
   if constexpr (P == 2) tile[1] = b;
 }
