@@ -26,11 +26,15 @@ struct ChannelColumn {
 };
 
 // How a scan runs: the cancel flag it polls per block (Error(Cancelled) when set), its threads
-// (0: every hardware thread) and, for tests, a counter of the blocks it read.
+// (0: every hardware thread) and, for tests, a counter of the blocks it read and a cap on its
+// vector clones.
 struct ScanControl {
   const std::atomic<bool>* cancel = nullptr;
   int threads = 0;
   std::atomic<std::int64_t>* blocks_read = nullptr;
+  // For tests: the widest of the scan's vector clones it may pick (0: the baseline build's, 1:
+  // AVX2, 2: AVX-512); the figures are the same bits whichever runs.
+  int max_isa = 2;
 };
 
 // One tensor seen through a ChannelView, per channel, from one pass. min/max/sum cover the
