@@ -2,18 +2,15 @@
 // Per-channel summaries of one run, for the GUI's channel table, charts and input table: the
 // per-channel outputs, the statistics the op used, |data gradient| statistics per channel, the
 // NaN/Inf counts of the inputs and each input's range.
-//
-// Why one scan: on a real layer every tensor shaped like x is 100 MB or more, so each is read
-// once, by all threads, for every figure the views show (per-channel min, max, sums and
-// non-finite counts); histograms of one channel then need only that channel's range. A scan
-// polls the cancel flag per block of about 64 K elements, and inputs already scanned by the
-// previous run (the same buffers, seen the same way) are not read again.
+// Each tensor shaped like x is read once (analysis/channel_scan.h); histograms of one channel
+// then need only that channel's range, and inputs already scanned by the previous run (the same
+// buffers, seen the same way) are not read again.
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "analysis/channel_scan.h"
 #include "engine/result.h"
 #include "ops/prepared.h"
 
@@ -24,29 +21,6 @@ struct ChannelColumn {
   std::vector<double> values;  // one per channel
   bool is_count = false;       // an integer count (non-finite values)
 };
-
-// How a scan runs: the cancel flag it polls per block (Error(Cancelled) when set), its threads
-// (0: every hardware thread) and, for tests, a counter of the blocks it read and a cap on its
-// vector clones.
-struct ScanControl {
-  const std::atomic<bool>* cancel = nullptr;
-  int threads = 0;
-  std::atomic<std::int64_t>* blocks_read = nullptr;
-  // For tests: the widest of the scan's vector clones it may pick (0: the baseline build's, 1:
-  // AVX2, 2: AVX-512); the figures are the same bits whichever runs.
-  int max_isa = 2;
-};
-
-// One tensor seen through a ChannelView, per channel, from one pass. min/max/sum cover the
-// finite values (min +inf, max -inf where there are none); abs_* and sq_sum their magnitudes,
-// filled only when the scan was asked for them.
-struct ChannelScan {
-  ChannelView view;
-  std::vector<double> min, max, sum, abs_min, abs_max, abs_sum, sq_sum;
-  std::vector<std::int64_t> finite, non_finite;
-};
-ChannelScan scan_channels(const Tensor& t, const ChannelView& v, const ScanControl& ctl = {},
-                          bool magnitudes = true);
 
 // A whole tensor: the range and mean of its finite values (NaN when it has none) and how many
 // values are NaN or Inf.

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "analysis/channel_stats.h"
+#include "analysis/channel_scan.h"
 #include "tensor/layout.h"
 
 namespace bnscope {

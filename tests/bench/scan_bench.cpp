@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "analysis/channel_stats.h"
+#include "analysis/channel_scan.h"
 #include "tensor/layout.h"
 
 namespace bnscope {
