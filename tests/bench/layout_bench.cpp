@@ -99,6 +99,30 @@ void BM_CopyBothWays(benchmark::State& state) {
   set_rate(state, 2 * work[0].nbytes());
 }
 
+// The floor: the same bytes copied once into another buffer whose pages are already in.
+void BM_PlainCopy(benchmark::State& state) {
+  const std::vector<Tensor> from{filled(DType::F32, kLayer), filled(DType::F32, kLayer)};
+  std::vector<Tensor> to{filled(DType::F32, kLayer), filled(DType::F32, kLayer)};
+  const int t = threads();
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      const auto* src = static_cast<const std::byte*>(from[i].raw());
+      auto* dst = static_cast<std::byte*>(to[i].raw());
+      const std::size_t n = from[i].nbytes();
+      std::vector<std::thread> pool;
+      for (int k = 0; k < t; ++k)
+        pool.emplace_back([&, k] {
+          const std::size_t b = n * static_cast<std::size_t>(k) / static_cast<std::size_t>(t);
+          const std::size_t e = n * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(t);
+          std::memcpy(dst + b, src + b, e - b);
+        });
+      for (std::thread& th : pool) th.join();
+    }
+    benchmark::ClobberMemory();
+  }
+  set_rate(state, 2 * from[0].nbytes());
+}
+
 void register_all() {
   const auto reg = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)
@@ -121,6 +145,7 @@ void register_all() {
             [d, to_first](benchmark::State& s) { BM_MoveAxis(s, d, to_first); });
     }
   reg("CopyAsideAndBack/float32", BM_CopyBothWays);
+  reg("PlainCopy/float32", BM_PlainCopy);
 }
 
 }  // namespace
