@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -102,6 +104,139 @@ TEST(Layout, InPlaceMoveMatchesTheCopyAndUndoes) {
       EXPECT_EQ(work.to_doubles(), v) << shape_str(s);
       EXPECT_EQ(channel_axis_moved(want.shape(), false), s);
     }
+}
+
+namespace {
+
+// A tensor whose bytes all differ from their neighbours' (NaN payloads, subnormals and all): the
+// moves are permutations of whole elements and must keep every bit.
+Tensor patterned(DType dtype, const Shape& shape, std::uint32_t seed) {
+  Tensor t = Tensor::uninitialized(dtype, shape);
+  auto* p = static_cast<unsigned char*>(t.raw());
+  std::uint32_t x = seed;
+  for (std::size_t i = 0; i < t.nbytes(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    p[i] = static_cast<unsigned char>(x >> 24);
+  }
+  return t;
+}
+
+std::vector<unsigned char> bytes_of(const Tensor& t) {
+  const auto* p = static_cast<const unsigned char*>(t.raw());
+  return {p, p + t.nbytes()};
+}
+
+// The plain index mapping: [N, spatial, C] <-> [N, C, spatial], batch elements [begin, end)
+// moved, the others left as they are.
+std::vector<unsigned char> moved_bytes(const Tensor& t, bool to_first, std::int64_t begin,
+                                       std::int64_t end) {
+  const Shape& s = t.shape();
+  const std::size_t es = dtype_size(t.dtype());
+  const std::int64_t n = s[0], c = to_first ? s.back() : s[1];
+  const std::int64_t spatial = n && c ? t.numel() / n / c : 0;
+  const std::vector<unsigned char> in = bytes_of(t);
+  std::vector<unsigned char> out = in;
+  for (std::int64_t b = begin; b < end; ++b)
+    for (std::int64_t p = 0; p < spatial; ++p)
+      for (std::int64_t k = 0; k < c; ++k) {
+        const std::int64_t last = (b * spatial + p) * c + k, first = (b * c + k) * spatial + p;
+        std::memcpy(&out[static_cast<std::size_t>(to_first ? first : last) * es],
+                    &in[static_cast<std::size_t>(to_first ? last : first) * es], es);
+      }
+  return out;
+}
+
+// Channel counts and spatial sizes on and off the register and cache tiles: C = 1, one
+// position, single rows, ranks 2 to 5, and a layer-like element.
+const Shape kOddShapes[] = {{1, 1},           {3, 1},           {2, 5},          {2, 1, 1, 1},
+                            {2, 1, 1, 8},     {3, 4, 4, 1},     {2, 3, 3, 3},    {2, 5, 7, 9},
+                            {3, 8, 8, 16},    {2, 9, 7, 33},    {3, 11, 13, 64}, {2, 6, 6, 100},
+                            {2, 1, 3, 2, 17}, {1, 17, 19, 255}, {2, 28, 28, 64}, {2, 3, 129},
+                            {4, 40, 40, 8}};
+
+}  // namespace
+
+// The copying move against the index mapping, byte for byte, for every dtype, odd shapes and
+// thread counts, both ways and back.
+TEST(Layout, CopyingMoveMatchesTheIndexMappingForEveryDtype) {
+  std::uint32_t seed = 1;
+  for (const DType d : kAllDTypes)
+    for (const Shape& s : kOddShapes) {
+      const Tensor last = patterned(d, s, ++seed);
+      const Tensor first_want = last.reshaped(channel_axis_moved(s, true));
+      const std::vector<unsigned char> want = moved_bytes(last, true, 0, s[0]);
+      for (const int threads : {1, 2, 3}) {
+        const Tensor first = to_channels_first(last, threads);
+        ASSERT_EQ(first.shape(), channel_axis_moved(s, true));
+        EXPECT_EQ(bytes_of(first), want) << dtype_name(d) << " " << shape_str(s) << " " << threads;
+        const Tensor back = to_channels_last(first, threads);
+        EXPECT_EQ(back.shape(), s);
+        EXPECT_EQ(bytes_of(back), bytes_of(last)) << dtype_name(d) << " " << shape_str(s);
+      }
+      // The other way from an arbitrary channels-first tensor, not only from a moved one.
+      const Tensor nchw = patterned(d, first_want.shape(), ++seed);
+      EXPECT_EQ(bytes_of(to_channels_last(nchw)), moved_bytes(nchw, false, 0, s[0]))
+          << dtype_name(d) << " " << shape_str(s);
+    }
+}
+
+// The in-place move, a batch range at a time as the app calls it, with and without scratch:
+// the moved elements match the index mapping, the others are untouched, and the opposite move
+// puts back every byte.
+TEST(Layout, InPlaceMoveOfBatchRangesMatchesTheIndexMapping) {
+  std::uint32_t seed = 100;
+  for (const DType d : kAllDTypes)
+    for (const Shape& s : kOddShapes)
+      for (const bool to_first : {true, false}) {
+        const Shape shape = to_first ? s : channel_axis_moved(s, true);
+        const Tensor orig = patterned(d, shape, ++seed);
+        const std::int64_t n = shape[0];
+        const std::size_t element = orig.nbytes() / static_cast<std::size_t>(n);
+        for (const auto& [begin, end] : {std::pair<std::int64_t, std::int64_t>{0, n},
+                                         {0, 1},
+                                         {n - 1, n},
+                                         {1, n},
+                                         {-3, n + 5},
+                                         {n, n}}) {
+          const std::string what = std::string(dtype_name(d)) + " " + shape_str(shape) +
+                                   (to_first ? " to first" : " to last") + " [" +
+                                   std::to_string(begin) + ", " + std::to_string(end) + ")";
+          const std::vector<unsigned char> want =
+              moved_bytes(orig, to_first, std::max<std::int64_t>(begin, 0), std::min(end, n));
+          for (const int threads : {1, 2, 3}) {
+            Tensor work = Tensor::uninitialized(d, shape);
+            std::memcpy(work.raw(), orig.raw(), orig.nbytes());
+            std::vector<std::byte> scratch(element * 3);
+            if (threads == 2)
+              move_channel_axis_in_place(work, to_first, begin, end, threads, scratch);
+            else
+              move_channel_axis_in_place(work, to_first, begin, end, threads);
+            ASSERT_EQ(bytes_of(work), want) << what << " threads " << threads;
+            const Tensor moved = work.reshaped(channel_axis_moved(shape, to_first));
+            move_channel_axis_in_place(moved, !to_first, begin, end, threads);
+            ASSERT_EQ(bytes_of(work), bytes_of(orig)) << what << " back, threads " << threads;
+          }
+        }
+      }
+}
+
+// The app's call pattern on a layer-size element: steps of two batch elements through two
+// elements of scratch, both ways.
+TEST(Layout, InPlaceMoveInStepsOfTwoMatchesTheCopy) {
+  for (const DType d : {DType::F32, DType::F16, DType::F64}) {
+    const Shape s{3, 56, 56, 24};
+    const Tensor orig = patterned(d, s, 7);
+    Tensor work = Tensor::uninitialized(d, s);
+    std::memcpy(work.raw(), orig.raw(), orig.nbytes());
+    std::vector<std::byte> scratch(orig.nbytes() / 3 * 2);
+    for (std::int64_t b = 0; b < s[0]; b += 2)
+      move_channel_axis_in_place(work, true, b, b + 2, 2, scratch);
+    EXPECT_EQ(bytes_of(work), bytes_of(to_channels_first(orig))) << dtype_name(d);
+    const Tensor first = work.reshaped(channel_axis_moved(s, true));
+    for (std::int64_t b = 0; b < s[0]; b += 2)
+      move_channel_axis_in_place(first, false, b, b + 2, 2, scratch);
+    EXPECT_EQ(bytes_of(work), bytes_of(orig)) << dtype_name(d);
+  }
 }
 
 }  // namespace bnscope
