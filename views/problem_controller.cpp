@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "engine/engine.h"
-#include "engine/outputs.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
@@ -102,17 +101,6 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
   }
   return out;
 }
-
-namespace {
-
-std::size_t data_output_bytes(const Result& r) {
-  return r.outputs.empty() ? 0 : r.outputs.front().tensor.nbytes();
-}
-std::size_t data_output_bytes(const RunOutcome* o) {
-  return o && o->ok() ? data_output_bytes(*o->result) : 0;
-}
-
-}  // namespace
 
 ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
@@ -369,20 +357,11 @@ void ProblemController::rerun() {
     std::shared_ptr<const RunOutcome> previous = scan_hint_ ? scan_hint_ : outcome_;
     scan_hint_.reset();
     spare_timer_->stop();
-    QFuture<Result> making;
-    const bool wait_for_spare = spare_.empty() && making_spare_;
-    if (wait_for_spare) {  // claimed: the watcher no longer hands it to spare_
-      making = making_spare_->future();
-      making_spare_->disconnect(this);
-      making_spare_->deleteLater();
-      making_spare_ = nullptr;
-    }
     // The problem is handed over by value: its tensors share their storage with problem_.
     return [problem = problem_, backend = backend_, revision = revision_, ctx,
-            comparison = comparison_, previous = std::move(previous), recycle = std::move(spare_),
-            wait_for_spare, making = std::move(making)](const std::atomic<bool>& cancel) mutable {
+            comparison = comparison_, previous = std::move(previous),
+            recycle = std::move(spare_)](const std::atomic<bool>& cancel) mutable {
       ctx.cancel = &cancel;
-      if (wait_for_spare) recycle.push_back(making.takeResult());
       return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr,
                              previous.get(), &recycle);
     };
@@ -398,8 +377,6 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     out = std::move(kept);
   }
   std::shared_ptr<const RunOutcome> replaced = std::exchange(outcome_, std::move(out));
-  const std::size_t bytes = data_output_bytes(outcome_.get());
-  const bool resized = bytes != data_output_bytes(replaced.get());
   emit outcomeChanged();
   // The views have moved on to the new outcome: the replaced one's output buffers are free for
   // the next run, unless something still reads them (a view holding an older comparison).
@@ -417,28 +394,6 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
         spare_.push_back(std::move(r));
     if (!spare_.empty()) spare_timer_->start();
   }
-  // Only where the outputs changed size (a load): an edit's run finds the replaced outcome's set,
-  // and a run whose outputs something still reads (the Diff tab's) must not add one.
-  if (resized && !making_spare_ && !outcome_->stale && bytes >= kConvertInPlaceBytes &&
-      (spare_.empty() || data_output_bytes(spare_.front()) != bytes)) {
-    spare_.clear();
-    makeSpare(*outcome_->result);
-  }
-}
-
-void ProblemController::makeSpare(const Result& like) {
-  auto* watcher = new QFutureWatcher<Result>(this);
-  making_spare_ = watcher;
-  connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher] {
-    making_spare_ = nullptr;
-    watcher->deleteLater();
-    spare_.push_back(watcher->future().takeResult());
-    spare_timer_->start();
-  });
-  watcher->setFuture(QtConcurrent::run([r = outputs_like(like)]() mutable {
-    fault_in(r);
-    return std::move(r);
-  }));
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {

@@ -209,11 +209,6 @@ class ProblemController : public QObject {
   std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
   std::vector<Result> spare_;
   QTimer* spare_timer_ = nullptr;
-  // After a run that replaced no outcome (the first after a load), a spare set is made ready on
-  // another thread, so that the next edit's run writes into pages already faulted in as every
-  // later one does; a run started before it is ready waits for it on the run's own thread.
-  void makeSpare(const Result& like);
-  QFutureWatcher<Result>* making_spare_ = nullptr;
   // After a layout conversion: the previous outcome with the scans of the old-layout inputs
   // also filed under the converted tensors (per-channel figures do not depend on the layout),
   // for the next run to reuse instead of reading 200 MB again.

@@ -65,29 +65,6 @@ void allocate_outputs(const Prepared& p, Result& result) {
   }
 }
 
-Result outputs_like(const Result& r) {
-  Result out;
-  out.op = r.op;
-  out.outputs.resize(r.outputs.size());
-  for (std::size_t i = 0; i < r.outputs.size(); ++i) {
-    const OutputTensor& from = r.outputs[i];
-    OutputTensor& o = out.outputs[i];
-    o.name = from.name;
-    o.defined = from.defined;
-    o.tensor = Tensor::uninitialized(from.tensor.dtype(), from.tensor.shape());
-  }
-  return out;
-}
-
-void fault_in(Result& r) {
-  constexpr std::size_t kPage = 4096;
-  for (OutputTensor& o : r.outputs) {
-    if (!o.tensor.sole_owner()) continue;  // only buffers nothing else reads
-    auto* p = static_cast<volatile std::byte*>(o.tensor.raw());
-    for (std::size_t at = 0; at < o.tensor.nbytes(); at += kPage) p[at] = std::byte{0};
-  }
-}
-
 std::vector<std::string> written_outputs(const Prepared& p) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < p.op->outputs.size(); ++i) {

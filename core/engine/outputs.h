@@ -17,13 +17,6 @@ void allocate_outputs(const Prepared& p, Result& result);
 // saved outputs must hold to stand in for a reference.
 std::vector<std::string> written_outputs(const Prepared& p);
 
-// A result with r's outputs (names, dtypes, shapes, definedness), their buffers allocated and
-// not yet written: cheap, no page is touched.
-Result outputs_like(const Result& r);
-// Writes every page of the result's buffers once, so that a run writing into them later takes no
-// page faults: on a real layer the first write of fresh pages costs more than the kernel itself.
-void fault_in(Result& r);
-
 // TensorFlow's result for an input with zero elements (spec 3.2 step 8, 2.1 "Empty x").
 void fill_empty_result(const Prepared& p, Result& result);
 
