@@ -263,19 +263,30 @@ template <bool kMag, int H, int P, class T, class A>
   }
 }
 
-// Lane `from` of `src` into lane `to` of `dst`.
-template <class A>
-void fold_lane(const Lanes<A>& src, std::size_t from, Lanes<A>& dst, std::size_t to,
-               bool magnitudes) {
-  dst.min[to] = std::min(dst.min[to], src.min[from]);
-  dst.max[to] = std::max(dst.max[to], src.max[from]);
-  dst.sum[to] += src.sum[from];
-  dst.non_finite[to] += src.non_finite[from];
-  if (magnitudes) {
-    dst.abs_min[to] = std::min(dst.abs_min[to], src.abs_min[from]);
-    dst.abs_sum[to] += src.abs_sum[from];
-    dst.sq_sum[to] += src.sq_sum[from];
+// One lane's figures into lane `to` of `dst`.
+template <bool kMag, class A>
+void fold_into(Lanes<A>& dst, std::size_t to, A mn, A mx, A amn, double sm, double as, double sq,
+               std::int64_t nf) {
+  dst.min[to] = std::min(dst.min[to], mn);
+  dst.max[to] = std::max(dst.max[to], mx);
+  dst.sum[to] += sm;
+  dst.non_finite[to] += nf;
+  if constexpr (kMag) {
+    dst.abs_min[to] = std::min(dst.abs_min[to], amn);
+    dst.abs_sum[to] += as;
+    dst.sq_sum[to] += sq;
   }
+}
+
+// Lane `from` of `src` into lane `to` of `dst`.
+template <bool kMag, class A>
+void fold_lane(const Lanes<A>& src, std::size_t from, Lanes<A>& dst, std::size_t to) {
+  if constexpr (kMag)
+    fold_into<kMag>(dst, to, src.min[from], src.max[from], src.abs_min[from], src.sum[from],
+                    src.abs_sum[from], src.sq_sum[from], src.non_finite[from]);
+  else
+    fold_into<kMag>(dst, to, src.min[from], src.max[from], A(0), src.sum[from], 0.0, 0.0,
+                    src.non_finite[from]);
 }
 
 // A plane's row of `inner` values of channel c: kLanes partials in tiles of P * H lanes, folded
@@ -288,8 +299,9 @@ template <bool kMag, int H, int P, class T, class A>
   constexpr std::int64_t kRowsPerRun = std::int64_t{1} << 24;
   const std::int64_t full = inner / kLanes;
   if (full > 0) {
-    A mn[kLanes], mx[kLanes], amn[kLanes];
-    double sm[kLanes], as[kLanes], sq[kLanes];
+    // The magnitudes' partials stay zero when they are not asked for.
+    A mn[kLanes], mx[kLanes], amn[kLanes] = {};
+    double sm[kLanes], as[kLanes] = {}, sq[kLanes] = {};
     std::int64_t nf[kLanes] = {};
     for (std::int64_t j = 0; j < kLanes; j += P * H) {
       Part<A, H> t[P];
@@ -303,17 +315,8 @@ template <bool kMag, int H, int P, class T, class A>
         }
       }
     }
-    for (std::int64_t k = 0; k < kLanes; ++k) {
-      s.min[c] = std::min(s.min[c], mn[k]);
-      s.max[c] = std::max(s.max[c], mx[k]);
-      s.sum[c] += sm[k];
-      s.non_finite[c] += nf[k];
-      if constexpr (kMag) {
-        s.abs_min[c] = std::min(s.abs_min[c], amn[k]);
-        s.abs_sum[c] += as[k];
-        s.sq_sum[c] += sq[k];
-      }
-    }
+    for (std::int64_t k = 0; k < kLanes; ++k)
+      fold_into<kMag>(s, c, mn[k], mx[k], amn[k], sm[k], as[k], sq[k], nf[k]);
   }
   for (std::int64_t i = full * kLanes; i < inner; ++i) add_one<kMag>(row[i], s, c);
 }
@@ -423,7 +426,7 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
   if (stopped.load()) throw Error(ErrorCode::Cancelled, "run cancelled");
   Lanes<A>& all = parts[0];
   for (std::size_t t = 1; t < parts.size(); ++t)
-    for (std::size_t k = 0; k < C; ++k) fold_lane(parts[t], k, all, k, kMag);
+    for (std::size_t k = 0; k < C; ++k) fold_lane<kMag>(parts[t], k, all, k);
   ChannelScan s;
   s.view = v;
   const std::int64_t per_channel = v.outer * v.inner;

@@ -1,4 +1,4 @@
-// transpose.h's tiles. On x86-64 with AVX2 (checked at run time, as channel_stats.cpp does) each
+// transpose.h's tiles. On x86-64 with AVX2 (checked at run time, as channel_scan.cpp does) each
 // 32 x 32 tile is moved as 8 x 8 (2 and 4 bytes) or 4 x 4 (8 bytes) register transposes; the
 // tile edges, other element sizes and other CPUs go one element at a time. The move out of the
 // last-level cache is what bounds it, not the shuffles: 16 x 16 AVX-512 tiles, other tile sizes
