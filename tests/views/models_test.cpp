@@ -11,6 +11,7 @@
 #include "input_table_model.h"
 #include "notes_model.h"
 #include "ops/prepared.h"
+#include "qt_suites.h"
 #include "tensor/error.h"
 #include "tensor/layout.h"
 #include "tensor_slice.h"
@@ -239,5 +240,5 @@ void ModelsTest::slicesFollowTheLayout() {
   QCOMPARE(t.values, slice_tensor(nhwc, true, SliceMode::SpatialAtBatchChannel, 1, 2).values);
 }
 
-QTEST_MAIN(ModelsTest)
+BNSCOPE_QT_SUITE(ModelsTest);
 #include "models_test.moc"

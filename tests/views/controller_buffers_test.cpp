@@ -1,0 +1,122 @@
+// The controller's memory: runs share the tensors they show, output buffers are reused across
+// edits, and a comparison runs only the reference.
+#include <QtTest>
+
+#include "controller_test_util.h"
+#include "engine/engine.h"
+#include "problem_controller.h"
+#include "qt_suites.h"
+#include "views_test_util.h"
+
+using namespace bnscope;
+
+class ControllerBuffersTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void runsShareTheTensorsTheyShow();
+  void outputBuffersAreReusedAcrossEdits();
+  void aComparisonRunsOnlyTheReference();
+};
+BNSCOPE_QT_SUITE(ControllerBuffersTest);
+
+void ControllerBuffersTest::runsShareTheTensorsTheyShow() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY(out->ok());
+  // One buffer per input from the problem to the run and every summary of it: handed over by
+  // reference counting, never copied.
+  for (const auto& [name, t] : c.problem().inputs) {
+    const Tensor& ran = out->problem.inputs.at(name);
+    QVERIFY2(ran.shares_storage_with(t), name.c_str());
+    QCOMPARE(static_cast<const Tensor&>(ran).raw(), static_cast<const Tensor&>(t).raw());
+    const InputSummary* s = out->stats.input(name);
+    QVERIFY2(s && s->tensor.shares_storage_with(t), name.c_str());
+  }
+  const Tensor& x = c.problem().inputs.at("x");
+  QVERIFY(out->prepared->in("x").shares_storage_with(x));
+  // An edit of an attr runs the same buffers again.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.outcome()->problem.inputs.at("x").shares_storage_with(x));
+  QVERIFY(c.outcome()->stats.input("x")->tensor.shares_storage_with(x));
+}
+
+void ControllerBuffersTest::outputBuffersAreReusedAcrossEdits() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const void* first = nullptr;
+  {
+    const auto out = c.outcome();
+    QVERIFY(out && out->ok());
+    first = static_cast<const Tensor&>(out->result->outputs.front().tensor).raw();
+  }
+  // The first outcome stays until the edit's run has succeeded (Esc returns to it); then nothing
+  // reads its outputs any more and they are held for the next run.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.spareResults().size(), std::size_t{1});
+  QCOMPARE(static_cast<const Tensor&>(c.spareResults().front().outputs.front().tensor).raw(),
+           first);
+  QVERIFY(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw() != first);
+  // The next run writes into that buffer and still gives the engine's answer.
+  c.setAttr("epsilon", 0.02);
+  test::expect_engine_answer(c);
+  QCOMPARE(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw(), first);
+  const Result fresh = run_problem(c.problem(), c.backend());
+  for (const OutputTensor& o : fresh.outputs) {
+    if (o.defined)
+      QVERIFY2(c.outcome()->result->output(o.name).tensor.to_doubles() == o.tensor.to_doubles(),
+               o.name.c_str());
+  }
+
+  // Outputs something still reads are not handed to a run.
+  const auto held = c.outcome();
+  c.setAttr("epsilon", 0.03);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.spareResults().empty());
+  // The profile takes the spare buffers; unused, they are released after a while.
+  c.setAttr("epsilon", 0.04);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.takeSpareResults().size(), std::size_t{1});
+  QVERIFY(c.spareResults().empty());
+  c.setAttr("epsilon", 0.05);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.spareResults().empty());
+  QTRY_VERIFY_WITH_TIMEOUT(c.spareResults().empty(), ProblemController::kSpareHoldMs * 10);
+}
+
+void ControllerBuffersTest::aComparisonRunsOnlyTheReference() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  const auto shown = c.outcome();
+  QVERIFY(shown && shown->ok());
+  DiffRequest request;
+  request.candidates = {"cpu"};
+  c.setComparison(request, /*rerunNow=*/true);
+  QVERIFY(c.waitForIdle());
+  const auto out = c.outcome();
+  QVERIFY2(out->ok() && out->diff && out->diff->ok(), qPrintable(out->error));
+  QCOMPARE(out->revision, shown->revision);
+  // The run already shown stands as the candidate's run: its outputs, not a second run's.
+  const Result* cpu = out->pipeline->run("cpu");
+  QVERIFY(cpu && cpu == out->result);
+  for (std::size_t i = 0; i < cpu->outputs.size(); ++i) {
+    if (cpu->outputs[i].tensor.numel() > 0)  // an empty tensor has no storage to share
+      QVERIFY2(cpu->outputs[i].tensor.shares_storage_with(shown->result->outputs[i].tensor),
+               cpu->outputs[i].name.c_str());
+  }
+  QVERIFY(out->pipeline->run("cpu-reference"));
+  QVERIFY(out->pipeline->passed());
+  // After an edit the comparison runs both backends on the new problem.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.outcome()->result->outputs.front().tensor.shares_storage_with(
+      shown->result->outputs.front().tensor));
+  QVERIFY(c.outcome()->pipeline->passed());
+}
+
+#include "controller_buffers_test.moc"

@@ -1,0 +1,220 @@
+// The main window offscreen: start-up on the sample, opening problems and files, flags, a
+// report export, and closing with unsaved changes.
+#include <QComboBox>
+#include <QListView>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "channel_panel.h"
+#include "channel_table_model.h"
+#include "diff/diff_view.h"
+#include "diff/verdict_model.h"
+#include "io/problem_io.h"
+#include "main_window.h"
+#include "number_spin_box.h"
+#include "problem_controller.h"
+#include "problem_form.h"
+#include "profile/phase_table_model.h"
+#include "profile/profile_view.h"
+#include "qt_suites.h"
+#include "views_test_util.h"
+#include "window_test_util.h"
+
+using namespace bnscope;
+
+class WindowStartTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void startsWithTheSample();
+  void exportsTheReportOfTheCurrentProblem();
+  void openingAnotherProblemLeavesNothingStale();
+  void opensFilesAndFlags();
+  void badFileKeepsThePreviousProblem();
+  void asksBeforeClosingWithUnsavedChanges();
+
+ private:
+  QTemporaryDir dir_;
+};
+BNSCOPE_QT_SUITE(WindowStartTest);
+
+void WindowStartTest::initTestCase() {
+  QVERIFY(dir_.isValid());
+  test::isolate_settings();
+}
+
+void WindowStartTest::startsWithTheSample() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  QCOMPARE(w.controller()->problem().op, std::string("FusedBatchNormGradV3"));
+  QCOMPARE(attr_string(w.controller()->problem(), "data_format"), std::string("NHWC"));
+  QVERIFY(attr_bool(w.controller()->problem(), "is_training"));
+  QCOMPARE(w.controller()->backend(), std::string("cpu"));
+  test::expect_table_is_engine(w);
+  QStringList tabs;
+  for (int i = 0; i < w.viewTabs()->count(); ++i) tabs << w.viewTabs()->tabText(i).remove('&');
+  QVERIFY2(tabs.contains("Diff") && tabs.contains("Profile"), qPrintable(tabs.join(',')));
+}
+
+void WindowStartTest::exportsTheReportOfTheCurrentProblem() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  QTemporaryDir tmp;
+  // The folder need not exist yet.
+  const QString dir = QDir(tmp.path()).filePath(QStringLiteral("new/report"));
+  ExportResult res = w.exportReportTo(dir);
+  QVERIFY2(res.ok, qPrintable(res.error));
+  for (const char* f : {"report.html", "report.json", "report.csv"})
+    QVERIFY2(QFileInfo(QDir(dir).filePath(f)).size() > 0, f);
+  // Nothing profiled: no trace.json rather than an empty one, and the result says why.
+  QVERIFY(!QFileInfo::exists(QDir(dir).filePath(QStringLiteral("trace.json"))));
+  QVERIFY(res.skipped.join(QString()).contains(QStringLiteral("Profile")));
+  auto* profile = w.findChild<ProfileView*>();
+  QVERIFY(profile);
+  profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  profile->setReps(2);
+  profile->setBackends({QStringLiteral("cpu")});
+  profile->run();
+  QVERIFY(profile->waitForIdle());
+  res = w.exportReportTo(dir);
+  QVERIFY2(res.ok, qPrintable(res.error));
+  QVERIFY(QFileInfo(QDir(dir).filePath(QStringLiteral("trace.json"))).size() > 0);
+  res = w.exportReportTo(QStringLiteral("/proc/no/such/dir"));
+  QVERIFY(!res.ok);
+  QVERIFY(!res.error.isEmpty());
+}
+
+void WindowStartTest::openingAnotherProblemLeavesNothingStale() {
+  const QString first = dir_.filePath(QStringLiteral("first.npz"));
+  const QString second = dir_.filePath(QStringLiteral("second.npz"));
+  save_problem(first.toStdString(), test::small_sample(11));
+  Problem other = test::small_sample(12);
+  other.attrs["epsilon"] = 0.25;
+  save_problem(second.toStdString(), other);
+  MainWindow w;
+  w.resize(1400, 900);
+  QVERIFY(w.openPath(first));
+  QVERIFY(w.windowTitle().contains(QStringLiteral("first.npz")));
+  w.show();
+  auto* diff = w.findChild<DiffView*>();
+  auto* profile = w.findChild<ProfileView*>();
+  QVERIFY(diff && profile);
+  w.viewTabs()->setCurrentWidget(diff);
+  QVERIFY(diff->waitForIdle());
+  QVERIFY(diff->currentOutcome());
+  QVERIFY(diff->verdictModel()->rowCount() > 0);
+  profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  profile->setReps(2);
+  profile->setBackends({QStringLiteral("cpu")});
+  profile->run();
+  QVERIFY(profile->waitForIdle());
+  QVERIFY(profile->phaseModel()->rowCount() > 0);
+
+  // Unsaved edits: Open asks first, and Cancel keeps them.
+  int asked = 0;
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Cancel);
+  });
+  w.controller()->setAttr("epsilon", 0.125);
+  QVERIFY(!w.openPath(second));
+  QCOMPARE(asked, 1);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.125);
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Discard);
+  });
+  QVERIFY(w.openPath(second));
+  QCOMPARE(asked, 2);
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.25);
+  // Every view belongs to the new problem or is empty.
+  QVERIFY(w.windowTitle().contains(QStringLiteral("second.npz")));
+  QVERIFY(!w.windowTitle().contains(QStringLiteral("first.npz")));
+  QCOMPARE(profile->phaseModel()->rowCount(), 0);
+  QVERIFY(!profile->profiledRevision());
+  QVERIFY(diff->waitForIdle());
+  const auto out = diff->currentOutcome();
+  QVERIFY(out);  // the Diff tab is shown: it compared the new problem
+  QCOMPARE(attr_float(out->problem, "epsilon"), 0.25);
+  test::expect_table_is_engine(w);
+  QVERIFY(w.recentFiles().value(0).endsWith(QStringLiteral("second.npz")));
+
+  // Open sample names the window after it, not after the file before.
+  QVERIFY(w.controller()->path().endsWith(QStringLiteral("second.npz")));
+  w.controller()->setProblem(test::small_sample(13));
+  QVERIFY(!w.windowTitle().contains(QStringLiteral("second.npz")));
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+void WindowStartTest::opensFilesAndFlags() {
+  const QString path = dir_.filePath(QStringLiteral("p.npz"));
+  Problem p = test::small_sample(5);
+  p.attrs["epsilon"] = 0.0625;
+  save_problem(path.toStdString(), p);
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({path}, &error), qPrintable(error));
+  QCOMPARE(attr_float(w.controller()->problem(), "epsilon"), 0.0625);
+  QVERIFY(w.windowTitle().contains(QStringLiteral("p.npz")));
+  test::expect_table_is_engine(w);
+
+  MainWindow v;
+  QVERIFY2(v.openFromArguments({QStringLiteral("--op"), QStringLiteral("FusedBatchNormGradV2"),
+                                QStringLiteral("--inputs"), path, QStringLiteral("--attr"),
+                                QStringLiteral("epsilon=0.5")},
+                               &error),
+           qPrintable(error));
+  QCOMPARE(v.controller()->problem().op, std::string("FusedBatchNormGradV2"));
+  QCOMPARE(attr_float(v.controller()->problem(), "epsilon"), 0.5);
+  test::expect_table_is_engine(v);
+
+  MainWindow u;
+  QVERIFY(!u.openFromArguments({QStringLiteral("--op"), QStringLiteral("NoSuchOp")}, &error));
+  QVERIFY(error.contains(QStringLiteral("NoSuchOp")));
+}
+
+void WindowStartTest::badFileKeepsThePreviousProblem() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  QVERIFY(w.controller()->waitForIdle());
+  const auto x = w.controller()->problem().inputs.at("x").to_doubles();
+  const int rows = w.channels()->model()->rowCount();
+  QFile bad(dir_.filePath(QStringLiteral("broken.npz")));
+  QVERIFY(bad.open(QIODevice::WriteOnly));
+  bad.write("this is not a zip archive");
+  bad.close();
+  QVERIFY(!w.openPath(bad.fileName()));
+  QVERIFY(!w.lastError().isEmpty());
+  QVERIFY(w.findChild<QMessageBox*>());  // the error is shown, not swallowed
+  QVERIFY(!w.controller()->isRunning());
+  QCOMPARE(w.controller()->problem().inputs.at("x").to_doubles(), x);
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+}
+
+void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  w.show();
+  int asked = 0;
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Cancel);
+  });
+  QVERIFY(w.close());  // nothing changed: no question
+  QCOMPARE(asked, 0);
+  w.show();
+  w.controller()->setAttr("epsilon", 0.3);
+  QVERIFY(w.isWindowModified());
+  QVERIFY(!w.close());
+  QCOMPARE(asked, 1);
+  QVERIFY(w.isVisible());
+  w.setClosePrompt([] { return int(QMessageBox::Discard); });
+  QVERIFY(w.close());
+}
+
+#include "window_start_test.moc"

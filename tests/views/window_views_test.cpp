@@ -1,0 +1,174 @@
+// The main window's views offscreen: the tensor browser, a rendered screenshot, the dark theme,
+// Esc keeping the views marked stale, and a layout change rewritten in place.
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "backends/backend.h"
+#include "channel_panel.h"
+#include "channel_table_model.h"
+#include "heatmap_widget.h"
+#include "main_window.h"
+#include "ops/sample.h"
+#include "problem_controller.h"
+#include "problem_form.h"
+#include "process_events.h"
+#include "qt_suites.h"
+#include "tensor/layout.h"
+#include "tensor_browser.h"
+#include "theme.h"
+#include "views_test_util.h"
+#include "window_test_util.h"
+
+using namespace bnscope;
+
+class WindowViewsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void tensorBrowserShowsSlices();
+  void rendersANonBlankScreenshot();
+  void darkThemeWhenAsked();
+  void escapeKeepsTheViewsAndSaysTheyAreStale();
+  void layoutChangeInTheWindowRewritesInPlace();
+
+ private:
+  QTemporaryDir dir_;
+};
+BNSCOPE_QT_SUITE(WindowViewsTest);
+
+void WindowViewsTest::initTestCase() {
+  QVERIFY(dir_.isValid());
+  test::isolate_settings();
+}
+
+void WindowViewsTest::tensorBrowserShowsSlices() {
+  MainWindow w;
+  const Problem p = test::small_sample();
+  w.controller()->setProblem(p);
+  QVERIFY(w.controller()->waitForIdle());
+  TensorBrowser* b = w.browser();
+  QVERIFY(b->showTensor(QStringLiteral("input x")));
+  b->firstIndex()->setValue(1);
+  b->secondIndex()->setValue(4);
+  const Slice2D& s = b->heatmap()->slice();
+  QCOMPARE(s.rows, 3);
+  QCOMPARE(s.cols, 4);
+  const Tensor& x = p.inputs.at("x");  // NHWC [2,3,4,5]
+  QCOMPARE(s.at(2, 3), x.get(((1 * 3 + 2) * 4 + 3) * 5 + 4));
+  b->modeBox()->setCurrentIndex(1);
+  QCOMPARE(b->heatmap()->slice().rows, 2);
+  QCOMPARE(b->heatmap()->slice().cols, 5);
+  // The readout follows the mouse.
+  b->modeBox()->setCurrentIndex(0);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.viewTabs()->setCurrentWidget(b);
+  HeatmapWidget* h = b->heatmap();
+  int row = -1, col = -1;
+  const QPoint centre = h->rect().center();
+  QVERIFY(h->cellAt(centre, &row, &col));
+  QTest::mouseMove(h, centre);
+  QVERIFY(h->readout().contains(QString::number(h->slice().at(row, col), 'g', 7)));
+}
+
+void WindowViewsTest::rendersANonBlankScreenshot() {
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({}, &error), qPrintable(error));
+  w.resize(1280, 800);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.controller()->waitForIdle());
+  QTest::qWait(50);
+  const QImage shot = w.grab().toImage();
+  const QString path = dir_.filePath(QStringLiteral("main.png"));
+  QVERIFY(shot.save(path));
+  QImage back(path);
+  QCOMPARE(back.size(), QSize(1280, 800));
+  std::set<QRgb> colours;
+  for (int y = 0; y < back.height(); y += 4)
+    for (int x = 0; x < back.width(); x += 4) colours.insert(back.pixel(x, y));
+  QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+  QVERIFY(w.saveViewPng(dir_.filePath(QStringLiteral("view.png"))));
+  QVERIFY(!QImage(dir_.filePath(QStringLiteral("view.png"))).isNull());
+}
+
+void WindowViewsTest::darkThemeWhenAsked() {
+  auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+  qputenv("BNSCOPE_THEME", "light");
+  QVERIFY(!apply_system_theme(*app));
+  qputenv("BNSCOPE_THEME", "dark");
+  QVERIFY(apply_system_theme(*app));
+  MainWindow w;
+  QVERIFY(w.palette().color(QPalette::Window).lightness() < 128);
+  qunsetenv("BNSCOPE_THEME");
+}
+
+void WindowViewsTest::escapeKeepsTheViewsAndSaysTheyAreStale() {
+  BackendRegistry::instance().add(std::make_unique<test::HoldingBackend>());
+  MainWindow w;
+  w.show();
+  w.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&w));
+  ProblemController* c = w.controller();
+  c->setProblem(test::small_sample());
+  QVERIFY(c->waitForIdle());
+  QVERIFY(c->outcome()->ok());
+  const int rows = w.channels()->model()->rowCount();
+  QVERIFY(rows > 0);
+  const QVariant first = w.channels()->model()->index(0, 1).data();
+
+  test::HoldingBackend::started.store(false);
+  c->setBackend("holding");
+  QVERIFY(process_events_while([] { return !test::HoldingBackend::started.load(); }, 30000));
+  QTest::keyClick(&w, Qt::Key_Escape);
+  QVERIFY(c->waitForIdle());
+  QVERIFY(c->isStale());
+  // The channel table still shows the last good run, and the window says it is stale.
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+  QCOMPARE(w.channels()->model()->index(0, 1).data(), first);
+  QVERIFY2(w.runStatus()->text().contains(QStringLiteral("stale")),
+           qPrintable(w.runStatus()->text()));
+}
+
+// No view of the window keeps its own handle on the inputs: a big layout change rewrites them in
+// their own storage, and every view shows the run in the new layout afterwards.
+void WindowViewsTest::layoutChangeInTheWindowRewritesInPlace() {
+  MainWindow w;
+  w.show();
+  ProblemController* c = w.controller();
+  SampleSpec spec;
+  spec.shape = {4, 64, 64, 160};  // two 10 MB x-shaped inputs: over kConvertInPlaceBytes
+  c->setProblem(random_problem(spec));
+  QVERIFY(c->waitForIdle(120000));
+  QVERIFY(c->outcome()->ok());
+  const Tensor& x0 = c->problem().inputs.at("x");
+  Tensor original = Tensor::uninitialized(x0.dtype(), x0.shape());
+  std::memcpy(original.raw(), x0.raw(), x0.nbytes());
+  const void* storage = x0.raw();
+  const int rows = w.channels()->model()->rowCount();
+
+  c->setDataFormat(DataFormat::NCHW, /*convertData=*/true);
+  QVERIFY(c->inputsInFlux());
+  QVERIFY(c->waitForIdle(120000));
+  const Tensor& x = c->problem().inputs.at("x");
+  QCOMPARE(x.raw(), storage);
+  const Tensor want = to_channels_first(original);
+  QCOMPARE(x.shape(), want.shape());
+  QVERIFY(std::memcmp(x.raw(), want.raw(), want.nbytes()) == 0);
+  QVERIFY2(c->outcome()->ok(), qPrintable(c->outcome()->error));
+  QCOMPARE(c->outcome()->revision, c->revision());
+  QCOMPARE(w.channels()->model()->rowCount(), rows);
+  QVERIFY(!c->isStale());
+}
+
+#include "window_views_test.moc"
