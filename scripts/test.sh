@@ -16,7 +16,7 @@ wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing bu
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
-# (asan preset: -O2 with line tables only (-g1) for the sanitizer reports, no GPU, no
+# (asan preset: -O1 with line tables only (-g1) for the sanitizer reports, no GPU, no
 # benchmarks, a unity build (several sources per compiler run: file-local names must differ
 # between the files of one target); builds into build/asan.) This includes
 # the fuzz replay tests, which feed every committed fuzz corpus and crash regression input.
