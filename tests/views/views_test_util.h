@@ -11,6 +11,10 @@
 #include "backends/backend.h"
 #include "ops/problem.h"
 
+namespace bnscope {
+class ChannelTableModel;
+}
+
 namespace bnscope::test {
 
 // FusedBatchNormGradV3, NHWC, training, small enough for fast runs.
@@ -27,6 +31,10 @@ Expected reference_answer(const Problem& p);
 // A statistic of a float32 run next to the oracle's: counts exactly, the others within the
 // diff's float32 default tolerance.
 bool close_to_reference(double got, double want, bool is_count);
+
+// Checks a channel table against the oracle's statistics: every column the oracle has, every
+// channel, within close_to_reference (QtTest failures, so call it from a test function).
+void expect_channel_table(const ChannelTableModel& model, const ChannelStats& want);
 
 // Backend "holding": holds its run until it is cancelled, a run in flight for as long as a test
 // needs, with no clock involved. `started` says a run has begun.

@@ -20,21 +20,7 @@ void expect_table_is_engine(MainWindow& w) {
     QVERIFY(w.runStatus()->text().contains(QString::fromStdString(want.error)));
     return;
   }
-  QCOMPARE(m->rowCount(), static_cast<int>(want.stats->channels));
-  for (const ChannelColumn& col : want.stats->columns) {
-    const int mc = m->columnOf(QString::fromStdString(col.name));
-    QVERIFY2(mc > 0, col.name.c_str());
-    for (int ch = 0; ch < m->rowCount(); ++ch) {
-      const double got = m->index(ch, mc).data(ChannelTableModel::SortRole).toDouble();
-      const double exp = col.values[static_cast<std::size_t>(ch)];
-      QVERIFY2(test::close_to_reference(got, exp, col.is_count),
-               qPrintable(QStringLiteral("%1 channel %2: %3 vs %4")
-                              .arg(QString::fromStdString(col.name))
-                              .arg(ch)
-                              .arg(got)
-                              .arg(exp)));
-    }
-  }
+  expect_channel_table(*m, *want.stats);
 }
 
 void isolate_settings() {
