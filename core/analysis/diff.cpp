@@ -9,6 +9,7 @@
 
 #include "analysis/diff_scan.h"
 #include "tensor/parallel.h"
+#include "tensor/stride_pipeline.h"
 
 namespace bnscope {
 
@@ -121,10 +122,14 @@ struct Scored {
 };
 
 // Order-free figures of a range of elements (counts and maxima); the sums and the worst list
-// are made from the errors and scores a scan leaves, in element order. A chunk's errors and
-// scores take 16 bytes per element per thread: 16 K elements keep that at 256 KiB a thread, so a
-// comparison adds little to the two output sets it reads.
+// are made from the errors and scores a scan leaves, in element order. One thread per 16 K
+// elements at most.
 constexpr std::int64_t kScanChunk = std::int64_t{1} << 14;
+// The in-order part runs one stride behind the scan (stride_pipeline.h): two strides' errors
+// and scores, 16 bytes an element, 2 MiB in all, so a comparison adds little to the two output
+// sets it reads; pieces small enough that the threads end a stride together.
+constexpr std::int64_t kScanStride = std::int64_t{1} << 16;
+constexpr std::int64_t kScanPiece = std::int64_t{1} << 13;
 
 struct Scan {
   std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
@@ -169,6 +174,30 @@ class ChannelWalk {
       if (++channel_ == view_->channels) channel_ = 0;
     }
     return c;
+  }
+  // The next n elements as runs of one channel each: f(channel, j0, j1) for elements
+  // [j0, j1) of the n, in order; then on past them.
+  template <class F>
+  void each(std::int64_t n, F f) {
+    if (flat_) {
+      for (std::int64_t j = 0; j < n; ++j) f(static_cast<std::size_t>(i_ + j), j, j + 1);
+      i_ += n;
+      return;
+    }
+    const std::int64_t inner = view_->inner, channels = view_->channels;
+    std::int64_t c = channel_, at = inner_;
+    for (std::int64_t j = 0; j < n;) {
+      const std::int64_t run = std::min(n - j, inner - at);
+      f(static_cast<std::size_t>(c), j, j + run);
+      j += run;
+      at += run;
+      if (at == inner) {
+        at = 0;
+        if (++c == channels) c = 0;
+      }
+    }
+    channel_ = c;
+    inner_ = at;
   }
 
  private:
@@ -264,6 +293,7 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal,
                             edges.data(),     kDecades,         histogram_bin_count() - 1};
   double rel[kBlock], channel_abs[kBlock], bin[kBlock], mismatch[kBlock];
+  std::int64_t banks[4][kDecades + 3] = {};
   const float* ref = static_cast<const float*>(s.reference.raw());
   const float* cand = static_cast<const float*>(s.candidate.raw());
   ChannelWalk walk(s.view, s.flat_channels, begin);
@@ -291,16 +321,30 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
         }
       }
     }
-    for (std::int64_t j = 0; j < n; ++j) ++sc.histogram[static_cast<std::size_t>(bin[j])];
+    // Four banks of counts: most elements fall in one bin, and one bank would make each
+    // increment wait for the previous one's store.
+    std::int64_t j = 0;
+    for (; j + 4 <= n; j += 4)
+      for (int q = 0; q < 4; ++q) ++banks[q][static_cast<std::size_t>(bin[j + q])];
+    for (; j < n; ++j) ++banks[0][static_cast<std::size_t>(bin[j])];
     if (!s.channels) continue;
-    for (std::int64_t j = 0; j < n; ++j) {
-      ChannelError& ce = sc.channels[walk.next()];
-      ++ce.count;
-      ce.mismatches += mismatch[j] != 0 ? 1 : 0;
-      ce.max_abs = std::max(ce.max_abs, channel_abs[j]);
-      ce.max_rel = std::max(ce.max_rel, rel[j]);
-    }
+    walk.each(n, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
+      ChannelError& ce = sc.channels[c];
+      std::int64_t mismatches = ce.mismatches;
+      double max_abs = ce.max_abs, max_rel = ce.max_rel;
+      for (std::int64_t q = j0; q < j1; ++q) {
+        mismatches += mismatch[q] != 0 ? 1 : 0;
+        max_abs = std::max(max_abs, channel_abs[q]);
+        max_rel = std::max(max_rel, rel[q]);
+      }
+      ce.count += j1 - j0;
+      ce.mismatches = mismatches;
+      ce.max_abs = max_abs;
+      ce.max_rel = max_rel;
+    });
   }
+  for (const auto& bank : banks)
+    for (std::size_t b = 0; b < sc.histogram.size(); ++b) sc.histogram[b] += bank[b];
   sc.tolerance_ratio = f.tolerance_ratio;
   sc.required_atol = f.required_atol;
   sc.max_rel = f.max_rel;
@@ -445,39 +489,51 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
                         flat_channels,
                         view,
                         d.tolerance.atol >= 0 && d.tolerance.rtol >= 0};
-  std::vector<double> errors(static_cast<std::size_t>(threads * std::min(d.count, kScanChunk)));
+  // Two strides' errors and scores: the in-order part reads one while the next is scanned.
+  const std::int64_t stride = std::clamp<std::int64_t>(d.count, 1, kScanStride);
+  std::vector<double> errors(static_cast<std::size_t>(2 * stride));
   std::vector<double> scores(errors.size());
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
   ChannelWalk walk(view, flat_channels, 0);
-  const std::int64_t stride = threads * kScanChunk;
-  for (std::int64_t start = 0; start < d.count; start += stride) {
-    const std::int64_t span = std::min(stride, d.count - start);
-    parallel_for(span, parallel_parts(span, kScanChunk / 2, threads),
-                 [&](int t, std::int64_t b, std::int64_t e) {
-                   scan_part(setup, start + b, start + e, scans[static_cast<std::size_t>(t)],
-                             errors.data() + b, scores.data() + b);
-                 });
+  const auto span_of = [&](std::int64_t s) { return std::min(stride, d.count - s * stride); };
+  StridePass pass;
+  pass.strides = (d.count + stride - 1) / stride;
+  pass.pieces = [&](std::int64_t s) { return (span_of(s) + kScanPiece - 1) / kScanPiece; };
+  pass.piece = [&](int t, std::int64_t s, std::int64_t p) {
+    const std::int64_t b = p * kScanPiece, e = std::min(span_of(s), b + kScanPiece);
+    const std::size_t buffer = static_cast<std::size_t>((s % 2) * stride + b);
+    scan_part(setup, s * stride + b, s * stride + e, scans[static_cast<std::size_t>(t)],
+              errors.data() + buffer, scores.data() + buffer);
+  };
+  pass.after = [&](std::int64_t s) {
+    const std::int64_t start = s * stride, span = span_of(s);
+    const double* const error = errors.data() + (s % 2) * stride;
+    const double* const score_of = scores.data() + (s % 2) * stride;
     // Three plain loops rather than one with every branch: the same additions in the same
     // order per sum, the same pushes in the same order.
-    for (std::int64_t j = 0; j < span; ++j) sum_abs += errors[static_cast<std::size_t>(j)];
+    for (std::int64_t j = 0; j < span; ++j) sum_abs += error[j];
     if (channels) {
-      for (std::int64_t j = 0; j < span; ++j)  // a sum until the end
-        d.channels[walk.next()].mean_abs += errors[static_cast<std::size_t>(j)];
+      walk.each(span, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
+        double sum = d.channels[c].mean_abs;  // a sum until the end
+        for (std::int64_t j = j0; j < j1; ++j) sum += error[j];
+        d.channels[c].mean_abs = sum;
+      });
     }
     if (k > 0) {
       // A score enters while the list is short and positive, or above the list's least.
       double floor = worst.size() < k ? 0.0 : worst.top().score;
       for (std::int64_t j = 0; j < span; ++j) {
-        const double score = scores[static_cast<std::size_t>(j)];
+        const double score = score_of[j];
         if (!(score > floor)) continue;
         worst.push({score, start + j});
         if (worst.size() > k) worst.pop();
         floor = worst.size() < k ? 0.0 : worst.top().score;
       }
     }
-  }
+  };
+  run_strides(pass, threads);
   std::int64_t finite_count = 0;
   for (const Scan& sc : scans) {
     d.nan_both += sc.nan_both;
