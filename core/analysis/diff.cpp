@@ -175,6 +175,26 @@ class ChannelWalk {
     }
     return c;
   }
+  // Consecutive elements have consecutive channels: a 1-D per-channel output, or channels last.
+  bool stepwise() const { return flat_ || (view_ && view_->inner == 1); }
+  // When stepwise(): the next n elements as spans f(c0, j0, j1), element j0 + q of the n in
+  // channel c0 + q; then on past them.
+  template <class F>
+  void spans(std::int64_t n, F f) {
+    if (flat_) {
+      f(static_cast<std::size_t>(i_), std::int64_t{0}, n);
+      i_ += n;
+      return;
+    }
+    const std::int64_t channels = view_->channels;
+    for (std::int64_t j = 0; j < n;) {
+      const std::int64_t run = std::min(n - j, channels - channel_);
+      f(static_cast<std::size_t>(channel_), j, j + run);
+      j += run;
+      channel_ += run;
+      if (channel_ == channels) channel_ = 0;
+    }
+  }
   // The next n elements as runs of one channel each: f(channel, j0, j1) for elements
   // [j0, j1) of the n, in order; then on past them.
   template <class F>
@@ -292,8 +312,8 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   static const std::array<double, kDecades> edges = decade_edges();
   const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal,
                             edges.data(),     kDecades,         histogram_bin_count() - 1};
-  double rel[kBlock], channel_abs[kBlock], bin[kBlock], mismatch[kBlock];
-  std::int64_t banks[4][kDecades + 3] = {};
+  static_assert(kDecades <= diff_scan::kMaxEdges);
+  double rel[kBlock], channel_abs[kBlock], mismatch[kBlock];
   const float* ref = static_cast<const float*>(s.reference.raw());
   const float* cand = static_cast<const float*>(s.candidate.raw());
   ChannelWalk walk(s.view, s.flat_channels, begin);
@@ -306,9 +326,10 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   for (std::int64_t b0 = begin; b0 < end; b0 += kBlock) {
     const std::int64_t n = std::min(kBlock, end - b0);
     f.max_abs = -1;
-    diff_scan::scan_f32(
-        ref + b0, cand + b0, n, p,
-        {error + (b0 - begin), score + (b0 - begin), rel, channel_abs, bin, mismatch}, f);
+    diff_scan::scan_f32(ref + b0, cand + b0, n, p,
+                        {error + (b0 - begin), score + (b0 - begin), rel, channel_abs, mismatch,
+                         sc.histogram.data()},
+                        f);
     // The first element holding the largest error, as the element loop keeps it.
     if (f.max_abs >= 0 && (sc.max_abs_index < 0 || f.max_abs > sc.max_abs)) {
       for (std::int64_t j = 0; j < n; ++j) {
@@ -321,13 +342,19 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
         }
       }
     }
-    // Four banks of counts: most elements fall in one bin, and one bank would make each
-    // increment wait for the previous one's store.
-    std::int64_t j = 0;
-    for (; j + 4 <= n; j += 4)
-      for (int q = 0; q < 4; ++q) ++banks[q][static_cast<std::size_t>(bin[j + q])];
-    for (; j < n; ++j) ++banks[0][static_cast<std::size_t>(bin[j])];
     if (!s.channels) continue;
+    if (walk.stepwise()) {
+      walk.spans(n, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
+        ChannelError* ce = &sc.channels[c0];
+        for (std::int64_t q = j0; q < j1; ++q, ++ce) {
+          ++ce->count;
+          ce->mismatches += mismatch[q] != 0 ? 1 : 0;
+          ce->max_abs = std::max(ce->max_abs, channel_abs[q]);
+          ce->max_rel = std::max(ce->max_rel, rel[q]);
+        }
+      });
+      continue;
+    }
     walk.each(n, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
       ChannelError& ce = sc.channels[c];
       std::int64_t mismatches = ce.mismatches;
@@ -343,8 +370,6 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
       ce.max_rel = max_rel;
     });
   }
-  for (const auto& bank : banks)
-    for (std::size_t b = 0; b < sc.histogram.size(); ++b) sc.histogram[b] += bank[b];
   sc.tolerance_ratio = f.tolerance_ratio;
   sc.required_atol = f.required_atol;
   sc.max_rel = f.max_rel;
@@ -513,8 +538,18 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     const double* const score_of = scores.data() + (s % 2) * stride;
     // Three plain loops rather than one with every branch: the same additions in the same
     // order per sum, the same pushes in the same order.
-    for (std::int64_t j = 0; j < span; ++j) sum_abs += error[j];
-    if (channels) {
+    // In a local: the compiler cannot tell a store to sum_abs from one into error[], and would
+    // store and reload it per element.
+    double total = sum_abs;
+    for (std::int64_t j = 0; j < span; ++j) total += error[j];
+    sum_abs = total;
+    if (channels && walk.stepwise()) {
+      walk.spans(span, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
+        ChannelError* ce = &d.channels[c0];
+        for (std::int64_t j = j0; j < j1; ++j, ++ce)
+          ce->mean_abs += error[j];  // a sum until the end
+      });
+    } else if (channels) {
       walk.each(span, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
         double sum = d.channels[c].mean_abs;  // a sum until the end
         for (std::int64_t j = j0; j < j1; ++j) sum += error[j];
@@ -524,12 +559,20 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     if (k > 0) {
       // A score enters while the list is short and positive, or above the list's least.
       double floor = worst.size() < k ? 0.0 : worst.top().score;
-      for (std::int64_t j = 0; j < span; ++j) {
-        const double score = score_of[j];
-        if (!(score > floor)) continue;
-        worst.push({score, start + j});
-        if (worst.size() > k) worst.pop();
-        floor = worst.size() < k ? 0.0 : worst.top().score;
+      constexpr std::int64_t kGroup = 64;
+      for (std::int64_t g = 0; g < span; g += kGroup) {
+        const std::int64_t g1 = std::min(span, g + kGroup);
+        // Most groups hold no score above the floor: one compare each, no branch, to see.
+        bool any = false;
+        for (std::int64_t j = g; j < g1; ++j) any |= score_of[j] > floor;
+        if (!any) continue;
+        for (std::int64_t j = g; j < g1; ++j) {
+          const double score = score_of[j];
+          if (!(score > floor)) continue;
+          worst.push({score, start + j});
+          if (worst.size() > k) worst.pop();
+          floor = worst.size() < k ? 0.0 : worst.top().score;
+        }
       }
     }
   };
