@@ -9,6 +9,7 @@
 
 #include "analysis/diff_scan.h"
 #include "tensor/parallel.h"
+#include "tensor/stride_pipeline.h"
 
 namespace bnscope {
 
@@ -121,10 +122,14 @@ struct Scored {
 };
 
 // Order-free figures of a range of elements (counts and maxima); the sums and the worst list
-// are made from the errors and scores a scan leaves, in element order. A chunk's errors and
-// scores take 16 bytes per element per thread: 16 K elements keep that at 256 KiB a thread, so a
-// comparison adds little to the two output sets it reads.
+// are made from the errors and scores a scan leaves, in element order. One thread per 16 K
+// elements at most.
 constexpr std::int64_t kScanChunk = std::int64_t{1} << 14;
+// The in-order part runs one stride behind the scan (stride_pipeline.h): two strides' errors
+// and scores, 16 bytes an element, 2 MiB in all, so a comparison adds little to the two output
+// sets it reads; pieces small enough that the threads end a stride together.
+constexpr std::int64_t kScanStride = std::int64_t{1} << 16;
+constexpr std::int64_t kScanPiece = std::int64_t{1} << 13;
 
 struct Scan {
   std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
@@ -169,6 +174,50 @@ class ChannelWalk {
       if (++channel_ == view_->channels) channel_ = 0;
     }
     return c;
+  }
+  // Consecutive elements have consecutive channels: a 1-D per-channel output, or channels last.
+  bool stepwise() const { return flat_ || (view_ && view_->inner == 1); }
+  // When stepwise(): the next n elements as spans f(c0, j0, j1), element j0 + q of the n in
+  // channel c0 + q; then on past them.
+  template <class F>
+  void spans(std::int64_t n, F f) {
+    if (flat_) {
+      f(static_cast<std::size_t>(i_), std::int64_t{0}, n);
+      i_ += n;
+      return;
+    }
+    const std::int64_t channels = view_->channels;
+    for (std::int64_t j = 0; j < n;) {
+      const std::int64_t run = std::min(n - j, channels - channel_);
+      f(static_cast<std::size_t>(channel_), j, j + run);
+      j += run;
+      channel_ += run;
+      if (channel_ == channels) channel_ = 0;
+    }
+  }
+  // The next n elements as runs of one channel each: f(channel, j0, j1) for elements
+  // [j0, j1) of the n, in order; then on past them.
+  template <class F>
+  void each(std::int64_t n, F f) {
+    if (flat_) {
+      for (std::int64_t j = 0; j < n; ++j) f(static_cast<std::size_t>(i_ + j), j, j + 1);
+      i_ += n;
+      return;
+    }
+    const std::int64_t inner = view_->inner, channels = view_->channels;
+    std::int64_t c = channel_, at = inner_;
+    for (std::int64_t j = 0; j < n;) {
+      const std::int64_t run = std::min(n - j, inner - at);
+      f(static_cast<std::size_t>(c), j, j + run);
+      j += run;
+      at += run;
+      if (at == inner) {
+        at = 0;
+        if (++c == channels) c = 0;
+      }
+    }
+    channel_ = c;
+    inner_ = at;
   }
 
  private:
@@ -263,7 +312,8 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   static const std::array<double, kDecades> edges = decade_edges();
   const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal,
                             edges.data(),     kDecades,         histogram_bin_count() - 1};
-  double rel[kBlock], channel_abs[kBlock], bin[kBlock], mismatch[kBlock];
+  static_assert(kDecades <= diff_scan::kMaxEdges);
+  double rel[kBlock], channel_abs[kBlock], mismatch[kBlock];
   const float* ref = static_cast<const float*>(s.reference.raw());
   const float* cand = static_cast<const float*>(s.candidate.raw());
   ChannelWalk walk(s.view, s.flat_channels, begin);
@@ -276,9 +326,10 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   for (std::int64_t b0 = begin; b0 < end; b0 += kBlock) {
     const std::int64_t n = std::min(kBlock, end - b0);
     f.max_abs = -1;
-    diff_scan::scan_f32(
-        ref + b0, cand + b0, n, p,
-        {error + (b0 - begin), score + (b0 - begin), rel, channel_abs, bin, mismatch}, f);
+    diff_scan::scan_f32(ref + b0, cand + b0, n, p,
+                        {error + (b0 - begin), score + (b0 - begin), rel, channel_abs, mismatch,
+                         sc.histogram.data()},
+                        f);
     // The first element holding the largest error, as the element loop keeps it.
     if (f.max_abs >= 0 && (sc.max_abs_index < 0 || f.max_abs > sc.max_abs)) {
       for (std::int64_t j = 0; j < n; ++j) {
@@ -291,15 +342,33 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
         }
       }
     }
-    for (std::int64_t j = 0; j < n; ++j) ++sc.histogram[static_cast<std::size_t>(bin[j])];
     if (!s.channels) continue;
-    for (std::int64_t j = 0; j < n; ++j) {
-      ChannelError& ce = sc.channels[walk.next()];
-      ++ce.count;
-      ce.mismatches += mismatch[j] != 0 ? 1 : 0;
-      ce.max_abs = std::max(ce.max_abs, channel_abs[j]);
-      ce.max_rel = std::max(ce.max_rel, rel[j]);
+    if (walk.stepwise()) {
+      walk.spans(n, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
+        ChannelError* ce = &sc.channels[c0];
+        for (std::int64_t q = j0; q < j1; ++q, ++ce) {
+          ++ce->count;
+          ce->mismatches += mismatch[q] != 0 ? 1 : 0;
+          ce->max_abs = std::max(ce->max_abs, channel_abs[q]);
+          ce->max_rel = std::max(ce->max_rel, rel[q]);
+        }
+      });
+      continue;
     }
+    walk.each(n, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
+      ChannelError& ce = sc.channels[c];
+      std::int64_t mismatches = ce.mismatches;
+      double max_abs = ce.max_abs, max_rel = ce.max_rel;
+      for (std::int64_t q = j0; q < j1; ++q) {
+        mismatches += mismatch[q] != 0 ? 1 : 0;
+        max_abs = std::max(max_abs, channel_abs[q]);
+        max_rel = std::max(max_rel, rel[q]);
+      }
+      ce.count += j1 - j0;
+      ce.mismatches = mismatches;
+      ce.max_abs = max_abs;
+      ce.max_rel = max_rel;
+    });
   }
   sc.tolerance_ratio = f.tolerance_ratio;
   sc.required_atol = f.required_atol;
@@ -445,39 +514,69 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
                         flat_channels,
                         view,
                         d.tolerance.atol >= 0 && d.tolerance.rtol >= 0};
-  std::vector<double> errors(static_cast<std::size_t>(threads * std::min(d.count, kScanChunk)));
+  // Two strides' errors and scores: the in-order part reads one while the next is scanned.
+  const std::int64_t stride = std::clamp<std::int64_t>(d.count, 1, kScanStride);
+  std::vector<double> errors(static_cast<std::size_t>(2 * stride));
   std::vector<double> scores(errors.size());
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
   double sum_abs = 0;
   ChannelWalk walk(view, flat_channels, 0);
-  const std::int64_t stride = threads * kScanChunk;
-  for (std::int64_t start = 0; start < d.count; start += stride) {
-    const std::int64_t span = std::min(stride, d.count - start);
-    parallel_for(span, parallel_parts(span, kScanChunk / 2, threads),
-                 [&](int t, std::int64_t b, std::int64_t e) {
-                   scan_part(setup, start + b, start + e, scans[static_cast<std::size_t>(t)],
-                             errors.data() + b, scores.data() + b);
-                 });
+  const auto span_of = [&](std::int64_t s) { return std::min(stride, d.count - s * stride); };
+  StridePass pass;
+  pass.strides = (d.count + stride - 1) / stride;
+  pass.pieces = [&](std::int64_t s) { return (span_of(s) + kScanPiece - 1) / kScanPiece; };
+  pass.piece = [&](int t, std::int64_t s, std::int64_t p) {
+    const std::int64_t b = p * kScanPiece, e = std::min(span_of(s), b + kScanPiece);
+    const std::size_t buffer = static_cast<std::size_t>((s % 2) * stride + b);
+    scan_part(setup, s * stride + b, s * stride + e, scans[static_cast<std::size_t>(t)],
+              errors.data() + buffer, scores.data() + buffer);
+  };
+  pass.after = [&](std::int64_t s) {
+    const std::int64_t start = s * stride, span = span_of(s);
+    const double* const error = errors.data() + (s % 2) * stride;
+    const double* const score_of = scores.data() + (s % 2) * stride;
     // Three plain loops rather than one with every branch: the same additions in the same
     // order per sum, the same pushes in the same order.
-    for (std::int64_t j = 0; j < span; ++j) sum_abs += errors[static_cast<std::size_t>(j)];
-    if (channels) {
-      for (std::int64_t j = 0; j < span; ++j)  // a sum until the end
-        d.channels[walk.next()].mean_abs += errors[static_cast<std::size_t>(j)];
+    // In a local: the compiler cannot tell a store to sum_abs from one into error[], and would
+    // store and reload it per element.
+    double total = sum_abs;
+    for (std::int64_t j = 0; j < span; ++j) total += error[j];
+    sum_abs = total;
+    if (channels && walk.stepwise()) {
+      walk.spans(span, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
+        ChannelError* ce = &d.channels[c0];
+        for (std::int64_t j = j0; j < j1; ++j, ++ce)
+          ce->mean_abs += error[j];  // a sum until the end
+      });
+    } else if (channels) {
+      walk.each(span, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
+        double sum = d.channels[c].mean_abs;  // a sum until the end
+        for (std::int64_t j = j0; j < j1; ++j) sum += error[j];
+        d.channels[c].mean_abs = sum;
+      });
     }
     if (k > 0) {
       // A score enters while the list is short and positive, or above the list's least.
       double floor = worst.size() < k ? 0.0 : worst.top().score;
-      for (std::int64_t j = 0; j < span; ++j) {
-        const double score = scores[static_cast<std::size_t>(j)];
-        if (!(score > floor)) continue;
-        worst.push({score, start + j});
-        if (worst.size() > k) worst.pop();
-        floor = worst.size() < k ? 0.0 : worst.top().score;
+      constexpr std::int64_t kGroup = 64;
+      for (std::int64_t g = 0; g < span; g += kGroup) {
+        const std::int64_t g1 = std::min(span, g + kGroup);
+        // Most groups hold no score above the floor: one compare each, no branch, to see.
+        bool any = false;
+        for (std::int64_t j = g; j < g1; ++j) any |= score_of[j] > floor;
+        if (!any) continue;
+        for (std::int64_t j = g; j < g1; ++j) {
+          const double score = score_of[j];
+          if (!(score > floor)) continue;
+          worst.push({score, start + j});
+          if (worst.size() > k) worst.pop();
+          floor = worst.size() < k ? 0.0 : worst.top().score;
+        }
       }
     }
-  }
+  };
+  run_strides(pass, threads);
   std::int64_t finite_count = 0;
   for (const Scan& sc : scans) {
     d.nan_both += sc.nan_both;

@@ -50,10 +50,14 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
   const hn::Rebind<std::uint32_t, DD> d32;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   const VD zero = hn::Zero(d), one = hn::Set(d, 1.0);
+  const VU one_u = hn::Set(du, 1);
   const VD inf = hn::Set(d, std::numeric_limits<double>::infinity());
   const VD atol = hn::Set(d, p.atol), rtol = hn::Set(d, p.rtol);
-  const VD nan_bin = hn::Set(d, static_cast<double>(p.nan_bin));
-  const VD top_bin = hn::Set(d, static_cast<double>(p.edge_count + 1));
+  constexpr std::size_t kMaxLanes = 64 / sizeof(double) * 4;
+  HWY_ALIGN std::uint64_t above_edge[kMaxEdges * kMaxLanes] = {};
+  VD edge[kMaxEdges];
+  for (int t = 0; t < p.edge_count; ++t) edge[t] = hn::Set(d, p.edges[t]);
+  VU positives = hn::Zero(du), infinite = hn::Zero(du), nan_binned = hn::Zero(du);
   VD ratio_acc = hn::Set(d, f.tolerance_ratio), required_acc = hn::Set(d, f.required_atol);
   VD rel_acc = hn::Set(d, f.max_rel), ref_acc = hn::Set(d, f.max_abs_reference);
   VD abs_acc = hn::Set(d, f.max_abs);
@@ -93,25 +97,49 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
     nan_both = hn::Add(nan_both, hn::IfThenElseZero(both_nan, one));
     nan_mismatches = hn::Add(nan_mismatches, hn::IfThenElseZero(one_nan, one));
 
-    VD bin = one;
-    for (int t = 0; t < p.edge_count; ++t)
-      bin = hn::Add(bin, hn::IfThenElseZero(hn::Ge(abs_err, hn::Set(d, p.edges[t])), one));
-    bin = hn::IfThenZeroElse(hn::Eq(abs_err, zero),
-                             hn::IfThenElse(hn::Lt(abs_err, inf), bin, top_bin));
-    bin = hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, nan_bin), bin);
+    // The histogram as counts of finite positive errors at or above each decade edge (the
+    // edges ascend, so bin 1 + m holds those above exactly m of them) and of the other bins,
+    // lane by lane: no per-element bin to count in element order.
+    const auto positive =
+        hn::RebindMask(du, hn::And(clean, hn::And(hn::Gt(abs_err, zero), hn::Lt(abs_err, inf))));
+    for (int t = 0; t < p.edge_count; ++t) {
+      const auto above = hn::And(positive, hn::RebindMask(du, hn::Ge(abs_err, edge[t])));
+      std::uint64_t* const at = above_edge + static_cast<std::size_t>(t) * kMaxLanes;
+      hn::Store(hn::Add(hn::Load(du, at), hn::IfThenElseZero(above, one_u)), du, at);
+    }
+    positives = hn::Add(positives, hn::IfThenElseZero(positive, one_u));
+    infinite = hn::Add(
+        infinite,
+        hn::IfThenElseZero(hn::RebindMask(du, hn::And(clean, hn::Eq(abs_err, inf))), one_u));
+    nan_binned = hn::Add(nan_binned,
+                         hn::IfThenElseZero(hn::RebindMask(du, hn::And(any_nan, mismatch)), one_u));
 
     hn::StoreU(hn::IfThenElseZero(hn::Lt(e, inf), e), d, out.error + j);
     hn::StoreU(hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, inf), abs_err), d,
                out.score + j);
     hn::StoreU(hn::IfThenZeroElse(any_nan, rel), d, out.rel + j);
     hn::StoreU(hn::IfThenElse(one_nan, inf, e), d, out.channel_abs + j);
-    hn::StoreU(bin, d, out.bin + j);
     hn::StoreU(hn::IfThenElseZero(mismatch, one), d, out.mismatch + j);
   }
   // Lane by lane into the figures: maxima as std::max takes them, counts exactly.
-  constexpr std::size_t kMaxLanes = 64 / sizeof(double) * 4;
   double lanes[kMaxLanes];
   std::uint64_t ulp_lanes[kMaxLanes];
+  const auto total = [&](VU v) {
+    hn::StoreU(v, du, ulp_lanes);
+    std::int64_t sum = 0;
+    for (std::int64_t l = 0; l < N; ++l) sum += static_cast<std::int64_t>(ulp_lanes[l]);
+    return sum;
+  };
+  std::int64_t above[kMaxEdges + 1] = {};
+  above[0] = total(positives);
+  for (int t = 0; t < p.edge_count; ++t)
+    above[t + 1] = total(hn::Load(du, above_edge + static_cast<std::size_t>(t) * kMaxLanes));
+  const std::int64_t others = above[0] + total(infinite) + total(nan_binned);
+  out.histogram[0] += n - others;
+  for (int m = 0; m <= p.edge_count; ++m)
+    out.histogram[m + 1] += above[m] - (m < p.edge_count ? above[m + 1] : 0);
+  out.histogram[p.edge_count + 1] += total(infinite);
+  out.histogram[p.nan_bin] += total(nan_binned);
   const auto fold_max = [&](VD v, double& into) {
     hn::StoreU(v, d, lanes);
     for (std::int64_t l = 0; l < N; ++l) into = std::max(into, lanes[l]);

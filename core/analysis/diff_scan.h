@@ -13,12 +13,14 @@
 
 namespace bnscope::diff_scan {
 
+inline constexpr int kMaxEdges = 16;
+
 struct Params {
   double atol = 0, rtol = 0;
   bool nan_equal = false;
   const double* edges = nullptr;  // the histogram's decade edges, ascending
-  int edge_count = 0;
-  int nan_bin = 0;  // the histogram bin of a NaN mismatch
+  int edge_count = 0;             // at most kMaxEdges
+  int nan_bin = 0;                // the histogram bin of a NaN mismatch
 };
 
 // Order-free figures, folded into by every call (start them at the scan's current values).
@@ -31,9 +33,11 @@ struct Figures {
 
 // Per element j: its finite error or 0 (error), what ranks it among the worst (score), its
 // relative error (0 with a NaN), what it gives its channel's largest error (inf for a NaN on one
-// side), its histogram bin and 1 when it mismatches. n must be a multiple of lanes().
+// side) and 1 when it mismatches; the elements' histogram counts are added to histogram
+// (edge_count + 3 bins, the NaN bin last). n must be a multiple of lanes().
 struct Elements {
-  double *error, *score, *rel, *channel_abs, *bin, *mismatch;
+  double *error, *score, *rel, *channel_abs, *mismatch;
+  std::int64_t* histogram;
 };
 
 std::int64_t lanes();

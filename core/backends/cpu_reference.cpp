@@ -40,6 +40,21 @@ void store(DType dtype, void* base, std::int64_t begin, std::int64_t n, const do
   });
 }
 
+void prefetch_rows_ahead(const ChannelView& v, const Tensor& a, const Tensor& b, std::int64_t begin,
+                         std::int64_t n) {
+  // Channels first, a segment is whole planes of a row: contiguous lines enough.
+  if (v.inner != 1) return;
+  constexpr std::int64_t kRowsAhead = 8;
+  const std::int64_t at = begin + kRowsAhead * v.channels;
+  for (const Tensor* t : {&a, &b}) {
+    if (at + n > t->numel()) return;
+    const std::size_t width = dtype_size(t->dtype());
+    const auto* p = static_cast<const char*>(t->raw()) + static_cast<std::size_t>(at) * width;
+    for (std::size_t o = 0; o < static_cast<std::size_t>(n) * width; o += 64)
+      __builtin_prefetch(p + o);
+  }
+}
+
 void for_channel_ranges(const ChannelView& v, const RunContext& ctx,
                         const std::function<void(std::int64_t, std::int64_t)>& body) {
   const int parts = channel_parts(v.channels, v.outer * v.channels * v.inner, ctx.threads);

@@ -32,9 +32,10 @@ struct Scored {
   bool operator>(const Scored& o) const { return score > o.score; }
 };
 
-// One loop in element order over [outer, C] data, as compare_output was written before it split.
+// One loop in element order over [outer, C, inner] data, as compare_output was written before it
+// split.
 Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std::int64_t c_count,
-            const Tolerance& tol, int worst_k) {
+            const Tolerance& tol, int worst_k, std::int64_t inner = 1) {
   Plain p;
   p.channels.resize(static_cast<std::size_t>(c_count));
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
@@ -72,7 +73,8 @@ Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std
       score = abs_err;
     }
     if (mismatch) ++p.mismatches;
-    ChannelError& ce = p.channels[i % static_cast<std::size_t>(c_count)];
+    ChannelError& ce =
+        p.channels[i / static_cast<std::size_t>(inner) % static_cast<std::size_t>(c_count)];
     ++ce.count;
     if (mismatch) ++ce.mismatches;
     ce.max_abs = std::max(ce.max_abs, nan_a != nan_b ? kInf : abs_err);
@@ -105,20 +107,22 @@ bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// compare_output on [outer, C] data stored as ref_type and cand_type (float64 unless given)
-// against the one-loop version over the stored values, figure by figure.
+// compare_output on [outer, C] data ([outer, C, inner] when inner > 1) stored as ref_type and
+// cand_type (float64 unless given) against the one-loop version over the stored values, figure
+// by figure.
 void expect_plain(const std::vector<double>& ref_values, const std::vector<double>& cand_values,
                   std::int64_t outer, std::int64_t C, DType ref_type = DType::F64,
-                  DType cand_type = DType::F64) {
+                  DType cand_type = DType::F64, std::int64_t inner = 1) {
   const std::size_t n = ref_values.size();
-  OutputTensor r{"x_backprop", Tensor::from_doubles(ref_type, {outer, C}, ref_values)};
-  OutputTensor c{"x_backprop", Tensor::from_doubles(cand_type, {outer, C}, cand_values)};
+  const Shape shape = inner > 1 ? Shape{outer, C, inner} : Shape{outer, C};
+  OutputTensor r{"x_backprop", Tensor::from_doubles(ref_type, shape, ref_values)};
+  OutputTensor c{"x_backprop", Tensor::from_doubles(cand_type, shape, cand_values)};
   const std::vector<double> ref = r.tensor.to_doubles(), cand = c.tensor.to_doubles();
   DiffOptions options;
   options.worst_k = 25;
-  const ChannelView view{outer, C, 1};
+  const ChannelView view{outer, C, inner};
   const OutputDiff d = compare_output(r, c, options, &view);
-  const Plain want = plain(ref, cand, C, d.tolerance, options.worst_k);
+  const Plain want = plain(ref, cand, C, d.tolerance, options.worst_k, inner);
   EXPECT_TRUE(same_bits(d.tolerance_ratio, want.tolerance_ratio));
   EXPECT_TRUE(same_bits(d.required_atol, want.required_atol));
 
@@ -188,6 +192,23 @@ TEST(DiffParts, LargeOutputGivesWhatOneLoopGives) {
     if (i % 4001 == 2) cand[i] = ref[i];
   }
   for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t);
+}
+
+// Channels first ([outer, C, inner]): a channel's elements come in runs that straddle the
+// pieces, strides and threads of the scan (inner is no divisor of any of them), and the
+// per-channel figures must still be the element loop's.
+TEST(DiffParts, ChannelsFirstOutputGivesWhatOneLoopGives) {
+  const std::int64_t outer = 7, C = 13, inner = 3331;  // 303 121 elements
+  const auto n = static_cast<std::size_t>(outer * C * inner);
+  std::vector<double> ref(n), cand(n);
+  Uniform next{23};
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = cand[i] = 4 * next() - 2;
+    if (next() < 0.6) cand[i] = ref[i] + (next() - 0.5) * std::pow(10.0, -9 + 8 * next());
+    if (i % 1000 == 7) cand[i] = ref[i] + 0.25;
+    if (i % 12007 == 3) ref[i] = cand[i] = std::nan("");
+  }
+  for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t, inner);
 }
 
 // The same figures for every stored type, and for a reference stored in another type than the

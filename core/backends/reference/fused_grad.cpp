@@ -33,6 +33,7 @@ void fused_grad(const Prepared& p, Result& result, const RunContext& ctx) {
       const std::int64_t n = (ce - cb) * v.inner;
       xs.resize(uc(n));
       dys.resize(uc(n));
+      prefetch_rows_ahead(v, x, dy, begin, n);
       load(x, begin, n, xs.data());
       load(dy, begin, n, dys.data());
       double* const a = sd.data() + (cb - c0);

@@ -57,6 +57,7 @@ void global_grad(const Prepared& p, Result& result, const RunContext& ctx) {
       const std::int64_t n = ce - cb;  // channels last: inner is 1
       ts.resize(uc(n));
       dys.resize(uc(n));
+      prefetch_rows_ahead(v, t, dy, begin, n);
       load(t, begin, n, ts.data());
       load(dy, begin, n, dys.data());
       for (std::int64_t c = cb; c < ce; ++c) {

@@ -25,6 +25,12 @@ void load(const Tensor& t, std::int64_t begin, std::int64_t n, double* out);
 // Writes n doubles at element `begin` of storage of the given dtype, rounding as Tensor::set.
 void store(DType dtype, void* base, std::int64_t begin, std::int64_t n, const double* values);
 
+// A channel range's segments are a fraction of each row, rows apart: hardware prefetchers,
+// which follow contiguous lines, would start over at every row. The same segment a few rows on
+// is asked for ahead, for both tensors.
+void prefetch_rows_ahead(const ChannelView& v, const Tensor& a, const Tensor& b, std::int64_t begin,
+                         std::int64_t n);
+
 // The reductions run on ctx.threads threads, each over a contiguous range of channels: every
 // channel's sums see their terms in the single-threaded order, so they are bitwise the same on
 // any thread count. body(c0, c1) sees the channels [c0, c1).
