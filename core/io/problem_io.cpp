@@ -1,11 +1,16 @@
 #include "io/problem_io.h"
 
 #include <algorithm>
+#include <exception>
+#include <set>
+#include <span>
+#include <thread>
 
 #include "io/atomic_file.h"
 #include "io/json_value.h"
 #include "io/npy.h"
 #include "io/npz.h"
+#include "io/zip_stored.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -171,6 +176,55 @@ void save_problem(const std::string& path, const Problem& p, bool compress) {
   const std::string json = problem_to_json(p);
   write_file_atomic_cfile(path, [&](std::FILE* f) {
     write_npz_to(f, path, members, {{kProblemMember, json}}, compress);
+  });
+}
+
+void save_problem_while_made(
+    const std::string& path, const std::string& last,
+    const std::function<Problem(const std::function<void(const Problem&)>& started)>& make) {
+  write_file_atomic_cfile(path, [&](std::FILE* f) {
+    StoredZipWriter zip(f, path);
+    std::set<std::string> written;
+    // Members in the archive's order (the inputs map's, as save_problem's), each header kept
+    // alive while its member is written.
+    const auto add = [&](const std::string& name, const Tensor& t) {
+      const std::string header = npy_header_bytes(t);
+      zip.add({name + ".npy",
+               {std::as_bytes(std::span<const char>(header)),
+                std::span<const std::byte>(static_cast<const std::byte*>(t.raw()), t.nbytes())}});
+      written.insert(name);
+    };
+    std::thread early;
+    std::exception_ptr early_error;
+    const auto started = [&](const Problem& p) {
+      if (early.joinable()) return;
+      std::vector<std::pair<std::string, const Tensor*>> first;
+      for (const auto& [name, t] : p.inputs) {
+        if (name >= last) break;
+        first.emplace_back(name, &t);
+      }
+      early = std::thread([&add, &early_error, first] {
+        try {
+          for (const auto& [name, t] : first) add(name, *t);
+        } catch (...) {
+          early_error = std::current_exception();
+        }
+      });
+    };
+    Problem p;
+    try {
+      p = make(started);
+    } catch (...) {
+      if (early.joinable()) early.join();
+      throw;
+    }
+    if (early.joinable()) early.join();
+    if (early_error) std::rethrow_exception(early_error);
+    for (const auto& [name, t] : p.inputs)
+      if (!written.count(name)) add(name, t);
+    const std::string json = problem_to_json(p);
+    zip.add({kProblemMember, {std::as_bytes(std::span<const char>(json))}});
+    zip.finish();
   });
 }
 

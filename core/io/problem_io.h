@@ -23,6 +23,14 @@ inline constexpr std::string_view kExpectedPrefix = "out_";
 
 // Atomic; inputs stored uncompressed like numpy's savez unless `compress` (deflate).
 void save_problem(const std::string& path, const Problem& p, bool compress = false);
+// The same bytes as save_problem (stored), written while the problem is made: make(started)
+// returns the problem and may call started(p) once every input of p but `last` is final; the
+// members that sort before `last` then go out on a thread of their own beside the rest of make's
+// work (their tensors must keep their addresses until make returns). Atomic as save_problem: an
+// error in make or in writing leaves the earlier file.
+void save_problem_while_made(
+    const std::string& path, const std::string& last,
+    const std::function<Problem(const std::function<void(const Problem&)>& started)>& make);
 // An archive without problem.json loads as a Problem with the default op whose inputs are the
 // members named like that op's inputs.
 Problem load_problem(const std::string& path);

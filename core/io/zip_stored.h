@@ -3,6 +3,7 @@
 // numpy's savez writes .npz files. Zip64 fields appear only where a size or offset needs them.
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <span>
 #include <string>
@@ -18,5 +19,25 @@ struct StoredMember {
 // `what` names the archive in error messages.
 void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
                       const std::string& what);
+
+// The same archive member by member, for members that are not all ready at the start: the bytes
+// are those write_stored_zip gives for the members added, in the order added.
+class StoredZipWriter {
+ public:
+  StoredZipWriter(std::FILE* f, std::string what);
+  void add(const StoredMember& m);  // its parts are read (and may change) only during the call
+  void finish();                    // the central directory; nothing may be added after it
+
+ private:
+  struct Entry {
+    std::string name;
+    std::uint64_t size = 0, offset = 0;
+    std::uint32_t crc = 0;
+  };
+  std::FILE* f_;
+  std::string what_;
+  std::uint64_t at_ = 0;
+  std::vector<Entry> entries_;
+};
 
 }  // namespace bnscope

@@ -91,7 +91,8 @@ Shape physical_shape(const Shape& logical, DataFormat format) {
   return s;
 }
 
-Problem random_problem(const SampleSpec& requested) {
+Problem random_problem(const SampleSpec& requested,
+                       const std::function<void(const Problem&)>& before_gradient) {
   SampleSpec spec = requested;
   const OpSpec* op = find_op(spec.op);
   if (!op) fail("unknown op '" + spec.op + "'; expected one of " + op_names_joined());
@@ -123,8 +124,10 @@ Problem random_problem(const SampleSpec& requested) {
     p.inputs[std::string(op->variance_input)] = var;
     return p;
   }
-  p.inputs[std::string(op->gradient_input())] = data_tensor(spec, spec.dtype, rng, 0.1, 1.0);
+  // The reserve spaces read x and scale only and draw nothing from the stream.
   fill_reserve_from_forward(p);
+  if (before_gradient) before_gradient(p);
+  p.inputs[std::string(op->gradient_input())] = data_tensor(spec, spec.dtype, rng, 0.1, 1.0);
   return p;
 }
 

@@ -4,6 +4,7 @@
 // generator (tensor/seeded_rng.h).
 
 #include <cstdint>
+#include <functional>
 
 #include "ops/problem.h"
 #include "tensor/layout.h"
@@ -23,8 +24,12 @@ struct SampleSpec {
 };
 
 // Seeded random inputs (per-channel means and spreads differ so channels are distinguishable);
-// grad ops get reserve spaces from fill_reserve_from_forward.
-Problem random_problem(const SampleSpec& spec);
+// grad ops get reserve spaces from fill_reserve_from_forward. For grad ops, before_gradient(p),
+// when given, is called once every other input is final, before the gradient input is made:
+// a writer can start on them then (their tensors keep their addresses; the values are the same
+// either way).
+Problem random_problem(const SampleSpec& spec,
+                       const std::function<void(const Problem&)>& before_gradient = {});
 
 // Sets the statistics inputs of a grad problem to what its forward op would save for x (t), from
 // the per-channel moments (ops/moments.h) rounded to the forward's output type: training reserve

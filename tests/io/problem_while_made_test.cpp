@@ -1,0 +1,84 @@
+// save_problem_while_made against save_problem: the same bytes whether or not the early members
+// went out beside the rest of the work, and the earlier file kept when the work fails.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+#include "io/problem_io.h"
+#include "io_test_util.h"
+#include "ops/sample.h"
+
+namespace bnscope {
+namespace {
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+SampleSpec spec_of(const std::string& op, DataFormat format, DType dtype) {
+  SampleSpec s;
+  s.op = op;
+  s.format = format;
+  s.dtype = dtype;
+  s.shape = {3, 5, 4, 7};
+  s.seed = 11;
+  return s;
+}
+
+TEST(ProblemWhileMade, SameBytesAsSaveProblem) {
+  test::ScratchDir dir;
+  struct Case {
+    const char* op;
+    DataFormat format;
+    DType dtype;
+  };
+  const Case cases[] = {{"FusedBatchNormGradV3", DataFormat::NHWC, DType::F32},
+                        {"FusedBatchNormGradV3", DataFormat::NCHW, DType::F16},
+                        {"FusedBatchNormGrad", DataFormat::NHWC, DType::F32},
+                        {"BatchNormWithGlobalNormalizationGrad", DataFormat::NHWC, DType::F64},
+                        {"FusedBatchNormV3", DataFormat::NCHW, DType::BF16}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    const SampleSpec spec = spec_of(c.op, c.format, c.dtype);
+    save_problem(dir / "plain.npz", random_problem(spec));
+    const OpSpec& op = *find_op(c.op);
+    const std::string last(op.is_grad ? op.gradient_input() : "");
+    int calls = 0;
+    save_problem_while_made(dir / "made.npz", last, [&](const auto& started) {
+      return random_problem(spec, [&](const Problem& p) {
+        ++calls;
+        started(p);
+      });
+    });
+    EXPECT_EQ(calls, op.is_grad ? 1 : 0);
+    EXPECT_EQ(bytes_of(dir / "made.npz"), bytes_of(dir / "plain.npz"));
+    // Nothing written early: every member after the work.
+    save_problem_while_made(dir / "late.npz", last,
+                            [&](const auto&) { return random_problem(spec); });
+    EXPECT_EQ(bytes_of(dir / "late.npz"), bytes_of(dir / "plain.npz"));
+  }
+}
+
+TEST(ProblemWhileMade, FailedWorkKeepsTheEarlierFile) {
+  test::ScratchDir dir;
+  const SampleSpec spec = spec_of("FusedBatchNormGradV3", DataFormat::NHWC, DType::F32);
+  save_problem(dir / "p.npz",
+               random_problem(spec_of("FusedBatchNormV3", DataFormat::NHWC, DType::F32)));
+  const std::string before = bytes_of(dir / "p.npz");
+  EXPECT_THROW(save_problem_while_made(dir / "p.npz", "y_backprop",
+                                       [&](const auto& started) -> Problem {
+                                         random_problem(spec, started);
+                                         throw std::runtime_error("no space");
+                                       }),
+               std::runtime_error);
+  EXPECT_EQ(bytes_of(dir / "p.npz"), before);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.npz"});
+}
+
+}  // namespace
+}  // namespace bnscope
