@@ -39,19 +39,25 @@ int run(Args args) {
     spec.is_training = attr_bool(pa.problem, "is_training");
   }
   std::size_t inputs = 0;
-  const auto make = [&](const std::function<void(const Problem&)>& started) {
-    Problem p = random_problem(spec, started);
+  const auto make = [&](ProblemStream* stream) {
+    SampleHooks hooks;
+    if (stream) {
+      hooks.before_gradient = [stream](const Problem& p) { stream->started(p); };
+      hooks.gradient_ready = [stream](const Tensor& t, std::size_t n) { stream->last_ready(t, n); };
+    }
+    Problem p = random_problem(spec, hooks);
     for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
     p.strict = pa.problem.strict;
     inputs = p.inputs.size();
     return p;
   };
   if (compress) {
-    save_problem(out, make({}), true);
+    save_problem(out, make(nullptr), true);
   } else {
-    // The members before the gradient input (x among them) are written while it is generated.
+    // The members before the gradient input (x among them) are written while it is generated,
+    // and it while its later rows are.
     const std::string last(op.is_grad ? op.gradient_input() : "");
-    save_problem_while_made(out, last, make);
+    save_problem_while_made(out, last, [&](ProblemStream& s) { return make(&s); });
   }
   std::printf("wrote %s: %s, %zu inputs\n", out.c_str(), spec.op.c_str(), inputs);
   return kExitOk;

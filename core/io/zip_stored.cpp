@@ -1,5 +1,7 @@
 #include "io/zip_stored.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -57,11 +59,8 @@ void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
 
 StoredZipWriter::StoredZipWriter(std::FILE* f, std::string what) : f_(f), what_(std::move(what)) {}
 
-void StoredZipWriter::add(const StoredMember& m) {
+void StoredZipWriter::local_header(Entry& e) {
   Out out(f_, what_, at_);
-  Entry e{m.name};
-  for (auto part : m.parts) e.size += part.size();
-  e.crc = crc_of(m);
   e.offset = out.at();
   const bool z64 = e.size >= kMax32;
   out.u32(0x04034b50);
@@ -73,18 +72,53 @@ void StoredZipWriter::add(const StoredMember& m) {
   out.u32(e.crc);
   out.u32(z64 ? kMax32 : e.size);
   out.u32(z64 ? kMax32 : e.size);
-  out.u16(static_cast<std::uint32_t>(m.name.size()));
+  out.u16(static_cast<std::uint32_t>(e.name.size()));
   out.u16(z64 ? 20 : 0);
-  out.bytes(m.name.data(), m.name.size());
+  out.bytes(e.name.data(), e.name.size());
   if (z64) {
     out.u16(1);
     out.u16(16);
     out.u64(e.size);
     out.u64(e.size);
   }
-  for (auto part : m.parts) out.bytes(part.data(), part.size());
-  entries_.push_back(std::move(e));
   at_ = out.at();
+}
+
+void StoredZipWriter::add(const StoredMember& m) {
+  Entry e{m.name};
+  for (auto part : m.parts) e.size += part.size();
+  e.crc = crc_of(m);
+  local_header(e);
+  Out out(f_, what_, at_);
+  for (auto part : m.parts) out.bytes(part.data(), part.size());
+  at_ = out.at();
+  entries_.push_back(std::move(e));
+}
+
+void StoredZipWriter::add_streamed(const std::string& name, std::span<const std::byte> head,
+                                   std::uint64_t size,
+                                   const std::function<std::span<const std::byte>()>& next) {
+  Entry e{name};
+  e.size = size;
+  local_header(e);
+  Out out(f_, what_, at_);
+  std::uint32_t crc = crc32_bytes(0, head.data(), head.size());
+  out.bytes(head.data(), head.size());
+  for (std::span<const std::byte> piece = next(); !piece.empty(); piece = next()) {
+    crc = crc32_bytes(crc, piece.data(), piece.size());
+    out.bytes(piece.data(), piece.size());
+  }
+  if (out.at() - at_ != size)
+    fail("cannot write '" + what_ + "': member '" + name + "' is not the size it was declared");
+  at_ = out.at();
+  // The CRC field sits 14 bytes into the local header.
+  unsigned char le[4];
+  for (int k = 0; k < 4; ++k) le[k] = static_cast<unsigned char>(crc >> (8 * k));
+  if (std::fflush(f_) != 0 ||
+      ::pwrite(::fileno(f_), le, sizeof le, static_cast<off_t>(e.offset + 14)) != sizeof le)
+    fail("cannot write '" + what_ + "': " + std::strerror(errno));
+  e.crc = crc;
+  entries_.push_back(std::move(e));
 }
 
 void StoredZipWriter::finish() {

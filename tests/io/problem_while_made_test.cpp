@@ -49,17 +49,28 @@ TEST(ProblemWhileMade, SameBytesAsSaveProblem) {
     const OpSpec& op = *find_op(c.op);
     const std::string last(op.is_grad ? op.gradient_input() : "");
     int calls = 0;
-    save_problem_while_made(dir / "made.npz", last, [&](const auto& started) {
-      return random_problem(spec, [&](const Problem& p) {
+    std::size_t ready = 0;
+    save_problem_while_made(dir / "made.npz", last, [&](ProblemStream& stream) {
+      SampleHooks hooks;
+      hooks.before_gradient = [&](const Problem& p) {
         ++calls;
-        started(p);
-      });
+        stream.started(p);
+      };
+      hooks.gradient_ready = [&](const Tensor& t, std::size_t n) {
+        EXPECT_GE(n, ready);
+        ready = n;
+        stream.last_ready(t, n);
+      };
+      return random_problem(spec, hooks);
     });
     EXPECT_EQ(calls, op.is_grad ? 1 : 0);
+    if (op.is_grad) {
+      EXPECT_GT(ready, 0u);
+    }
     EXPECT_EQ(bytes_of(dir / "made.npz"), bytes_of(dir / "plain.npz"));
     // Nothing written early: every member after the work.
     save_problem_while_made(dir / "late.npz", last,
-                            [&](const auto&) { return random_problem(spec); });
+                            [&](ProblemStream&) { return random_problem(spec); });
     EXPECT_EQ(bytes_of(dir / "late.npz"), bytes_of(dir / "plain.npz"));
   }
 }
@@ -70,14 +81,23 @@ TEST(ProblemWhileMade, FailedWorkKeepsTheEarlierFile) {
   save_problem(dir / "p.npz",
                random_problem(spec_of("FusedBatchNormV3", DataFormat::NHWC, DType::F32)));
   const std::string before = bytes_of(dir / "p.npz");
-  EXPECT_THROW(save_problem_while_made(dir / "p.npz", "y_backprop",
-                                       [&](const auto& started) -> Problem {
-                                         random_problem(spec, started);
-                                         throw std::runtime_error("no space");
-                                       }),
-               std::runtime_error);
-  EXPECT_EQ(bytes_of(dir / "p.npz"), before);
-  EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.npz"});
+  // Failing after the early members went out, and again with the gradient input half reported.
+  for (const bool half : {false, true}) {
+    EXPECT_THROW(save_problem_while_made(dir / "p.npz", "y_backprop",
+                                         [&](ProblemStream& stream) -> Problem {
+                                           SampleHooks hooks;
+                                           hooks.before_gradient = [&](const Problem& p) {
+                                             stream.started(p);
+                                           };
+                                           Problem p = random_problem(spec, hooks);
+                                           const Tensor& y = p.inputs.at("y_backprop");
+                                           if (half) stream.last_ready(y, y.nbytes() / 2);
+                                           throw std::runtime_error("no space");
+                                         }),
+                 std::runtime_error);
+    EXPECT_EQ(bytes_of(dir / "p.npz"), before);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.npz"});
+  }
 }
 
 }  // namespace
