@@ -7,6 +7,7 @@
 #include <set>
 #include <span>
 #include <thread>
+#include <utility>
 
 #include "io/atomic_file.h"
 #include "io/json_value.h"
@@ -191,14 +192,16 @@ class StreamWriter final : public ProblemStream {
 
   void started(const Problem& p) override {
     if (thread_.joinable()) return;
-    std::vector<std::pair<std::string, const Tensor*>> first;
+    // Shares of the tensors' storage: a make that fails frees its problem while the thread may
+    // still be writing from it.
+    std::vector<std::pair<std::string, Tensor>> first;
     for (const auto& [name, t] : p.inputs) {
       if (name >= last_) break;
-      first.emplace_back(name, &t);
+      first.emplace_back(name, t);
     }
-    thread_ = std::thread([this, first] {
+    thread_ = std::thread([this, first = std::move(first)] {
       try {
-        for (const auto& [name, t] : first) add(name, *t);
+        for (const auto& [name, t] : first) add(name, t);
         write_last();
       } catch (...) {
         error_ = std::current_exception();
@@ -209,8 +212,9 @@ class StreamWriter final : public ProblemStream {
   void last_ready(const Tensor& t, std::size_t bytes) override {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!last_data_) {
+      last_tensor_ = t;  // a share of its storage, as for the early members
       last_header_ = npy_header_bytes(t);
-      last_data_ = static_cast<const std::byte*>(t.raw());
+      last_data_ = static_cast<const std::byte*>(std::as_const(last_tensor_).raw());
       last_size_ = t.nbytes();
     }
     ready_ = bytes;
@@ -275,6 +279,7 @@ class StreamWriter final : public ProblemStream {
   std::condition_variable changed_;
   bool made_ = false;
   std::string last_header_;
+  Tensor last_tensor_;
   const std::byte* last_data_ = nullptr;
   std::size_t last_size_ = 0, ready_ = 0;
 };

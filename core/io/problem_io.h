@@ -24,9 +24,9 @@ inline constexpr std::string_view kExpectedPrefix = "out_";
 // Atomic; inputs stored uncompressed like numpy's savez unless `compress` (deflate).
 void save_problem(const std::string& path, const Problem& p, bool compress = false);
 // What a problem being made tells save_problem_while_made: started(p) once every input of p but
-// `last` is final (those tensors keep their storage until make returns), then last_ready(t, n)
-// each time the first n bytes of input `last` are final (n growing; t's storage keeps its
-// address).
+// `last` is final, then last_ready(t, n) each time the first n bytes of input `last` are final (n
+// growing; t's storage keeps its address). The stream keeps shares of those tensors' storage, so
+// a make that fails may free its own.
 class ProblemStream {
  public:
   virtual void started(const Problem& p) = 0;
