@@ -3,10 +3,13 @@
 # 32x56x56x256 float32, NHWC, training): `sample`, `run` and `report`, each against plain
 # sequential I/O of the same bytes measured in the same session, with a warm page cache.
 #   bash scripts/io_bench.sh [bnscope-cli] [work-dir]     (env: RUNS=5 SHAPE=32,56,56,256)
-# Prints a markdown table: median wall seconds and median peak RSS (GNU time) over RUNS runs.
+# Prints a markdown table: median wall seconds (bash's microsecond clock around each command; GNU
+# time's own %e counts in 10 ms steps, a tenth of the plain I/O figure) and median peak RSS (GNU
+# time) over RUNS runs.
 # Plain I/O: `cat` of the input archive to /dev/null, and `dd ... conv=fsync` writing as many
 # bytes as the command writes (bnscope fsyncs every file it writes before moving it into place).
 set -euo pipefail
+export LC_ALL=C  # a "." in $EPOCHREALTIME and awk's numbers
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CLI="${1:-$ROOT/build/release/app/cli/bnscope-cli}"
 WORK="${2:-$(mktemp -d "${TMPDIR:-/tmp}/bnscope-io-bench.XXXXXX")}"
@@ -16,7 +19,13 @@ TIME=/usr/bin/time
 mkdir -p "$WORK"
 
 # One measurement: "<wall seconds> <max RSS KiB>" of the command.
-measure() { "$TIME" -f "%e %M" -o "$WORK/.time" "$@" >/dev/null 2>&1; cat "$WORK/.time"; }
+measure() {
+  local t0 t1
+  t0=$EPOCHREALTIME
+  "$TIME" -f "%M" -o "$WORK/.time" "$@" >/dev/null 2>&1
+  t1=$EPOCHREALTIME
+  awk -v a="$t0" -v b="$t1" -v m="$(cat "$WORK/.time")" 'BEGIN {printf "%.6f %s\n", b - a, m}'
+}
 # Median of the first (col=1) or second (col=2) field over RUNS measurements of the command.
 runs_of() {  # "<median s> <median RSS MB>"
   local out; out="$(for _ in $(seq "$RUNS"); do measure "$@"; done)"
@@ -44,7 +53,9 @@ read -r RUN_IO_S _ <<<"$(runs_of bash -c "cat '$P' >/dev/null && dd if=/dev/zero
 read -r REP_S REP_MB <<<"$(runs_of "$CLI" report --problem "$P" --out "$WORK/rep")"
 
 DATA=$((IN_BYTES + OUT_BYTES))
-echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; $(date -u +%Y-%m-%d); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+FLAGS="$(lscpu | sed -n 's/^Flags: *//p')"
+has() { case " $FLAGS " in *" $1 "*) echo "$1" ;; esac; }
+echo "host: $(lscpu | sed -n 's/^Model name: *//p') (family $(lscpu | sed -n 's/^CPU family: *//p') model $(lscpu | sed -n 's/^Model: *//p')), $(nproc) CPUs, $(lscpu | sed -n 's/^L2 cache: *//p') L2, $(lscpu | sed -n 's/^L3 cache: *//p') L3; $(has avx2) $(has avx512f) $(has pclmulqdq); $(date -u '+%Y-%m-%d %H:%M') UTC; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "problem: FusedBatchNormGradV3 $SHAPE float32 NHWC training; inputs $(mb "$IN_BYTES") MB, outputs $(mb "$OUT_BYTES") MB; $RUNS runs, medians"
 echo
 echo "| command | wall s | plain I/O s | ratio | goal | peak RSS MB | RSS / data | goal |"

@@ -1,6 +1,7 @@
 // bnscope-cli sample: a seeded random problem saved as one .npz, a starting point to edit.
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "command.h"
@@ -37,11 +38,28 @@ int run(Args args) {
     spec.format = *parse_data_format(attr_string(pa.problem, "data_format"));
     spec.is_training = attr_bool(pa.problem, "is_training");
   }
-  Problem p = random_problem(spec);
-  for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
-  p.strict = pa.problem.strict;
-  save_problem(out, p, compress);
-  std::printf("wrote %s: %s, %zu inputs\n", out.c_str(), p.op.c_str(), p.inputs.size());
+  std::size_t inputs = 0;
+  const auto make = [&](ProblemStream* stream) {
+    SampleHooks hooks;
+    if (stream) {
+      hooks.before_gradient = [stream](const Problem& p) { stream->started(p); };
+      hooks.gradient_ready = [stream](const Tensor& t, std::size_t n) { stream->last_ready(t, n); };
+    }
+    Problem p = random_problem(spec, hooks);
+    for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
+    p.strict = pa.problem.strict;
+    inputs = p.inputs.size();
+    return p;
+  };
+  if (compress) {
+    save_problem(out, make(nullptr), true);
+  } else {
+    // The members before the gradient input (x among them) are written while it is generated,
+    // and it while its later rows are.
+    const std::string last(op.is_grad ? op.gradient_input() : "");
+    save_problem_while_made(out, last, [&](ProblemStream& s) { return make(&s); });
+  }
+  std::printf("wrote %s: %s, %zu inputs\n", out.c_str(), spec.op.c_str(), inputs);
   return kExitOk;
 }
 

@@ -11,6 +11,7 @@
 #include "ops/bn_math.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
+#include "tensor/vec_load.h"
 
 namespace bnscope {
 
@@ -59,49 +60,11 @@ inline bool is_finite_bits(double x) {
   return (std::bit_cast<std::uint64_t>(x) & e) != e;
 }
 
-// W values of T in GCC's generic vectors: one source for every clone, each compiled to its own
-// registers, with IEEE semantics per element (no contraction: the file builds with
-// -ffp-contract=off).
-template <class T, int W>
-struct VecOf {
-  typedef T type __attribute__((vector_size(sizeof(T) * W)));
-};
-template <class T, int W>
-using Vec = typename VecOf<T, W>::type;
-
 template <class A>
 using Bits = std::conditional_t<sizeof(A) == 4, std::int32_t, std::int64_t>;
 
 template <class A>
 constexpr Bits<A> kExpBits = sizeof(A) == 4 ? Bits<A>(0x7f800000) : Bits<A>(0x7ff0000000000000ll);
-
-// W values as A, converted exactly as to_float does (the 16-bit formats by their bits).
-template <int W, class A, class T>
-[[gnu::always_inline]] inline void load(const T* p, Vec<A, W>& x) {
-  if constexpr (std::is_same_v<T, A>) {
-    std::memcpy(&x, p, sizeof x);
-  } else {
-    using U = Vec<std::uint32_t, W>;
-    Vec<std::uint16_t, W> h;
-    std::memcpy(&h, p, sizeof h);
-    const U u = __builtin_convertvector(h, U);
-    if constexpr (std::is_same_v<T, bf16>) {
-      x = reinterpret_cast<Vec<float, W>>(u << 16);
-    } else {
-      const U sign = (u & 0x8000u) << 16, e = u & 0x7c00u, m = u & 0x3ffu;
-      const U normal = ((u & 0x7fffu) << 13) + (112u << 23);
-      const U special = m << 13 | 0x7f800000u;
-      // A subnormal half is m * 2^-24: an exact product of normal floats, whatever the FPU's
-      // denormal modes.
-      const Vec<float, W> sub =
-          __builtin_convertvector(reinterpret_cast<Vec<std::int32_t, W>>(m), Vec<float, W>) *
-          0x1p-24f;
-      U bits = e == 0x7c00u ? special : normal;
-      bits = e == 0u ? reinterpret_cast<U>(sub) : bits;
-      x = reinterpret_cast<Vec<float, W>>(bits | sign);
-    }
-  }
-}
 
 // H lanes' accumulators, one register each (the sums' doubles fill it), held in registers
 // while a tile runs down its rows.
@@ -375,16 +338,6 @@ template <bool kMag, class T, class A>
     const T* data, const ChannelView& v, std::int64_t begin, std::int64_t end, Lanes<A>& acc) {
   scan_block<kMag, 8, 2>(data, v, begin, end, acc);
 }
-enum class Isa { Baseline, Avx2, Avx512 };
-Isa best_isa() {
-  static const Isa isa = [] {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-      return Isa::Avx512;
-    return __builtin_cpu_supports("avx2") ? Isa::Avx2 : Isa::Baseline;
-  }();
-  return isa;
-}
 #endif
 
 template <bool kMag, class T>
@@ -401,7 +354,7 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
   for (Lanes<A>& p : parts) p.reset(C, kMag);
   std::atomic<bool> stopped{false};
 #if defined(__x86_64__) && defined(__GNUC__)
-  const Isa isa = std::min(best_isa(), static_cast<Isa>(std::clamp(ctl.max_isa, 0, 2)));
+  const VecIsa isa = std::min(best_vec_isa(), static_cast<VecIsa>(std::clamp(ctl.max_isa, 0, 2)));
 #endif
   parallel_for(blocks, threads, [&](int t, std::int64_t b0, std::int64_t b1) {
     Lanes<A>& acc = parts[static_cast<std::size_t>(t)];
@@ -413,9 +366,9 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
       }
       const std::int64_t r0 = b * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
 #if defined(__x86_64__) && defined(__GNUC__)
-      if (isa == Isa::Avx512)
+      if (isa == VecIsa::Avx512)
         scan_block_avx512<kMag>(data, v, r0, r1, acc);
-      else if (isa == Isa::Avx2)
+      else if (isa == VecIsa::Avx2)
         scan_block_avx2<kMag>(data, v, r0, r1, acc);
       else
 #endif

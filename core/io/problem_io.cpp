@@ -1,11 +1,19 @@
 #include "io/problem_io.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <span>
+#include <thread>
+#include <utility>
 
 #include "io/atomic_file.h"
 #include "io/json_value.h"
 #include "io/npy.h"
 #include "io/npz.h"
+#include "io/zip_stored.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -171,6 +179,126 @@ void save_problem(const std::string& path, const Problem& p, bool compress) {
   const std::string json = problem_to_json(p);
   write_file_atomic_cfile(path, [&](std::FILE* f) {
     write_npz_to(f, path, members, {{kProblemMember, json}}, compress);
+  });
+}
+
+namespace {
+
+// The writer thread of save_problem_while_made and what make tells it.
+class StreamWriter final : public ProblemStream {
+ public:
+  StreamWriter(StoredZipWriter& zip, std::string last) : zip_(zip), last_(std::move(last)) {}
+  ~StreamWriter() { stop(); }
+
+  void started(const Problem& p) override {
+    if (thread_.joinable()) return;
+    // Shares of the tensors' storage: a make that fails frees its problem while the thread may
+    // still be writing from it.
+    std::vector<std::pair<std::string, Tensor>> first;
+    for (const auto& [name, t] : p.inputs) {
+      if (name >= last_) break;
+      first.emplace_back(name, t);
+    }
+    thread_ = std::thread([this, first = std::move(first)] {
+      try {
+        for (const auto& [name, t] : first) add(name, t);
+        write_last();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    });
+  }
+
+  void last_ready(const Tensor& t, std::size_t bytes) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!last_data_) {
+      last_tensor_ = t;  // a share of its storage, as for the early members
+      last_header_ = npy_header_bytes(t);
+      last_data_ = static_cast<const std::byte*>(std::as_const(last_tensor_).raw());
+      last_size_ = t.nbytes();
+    }
+    ready_ = bytes;
+    changed_.notify_all();
+  }
+
+  // make has returned (or failed): the thread ends once it has written what it was given.
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      made_ = true;
+      changed_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // The thread's error, if any, once stopped.
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // A member in the archive's order, its header kept alive while it is written.
+  void add(const std::string& name, const Tensor& t) {
+    const std::string header = npy_header_bytes(t);
+    zip_.add({name + ".npy",
+              {std::as_bytes(std::span<const char>(header)),
+               std::span<const std::byte>(static_cast<const std::byte*>(t.raw()), t.nbytes())}});
+    written_.insert(name);
+  }
+  bool written(const std::string& name) const { return written_.count(name) > 0; }
+
+ private:
+  // Input `last` as its bytes become final, when make reports them before it returns.
+  void write_last() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return last_data_ || made_; });
+    if (!last_data_ || (made_ && ready_ < last_size_)) return;  // left to the caller
+    const std::string header = last_header_;
+    const std::byte* const data = last_data_;
+    const std::size_t size = last_size_;
+    lock.unlock();
+    std::size_t done = 0;
+    zip_.add_streamed(last_ + ".npy", std::as_bytes(std::span<const char>(header)),
+                      header.size() + size, [&]() -> std::span<const std::byte> {
+                        std::unique_lock<std::mutex> l(mutex_);
+                        changed_.wait(l, [&] { return ready_ > done || made_ || done == size; });
+                        if (done == size) return {};
+                        if (ready_ <= done) throw Error(ErrorCode::Cancelled, "sample cancelled");
+                        const std::size_t from = done;
+                        done = std::min(ready_, size);
+                        return {data + from, done - from};
+                      });
+    written_.insert(last_);
+  }
+
+  StoredZipWriter& zip_;
+  const std::string last_;
+  std::thread thread_;
+  std::exception_ptr error_;
+  std::set<std::string> written_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool made_ = false;
+  std::string last_header_;
+  Tensor last_tensor_;
+  const std::byte* last_data_ = nullptr;
+  std::size_t last_size_ = 0, ready_ = 0;
+};
+
+}  // namespace
+
+void save_problem_while_made(const std::string& path, const std::string& last,
+                             const std::function<Problem(ProblemStream&)>& make) {
+  write_file_atomic_cfile(path, [&](std::FILE* f) {
+    StoredZipWriter zip(f, path);
+    StreamWriter stream(zip, last);
+    Problem p = make(stream);
+    stream.stop();
+    stream.rethrow();
+    for (const auto& [name, t] : p.inputs)
+      if (!stream.written(name)) stream.add(name, t);
+    const std::string json = problem_to_json(p);
+    zip.add({kProblemMember, {std::as_bytes(std::span<const char>(json))}});
+    zip.finish();
   });
 }
 

@@ -1,8 +1,11 @@
 #include "io/zip_stored.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "io/bulk_write.h"
 #include "io/crc32.h"
@@ -16,7 +19,7 @@ constexpr std::uint32_t kMax32 = 0xffffffffu;
 
 class Out {
  public:
-  Out(std::FILE* f, const std::string& what) : f_(f), what_(what) {}
+  Out(std::FILE* f, const std::string& what, std::uint64_t at) : f_(f), what_(what), at_(at) {}
   void u16(std::uint32_t v) { le(v, 2); }
   void u32(std::uint64_t v) { le(v, 4); }
   void u64(std::uint64_t v) { le(v, 8); }
@@ -34,13 +37,7 @@ class Out {
   }
   std::FILE* f_;
   const std::string& what_;
-  std::uint64_t at_ = 0;
-};
-
-struct Entry {
-  const StoredMember* m;
-  std::uint64_t size = 0, offset = 0;
-  std::uint32_t crc = 0;
+  std::uint64_t at_;
 };
 
 std::uint32_t crc_of(const StoredMember& m) {
@@ -55,37 +52,79 @@ constexpr std::uint32_t kDosDate = (1 << 5) | 1;  // 1980-01-01, as numpy leaves
 
 void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
                       const std::string& what) {
-  Out out(f, what);
-  std::vector<Entry> entries;
-  for (const StoredMember& m : members) {
-    Entry e{&m};
-    for (auto part : m.parts) e.size += part.size();
-    e.crc = crc_of(m);
-    e.offset = out.at();
-    const bool z64 = e.size >= kMax32;
-    out.u32(0x04034b50);
-    out.u16(z64 ? 45 : 20);
-    out.u16(1 << 11);  // names are UTF-8
-    out.u16(0);        // stored
-    out.u16(0);
-    out.u16(kDosDate);
-    out.u32(e.crc);
-    out.u32(z64 ? kMax32 : e.size);
-    out.u32(z64 ? kMax32 : e.size);
-    out.u16(static_cast<std::uint32_t>(m.name.size()));
-    out.u16(z64 ? 20 : 0);
-    out.bytes(m.name.data(), m.name.size());
-    if (z64) {
-      out.u16(1);
-      out.u16(16);
-      out.u64(e.size);
-      out.u64(e.size);
-    }
-    for (auto part : m.parts) out.bytes(part.data(), part.size());
-    entries.push_back(e);
+  StoredZipWriter zip(f, what);
+  for (const StoredMember& m : members) zip.add(m);
+  zip.finish();
+}
+
+StoredZipWriter::StoredZipWriter(std::FILE* f, std::string what) : f_(f), what_(std::move(what)) {}
+
+void StoredZipWriter::local_header(Entry& e) {
+  Out out(f_, what_, at_);
+  e.offset = out.at();
+  const bool z64 = e.size >= kMax32;
+  out.u32(0x04034b50);
+  out.u16(z64 ? 45 : 20);
+  out.u16(1 << 11);  // names are UTF-8
+  out.u16(0);        // stored
+  out.u16(0);
+  out.u16(kDosDate);
+  out.u32(e.crc);
+  out.u32(z64 ? kMax32 : e.size);
+  out.u32(z64 ? kMax32 : e.size);
+  out.u16(static_cast<std::uint32_t>(e.name.size()));
+  out.u16(z64 ? 20 : 0);
+  out.bytes(e.name.data(), e.name.size());
+  if (z64) {
+    out.u16(1);
+    out.u16(16);
+    out.u64(e.size);
+    out.u64(e.size);
   }
+  at_ = out.at();
+}
+
+void StoredZipWriter::add(const StoredMember& m) {
+  Entry e{m.name};
+  for (auto part : m.parts) e.size += part.size();
+  e.crc = crc_of(m);
+  local_header(e);
+  Out out(f_, what_, at_);
+  for (auto part : m.parts) out.bytes(part.data(), part.size());
+  at_ = out.at();
+  entries_.push_back(std::move(e));
+}
+
+void StoredZipWriter::add_streamed(const std::string& name, std::span<const std::byte> head,
+                                   std::uint64_t size,
+                                   const std::function<std::span<const std::byte>()>& next) {
+  Entry e{name};
+  e.size = size;
+  local_header(e);
+  Out out(f_, what_, at_);
+  std::uint32_t crc = crc32_bytes(0, head.data(), head.size());
+  out.bytes(head.data(), head.size());
+  for (std::span<const std::byte> piece = next(); !piece.empty(); piece = next()) {
+    crc = crc32_bytes(crc, piece.data(), piece.size());
+    out.bytes(piece.data(), piece.size());
+  }
+  if (out.at() - at_ != size)
+    fail("cannot write '" + what_ + "': member '" + name + "' is not the size it was declared");
+  at_ = out.at();
+  // The CRC field sits 14 bytes into the local header.
+  unsigned char le[4];
+  for (int k = 0; k < 4; ++k) le[k] = static_cast<unsigned char>(crc >> (8 * k));
+  if (std::fflush(f_) != 0 ||
+      ::pwrite(::fileno(f_), le, sizeof le, static_cast<off_t>(e.offset + 14)) != sizeof le)
+    fail("cannot write '" + what_ + "': " + std::strerror(errno));
+  e.crc = crc;
+  entries_.push_back(std::move(e));
+}
+
+void StoredZipWriter::finish() {
+  Out out(f_, what_, at_);
   const std::uint64_t cd_offset = out.at();
-  for (const Entry& e : entries) {
+  for (const Entry& e : entries_) {
     const bool big = e.size >= kMax32, far = e.offset >= kMax32;
     const std::uint32_t extra = (big ? 16 : 0) + (far ? 8 : 0);
     out.u32(0x02014b50);
@@ -98,14 +137,14 @@ void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
     out.u32(e.crc);
     out.u32(big ? kMax32 : e.size);
     out.u32(big ? kMax32 : e.size);
-    out.u16(static_cast<std::uint32_t>(e.m->name.size()));
+    out.u16(static_cast<std::uint32_t>(e.name.size()));
     out.u16(extra ? extra + 4 : 0);
     out.u16(0);               // comment
     out.u16(0);               // disk
     out.u16(0);               // internal attributes
     out.u32(0100644u << 16);  // external: a regular file, rw-r--r--
     out.u32(far ? kMax32 : e.offset);
-    out.bytes(e.m->name.data(), e.m->name.size());
+    out.bytes(e.name.data(), e.name.size());
     if (extra) {
       out.u16(1);
       out.u16(extra);
@@ -117,7 +156,7 @@ void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
     }
   }
   const std::uint64_t cd_size = out.at() - cd_offset;
-  const std::uint64_t count = entries.size();
+  const std::uint64_t count = entries_.size();
   const bool z64 = cd_offset >= kMax32 || cd_size >= kMax32 || count >= 0xffff;
   if (z64) {
     const std::uint64_t record = out.at();
@@ -144,6 +183,7 @@ void write_stored_zip(std::FILE* f, const std::vector<StoredMember>& members,
   out.u32(z64 ? kMax32 : cd_size);
   out.u32(z64 ? kMax32 : cd_offset);
   out.u16(0);
+  at_ = out.at();
 }
 
 }  // namespace bnscope

@@ -35,8 +35,10 @@ ChannelMoments channel_moments_biased(const Tensor& x, const ChannelView& view,
 // Mean and biased variance in ONE pass over x (its own dtype), for checks with a tolerance far
 // above float64 rounding (the reserve-space check): sums of d and d*d with d = x - s, s the
 // channel's first element, so the variance does not cancel catastrophically. Not bitwise the
-// two-pass figures; bitwise the same on any thread count. A channel holding NaN/Inf has a
-// non-finite mean.
-ChannelMoments channel_moments_one_pass(const Tensor& x, const ChannelView& view, int threads = 0);
+// two-pass figures; bitwise the same on any thread count and whichever vector clone runs (the
+// order of additions is fixed, see moments.cpp). A channel holding NaN/Inf has a non-finite mean.
+// max_isa, for tests: the widest clone it may pick (0: the baseline build's, 1: AVX2, 2: AVX-512).
+ChannelMoments channel_moments_one_pass(const Tensor& x, const ChannelView& view, int threads = 0,
+                                        int max_isa = 2);
 
 }  // namespace bnscope

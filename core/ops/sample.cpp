@@ -23,8 +23,10 @@ Tensor channel_vector(std::int64_t c, DType dtype, Rng& rng, double lo, double h
   return t;
 }
 
-// Data tensor whose channel k has mean mu[k] and spread sd[k].
-Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_spread, double base_sd) {
+// Data tensor whose channel k has mean mu[k] and spread sd[k]. ready(t, bytes), when given, hears
+// of each slice of rows as it is done.
+Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_spread, double base_sd,
+                   const std::function<void(const Tensor&, std::size_t)>& ready = {}) {
   const Shape shape = physical_shape(s.shape, s.format);
   Tensor t = Tensor::uninitialized(dtype, shape);  // every element is written below
   const ChannelView v = channel_view(shape, is_channels_last(s.format));
@@ -77,7 +79,19 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
     });
   };
   const int parts = s.threads > 0 ? s.threads : parallel_parts(t.numel(), std::int64_t{1} << 20);
-  parallel_for(v.outer, parts, [&](int, std::int64_t o0, std::int64_t o1) { fill_rows(o0, o1); });
+  // A writer waiting on the rows gets them in slices of about 8 MiB, each made by every thread.
+  const std::int64_t row_bytes = row * static_cast<std::int64_t>(dtype_size(dtype));
+  const std::int64_t slice =
+      ready ? std::max<std::int64_t>(1,
+                                     (std::int64_t{8} << 20) / std::max<std::int64_t>(row_bytes, 1))
+            : std::max<std::int64_t>(v.outer, 1);
+  for (std::int64_t s0 = 0; s0 < v.outer; s0 += slice) {
+    const std::int64_t s1 = std::min(v.outer, s0 + slice);
+    parallel_for(s1 - s0, parts,
+                 [&](int, std::int64_t o0, std::int64_t o1) { fill_rows(s0 + o0, s0 + o1); });
+    if (ready) ready(t, static_cast<std::size_t>(s1 * row_bytes));
+  }
+  if (ready && v.outer <= 0) ready(t, 0);
   rng = rng.skipped(static_cast<std::uint64_t>(2 * t.numel()));
   return t;
 }
@@ -91,7 +105,7 @@ Shape physical_shape(const Shape& logical, DataFormat format) {
   return s;
 }
 
-Problem random_problem(const SampleSpec& requested) {
+Problem random_problem(const SampleSpec& requested, const SampleHooks& hooks) {
   SampleSpec spec = requested;
   const OpSpec* op = find_op(spec.op);
   if (!op) fail("unknown op '" + spec.op + "'; expected one of " + op_names_joined());
@@ -123,8 +137,11 @@ Problem random_problem(const SampleSpec& requested) {
     p.inputs[std::string(op->variance_input)] = var;
     return p;
   }
-  p.inputs[std::string(op->gradient_input())] = data_tensor(spec, spec.dtype, rng, 0.1, 1.0);
+  // The reserve spaces read x and scale only and draw nothing from the stream.
   fill_reserve_from_forward(p);
+  if (hooks.before_gradient) hooks.before_gradient(p);
+  p.inputs[std::string(op->gradient_input())] =
+      data_tensor(spec, spec.dtype, rng, 0.1, 1.0, hooks.gradient_ready);
   return p;
 }
 

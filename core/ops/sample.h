@@ -4,6 +4,7 @@
 // generator (tensor/seeded_rng.h).
 
 #include <cstdint>
+#include <functional>
 
 #include "ops/problem.h"
 #include "tensor/layout.h"
@@ -24,7 +25,16 @@ struct SampleSpec {
 
 // Seeded random inputs (per-channel means and spreads differ so channels are distinguishable);
 // grad ops get reserve spaces from fill_reserve_from_forward.
-Problem random_problem(const SampleSpec& spec);
+//
+// Hooks for a writer that works alongside (grad ops; the values are the same with or without):
+// before_gradient(p) once every input but the gradient input is final (those tensors keep their
+// storage), then gradient_ready(t, bytes) as the gradient input is made, each time its first
+// `bytes` bytes are final (growing, the last call with all; t's storage keeps its address).
+struct SampleHooks {
+  std::function<void(const Problem&)> before_gradient;
+  std::function<void(const Tensor&, std::size_t bytes)> gradient_ready;
+};
+Problem random_problem(const SampleSpec& spec, const SampleHooks& hooks = {});
 
 // Sets the statistics inputs of a grad problem to what its forward op would save for x (t), from
 // the per-channel moments (ops/moments.h) rounded to the forward's output type: training reserve
