@@ -109,8 +109,11 @@ TEST(MomentsBits, OnePassMatchesThePlainLoopBitForBit) {
       for (const std::int64_t d : k.shape) n *= d;
       const Tensor t = Tensor::from_doubles(dtype, k.shape, values(n, v.channels, v.inner));
       const ChannelMoments want = reference(t, v);
-      for (std::size_t c = 0; c < want.mean.size(); ++c)
-        if (c < 1 || c > 3) EXPECT_TRUE(std::isfinite(want.biased_variance[c]));
+      for (std::size_t c = 0; c < want.mean.size(); ++c) {
+        if (c < 1 || c > 3) {
+          EXPECT_TRUE(std::isfinite(want.biased_variance[c]));
+        }
+      }
       for (const int threads : {1, 2})
         for (const int isa : {0, 1, 2}) {
           const ChannelMoments got = channel_moments_one_pass(t, v, threads, isa);
