@@ -20,6 +20,10 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#if HWY_ARCH_X86
+#include <xmmintrin.h>
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace bnscope::cpu::simd {
 namespace HWY_NAMESPACE {
@@ -72,11 +76,23 @@ HWY_INLINE void store_u16(hn::Vec<DH> v, std::uint16_t* p, bool nt) {
 // Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
 // the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data
 // (measured: 5-12% on the large channels-last shapes). A prefetch past the end is harmless.
-template <class T>
+// Into L2 (T1) unless ToL1: on the Zen 4 EPYC a read-x-read-dy-stream-dx loop fell from
+// 46-66 GB/s to 29-39 GB/s with a T0 (or NTA) prefetch per line at 1-4 KiB ahead and ran at
+// its unprefetched speed with T1 or T2, and in the backend an L2 prefetch ran the sweeps whose
+// accumulator rows live in L1 (wide rows, channel blocks) and the plane sweeps faster, the
+// register-row sweep (C <= 64) slower (README, "Where the time went on the Zen 4"). Only that
+// loop, whose L1 holds nothing of its own, prefetches into L1 (Highway's Prefetch is T0).
+template <bool ToL1 = false, class T>
 HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
   constexpr std::size_t kAhead = 2048 / sizeof(T);
+#if HWY_ARCH_X86
+  constexpr auto hint = ToL1 ? _MM_HINT_T0 : _MM_HINT_T1;
+  _mm_prefetch(reinterpret_cast<const char*>(a + kAhead), hint);
+  _mm_prefetch(reinterpret_cast<const char*>(b + kAhead), hint);
+#else
   hwy::Prefetch(a + kAhead);
   hwy::Prefetch(b + kAhead);
+#endif
 }
 
 // Writes 16-bit patterns h (held in 32-bit lanes, each <= 0xFFFF).
@@ -168,7 +184,7 @@ void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     for (int v = 0; v < V; ++v) {
-      prefetch_ahead(pa + v * N, pb + v * N);
+      prefetch_ahead<true>(pa + v * N, pb + v * N);
       const VF bv = load_vec(d, pb + v * N);
       accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
       if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
