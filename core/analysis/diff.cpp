@@ -126,10 +126,11 @@ struct Scored {
 // elements at most.
 constexpr std::int64_t kScanChunk = std::int64_t{1} << 14;
 // The in-order part runs one stride behind the scan (stride_pipeline.h): two strides' errors
-// and scores, 16 bytes an element, 2 MiB in all, so a comparison adds little to the two output
-// sets it reads; pieces small enough that the threads end a stride together.
-constexpr std::int64_t kScanStride = std::int64_t{1} << 16;
-constexpr std::int64_t kScanPiece = std::int64_t{1} << 13;
+// and scores, 16 bytes an element, 0.5 MiB in all. The app holds the two output sets it compares
+// beside the inputs, 1.5x the data; a comparison must add next to nothing to that. Pieces small
+// enough that the threads end a stride together.
+constexpr std::int64_t kScanStride = std::int64_t{1} << 14;
+constexpr std::int64_t kScanPiece = std::int64_t{1} << 12;
 
 struct Scan {
   std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
