@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "background_priority.h"
 #include "process_events.h"
 
 namespace bnscope {
@@ -69,8 +70,10 @@ class BackgroundJob {
     if (!work) return;  // nothing to do after all
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     running_ = true;
-    watcher_.setFuture(
-        QtConcurrent::run([work = std::move(work), flag = cancel_] { return work(*flag); }));
+    watcher_.setFuture(QtConcurrent::run([work = std::move(work), flag = cancel_] {
+      yield_to_ui_thread();
+      return work(*flag);
+    }));
   }
   void finished() {
     running_ = false;

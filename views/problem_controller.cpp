@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "background_priority.h"
 #include "engine/engine.h"
 #include "io/npy.h"
 #include "io/npz.h"
@@ -297,6 +298,7 @@ void ProblemController::loadInBackground(const QString& path) {
     }
   });
   watcher->setFuture(QtConcurrent::run([file = path.toStdString()] {
+    yield_to_ui_thread();
     Loaded l;
     try {
       l.problem = load_problem(file);

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "background_priority.h"
 #include "problem_controller.h"
 
 namespace bnscope {
@@ -62,6 +63,7 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
     converted(watcher->result());
   });
   watcher->setFuture(QtConcurrent::run([c = std::move(c), convert]() mutable {
+    yield_to_ui_thread();
     try {
       for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
     } catch (const std::exception& e) {
@@ -122,6 +124,7 @@ void ProblemController::convertInPlace(DataFormat f,
   in_place_->watcher->setFuture(
       QtConcurrent::run([work = std::move(work), to_first, cancel = in_place_->cancel,
                          aside = std::move(aside)]() mutable {
+        yield_to_ui_thread();
         std::span<std::byte> scratch(
             const_cast<std::byte*>(static_cast<const std::byte*>(std::as_const(aside).raw())),
             aside.nbytes());

@@ -5,6 +5,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <filesystem>
 
+#include "background_priority.h"
 #include "diff/diff_compute.h"
 #include "diff/diff_view.h"
 #include "io/atomic_file.h"
@@ -85,6 +86,7 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
   controller.beginComparisonRead();
   QFuture<ExportResult> job =
       QtConcurrent::run([problem, diff, request = std::move(request), profiles, dir]() {
+        yield_to_ui_thread();
         std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(problem, request);
         if (!d->ok()) {
           ExportResult failed;

@@ -2,6 +2,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "background_priority.h"
 #include "process_events.h"
 #include "tensor/error.h"
 
@@ -61,6 +62,7 @@ void SweepRunner::launch() {
                        QString::fromStdString(layer));
   };
   watcher_.setFuture(QtConcurrent::run([job = std::move(job), flag = cancel_, progress] {
+    yield_to_ui_thread();
     return compute_sweep(job.dir, job.request, progress, flag.get());
   }));
 }
