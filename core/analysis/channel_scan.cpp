@@ -353,9 +353,7 @@ ChannelScan scan_typed(const T* data, const ChannelView& v, const ScanControl& c
   std::vector<Lanes<A>> parts(static_cast<std::size_t>(threads));
   for (Lanes<A>& p : parts) p.reset(C, kMag);
   std::atomic<bool> stopped{false};
-#if defined(__x86_64__) && defined(__GNUC__)
-  const VecIsa isa = std::min(best_vec_isa(), static_cast<VecIsa>(std::clamp(ctl.max_isa, 0, 2)));
-#endif
+  [[maybe_unused]] const VecIsa isa = vec_isa_at_most(ctl.max_isa);
   parallel_for(blocks, threads, [&](int t, std::int64_t b0, std::int64_t b1) {
     Lanes<A>& acc = parts[static_cast<std::size_t>(t)];
     for (std::int64_t b = b0; b < b1; ++b) {

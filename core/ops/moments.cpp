@@ -196,11 +196,7 @@ ChannelMoments channel_moments_one_pass(const Tensor& x, const ChannelView& v, i
   if (v.channels <= 0 || v.per_channel() <= 0) return s;
   const double m = static_cast<double>(v.per_channel());
   const int parts = channel_parts(v.channels, v.outer * v.channels * v.inner, threads);
-#if defined(__x86_64__) && defined(__GNUC__)
-  const VecIsa isa = std::min(best_vec_isa(), static_cast<VecIsa>(std::clamp(max_isa, 0, 2)));
-#else
-  (void)max_isa;  // the baseline loops only
-#endif
+  [[maybe_unused]] const VecIsa isa = vec_isa_at_most(max_isa);  // Baseline without the clones
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* d = x.data<T>();

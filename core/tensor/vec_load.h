@@ -4,6 +4,7 @@
 // moments) compile for each target, so every clone reads the same numbers as the plain loops.
 // GCC's generic vectors: each clone maps them to its own registers, IEEE semantics per element.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -74,6 +75,12 @@ inline VecIsa best_vec_isa() {
 #else
   return VecIsa::Baseline;
 #endif
+}
+
+// The clone to run: the widest the CPU has, at most max_isa (tests pick narrower ones: 0 the
+// baseline build's, 1 AVX2, 2 AVX-512).
+inline VecIsa vec_isa_at_most(int max_isa) {
+  return std::min(best_vec_isa(), static_cast<VecIsa>(std::clamp(max_isa, 0, 2)));
 }
 
 }  // namespace bnscope
