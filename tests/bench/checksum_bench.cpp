@@ -1,6 +1,7 @@
 // What the readers do to each 256 KiB piece while it is in cache: its CRC-32 by each path the CPU
-// has (zlib's table walk, 128-bit and 512-bit carry-less folding), and on a 64 MiB buffer that
-// does not fit the caches. One thread; bytes per second is the rate counter.
+// has (zlib's table walk, 128-bit and 512-bit carry-less folding) and its NaN/Inf count by each
+// vector clone, and the same on a 64 MiB buffer that does not fit the caches. One thread; bytes
+// per second is the rate counter.
 
 #include <benchmark/benchmark.h>
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "io/crc32.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope {
 namespace {
@@ -40,6 +42,18 @@ void crc(benchmark::State& state, Crc32Path path) {
 BENCHMARK_CAPTURE(crc, zlib, Crc32Path::Zlib)->Arg(256 << 10)->Arg(64 << 20);
 BENCHMARK_CAPTURE(crc, clmul, Crc32Path::Clmul)->Arg(256 << 10)->Arg(64 << 20);
 BENCHMARK_CAPTURE(crc, vclmul512, Crc32Path::Vclmul512)->Arg(256 << 10)->Arg(64 << 20);
+
+// The NaN/Inf count of a piece of float32 (the layer's dtype) in each vector clone.
+void count(benchmark::State& state, int max_isa) {
+  const std::vector<std::byte> data = noise(static_cast<std::size_t>(state.range(0)));
+  const auto n = static_cast<std::int64_t>(data.size() / 4);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(count_non_finite(DType::F32, data.data(), n, max_isa));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+BENCHMARK_CAPTURE(count, baseline, 0)->Arg(256 << 10)->Arg(64 << 20);
+BENCHMARK_CAPTURE(count, avx2, 1)->Arg(256 << 10)->Arg(64 << 20);
 
 }  // namespace
 }  // namespace bnscope
