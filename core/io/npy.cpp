@@ -281,6 +281,7 @@ Tensor read_npy(const std::string& path) {
     PieceChecks checks;
     checks.crc = false;
     checks.count = dtype;
+    checks.noun = ".npy data";
     return pread_checked(f.fd(), layout.header.data_offset, dst, n, 0, checks, path).non_finite;
   };
   return read_npy_data(layout, read, path, counting);

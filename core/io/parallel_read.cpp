@@ -29,10 +29,10 @@ PieceTally read_part(int fd, std::uint64_t offset, std::byte* dst, std::size_t n
     const std::size_t want = std::min(kPiece, n - at);
     const ssize_t got = ::pread(fd, dst + at, want, static_cast<off_t>(offset + at));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) fail(what + ": cannot read the member: " + std::strerror(errno));
+    if (got < 0) fail(what + ": cannot read the " + checks.noun + ": " + std::strerror(errno));
     if (got == 0)
-      fail(what + ": truncated member: the file ends " + std::to_string(n - at) +
-           " bytes before the member does");
+      fail(what + ": truncated " + checks.noun + ": the file ends " + std::to_string(n - at) +
+           " bytes before the " + checks.noun + " does");
     if (checks.crc) t.crc = crc32_bytes(t.crc, dst + at, static_cast<std::size_t>(got));
     at += static_cast<std::size_t>(got);
     if (checks.count) {

@@ -18,6 +18,7 @@ struct PieceChecks {
   // The NaN/Inf values of this type, dst being its first element and n a multiple of its size:
   // threads split the bytes only between elements.
   std::optional<DType> count;
+  const char* noun = "member";  // what is read, in error messages
 };
 
 struct PieceTally {
