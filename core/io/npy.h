@@ -54,8 +54,15 @@ struct NpyLayout {
 // Reads the header from a source of `size` bytes and checks, before any data is read, that the
 // data it declares is exactly what is left and fits in the memory limit.
 NpyLayout read_npy_layout(std::uint64_t size, const ByteSource& read, std::string_view what);
-// Reads the data that follows into a tensor allocated for it.
-Tensor read_npy_data(const NpyLayout& layout, const ByteSource& read, std::string_view what);
+// Reads exactly n bytes of data into dst (dst the tensor's first element, n its whole size),
+// throwing when they end first, and returns the NaN/Inf count of the values of `dtype` among them,
+// taken piece by piece while each is in cache.
+using CountingSource = std::function<std::int64_t(std::byte* dst, std::size_t n, DType dtype)>;
+// Reads the data that follows into a tensor allocated for it. With `counting` (for data in the
+// host's byte order), through it, and the tensor then knows its NaN/Inf count
+// (Tensor::known_non_finite) without another pass.
+Tensor read_npy_data(const NpyLayout& layout, const ByteSource& read, std::string_view what,
+                     const CountingSource& counting = {});
 Tensor read_npy_source(std::uint64_t size, const ByteSource& read, std::string_view what);
 
 // `what` names the source (a path, or "archive.npz:member") in error messages.

@@ -71,7 +71,14 @@ class ZipReader {
   Tensor tensor(const std::string& name) const {
     Member m = open(name);
     const ByteSource read = [&](std::byte* dst, std::size_t n) { return m.read(dst, n); };
-    Tensor t = read_npy_source(m.size, read, m.what);
+    const NpyLayout layout = read_npy_layout(m.size, read, m.what);
+    // A stored member's data is counted as it is read; an inflated one is left to be counted.
+    CountingSource counting;
+    if (m.fd >= 0)
+      counting = [&](std::byte* dst, std::size_t n, DType dtype) {
+        return m.read_counted(dst, n, dtype);
+      };
+    Tensor t = read_npy_data(layout, read, m.what, counting);
     m.expect_end();
     return t;
   }
@@ -115,6 +122,19 @@ class ZipReader {
       const zip_int64_t got = zip_fread(f.get(), dst, std::min<std::size_t>(n, 1u << 30));
       if (got < 0) fail(what + ": cannot read the member: " + zip_file_strerror(f.get()));
       return static_cast<std::size_t>(got);
+    }
+    // All n bytes (a stored member's whole data), with the NaN/Inf count of their values.
+    std::int64_t read_counted(std::byte* dst, std::size_t n, DType dtype) {
+      if (n > left)
+        fail(what + ": truncated .npy data: " + std::to_string(left) + " of " + std::to_string(n) +
+             " bytes");
+      PieceChecks checks;
+      checks.count = dtype;
+      const PieceTally t = pread_checked(fd, offset, dst, n, crc, checks, what);
+      crc = t.crc;
+      offset += n;
+      left -= n;
+      return t.non_finite;
     }
     void expect_end() {
       if (fd >= 0) {

@@ -22,7 +22,10 @@ std::string shortest_double_text(double v) {
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+// The reader's count where it counted the values as it read them, else earlier's count of the
+// same buffer, else a pass over the tensor (values made or edited in memory).
 std::int64_t known_or_counted(const Tensor& t, const Prepared* earlier) {
+  if (t.known_non_finite() >= 0) return t.known_non_finite();
   if (earlier)
     for (std::size_t j = 0; j < earlier->inputs.size() && j < earlier->non_finite.size(); ++j) {
       const Tensor& e = earlier->inputs[j];

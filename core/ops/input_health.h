@@ -7,8 +7,8 @@
 
 namespace bnscope {
 
-// Counts each input's NaN/Inf values into p.non_finite, or takes earlier's count of the same
-// buffer (see prepare()).
+// Counts each input's NaN/Inf values into p.non_finite, or takes the count the file reader made
+// (Tensor::known_non_finite) or earlier's count of the same buffer (see prepare()).
 void note_input_health(Prepared& p, const Prepared* earlier = nullptr);
 // note_input_health and check_reserve_spaces, once; prepare() calls it last.
 void attach_input_notes(Prepared& p, const Prepared* earlier = nullptr);

@@ -1,5 +1,6 @@
 #pragma once
-// NaN and Inf counts read from the exponent bits: the scan the input and output health notes use.
+// NaN and Inf counts read from the exponent bits: the scan the input and output health notes use,
+// and the one the readers run on each piece of a tensor they have just read.
 
 #include <cstdint>
 
@@ -7,6 +8,10 @@
 
 namespace bnscope {
 
+// Every element, on every core.
 std::int64_t count_non_finite(const Tensor& t);
+// n values of dtype at data, on this thread; the AVX2 clone where the CPU has it and max_isa (as
+// vec_isa_at_most takes it) allows it: tests pick the baseline with 0.
+std::int64_t count_non_finite(DType dtype, const void* data, std::int64_t n, int max_isa = 2);
 
 }  // namespace bnscope

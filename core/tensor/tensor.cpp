@@ -76,6 +76,7 @@ void Tensor::reset(DType dtype, Shape shape, bool zero) {
   dtype_ = dtype;
   shape_ = std::move(shape);
   numel_ = n;
+  known_non_finite_ = -1;
   if (!keep) allocate(zero);
 }
 

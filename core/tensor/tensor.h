@@ -38,6 +38,7 @@ class Tensor {
 
   void* raw() {
     if (data_.use_count() > 1) detach();
+    known_non_finite_ = -1;  // whoever asks for write access may change any value
     return data_.get();
   }
   const void* raw() const { return data_.get(); }
@@ -66,6 +67,12 @@ class Tensor {
   // Writes values[i] to element i, converting as set() does, for i below both sizes.
   void set_doubles(std::span<const double> values);
 
+  // The NaN/Inf count of the values where the reader counted them while reading, -1 where not
+  // known: a non-const accessor (raw(), data(), set()) forgets it, copies carry it with the
+  // storage they share, and the health notes take it instead of reading the tensor again.
+  std::int64_t known_non_finite() const { return known_non_finite_; }
+  void set_known_non_finite(std::int64_t n) { known_non_finite_ = n; }
+
   Tensor to(DType dtype) const;  // converts through float64 (exact for every supported source)
   Tensor reshaped(Shape shape) const;  // same element count required
   // Keeps the allocation (and its contents) when dtype and element count already match (outputs
@@ -86,6 +93,7 @@ class Tensor {
   Shape shape_;
   std::int64_t numel_;
   std::shared_ptr<std::byte> data_;
+  std::int64_t known_non_finite_ = -1;
 };
 
 bool same_shape(const Tensor& a, const Tensor& b);
