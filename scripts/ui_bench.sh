@@ -47,6 +47,6 @@ for name in order:
     s = med(float(r["seconds"]) for r in rows)
     stall = med(float(r["stall_ms"]) for r in rows)
     rss = [float(r["peak_rss_mb"]) for r in rows if "peak_rss_mb" in r]
-    rss_text = f"{med(rss):.0f} | {med(rss) / data:.2f}" if rss else "- | -"
+    rss_text = f"{med(rss):.1f} | {med(rss) / data:.3f}" if rss else "- | -"
     print(f"| {name} | {s:.3f} | {s * 1000 / k:.1f}x | {s / c:.2f}x | {stall:.0f} | {rss_text} |")
 EOF

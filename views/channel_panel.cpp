@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QValueAxis>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "channel_axis.h"
@@ -40,10 +41,36 @@ QChartView* chart_view(QChart* chart, QWidget* parent) {
   return v;
 }
 
-void set_theme(QChart* chart, const QWidget* w) {
+// setTheme redoes every item of a chart, so the whole chart is laid out and painted again: only
+// when the palette asks for the other theme (or the chart has none yet). The histograms' titles
+// are a size smaller than the theme's. Returns whether the theme was applied.
+bool set_theme(QChart* chart, const QWidget* w, bool small_title) {
+  static const char* const kThemed = "bnscopeThemed";
   const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
-  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  const QChart::ChartTheme want = dark ? QChart::ChartThemeDark : QChart::ChartThemeLight;
+  if (chart->property(kThemed).toBool() && chart->theme() == want) return false;
+  chart->setTheme(want);
   chart->legend()->hide();
+  if (small_title) {
+    QFont f = chart->titleFont();
+    f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
+    chart->setTitleFont(f);
+  }
+  chart->setProperty(kThemed, true);
+  return true;
+}
+
+// What a chart was last given: its title and every number it draws, compared bit for bit.
+ChartContent histogram_content(const QString& name, const std::optional<Histogram>& hist) {
+  ChartContent c;
+  c.title = name;
+  if (hist) {
+    c.numbers = {hist->lo, hist->hi, static_cast<double>(hist->non_finite)};
+    for (std::int64_t n : hist->counts) c.numbers.push_back(static_cast<double>(n));
+  } else {
+    c.title += QStringLiteral(" (none)");
+  }
+  return c;
 }
 
 // Bars of a histogram (of the selected channel only, which the title says); the title carries
@@ -82,12 +109,14 @@ void fill_histogram(QChart* chart, const QString& name, const std::optional<Hist
   QString title = QObject::tr("%1<br>[%2, %3]").arg(name, number_text(h.lo), number_text(h.hi));
   if (h.non_finite) title += QObject::tr("<br>%1 non-finite").arg(h.non_finite);
   chart->setTitle(title);
-  QFont f = chart->titleFont();
-  f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
-  chart->setTitleFont(f);
 }
 
 }  // namespace
+
+bool ChartContent::operator==(const ChartContent& o) const {
+  return title == o.title && numbers.size() == o.numbers.size() &&
+         std::memcmp(numbers.data(), o.numbers.data(), numbers.size() * sizeof(double)) == 0;
+}
 
 ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
     : QWidget(parent), controller_(controller) {
@@ -236,14 +265,24 @@ void ChannelPanel::showOutcome() {
 }
 
 void ChannelPanel::updateColumnChart() {
-  set_theme(chart_, this);
+  if (set_theme(chart_, this, false)) column_drawn_.reset();
+  const int col = model_->columnOf(column_->currentText());
+  ChartContent content;
+  content.title = col < 1 || model_->rowCount() == 0 ? QString() : column_->currentText();
+  if (!content.title.isEmpty()) {
+    content.numbers.push_back(model_->rowCount());
+    for (int c = 0; c < model_->rowCount(); ++c) content.numbers.push_back(model_->value(c, col));
+  }
+  // A run that gives every channel the same figure again (a layout change, a toggle back) leaves
+  // the chart as it is: rebuilding it would lay out and paint it again for nothing.
+  if (column_drawn_ && *column_drawn_ == content) return;
+  column_drawn_ = content;
   chart_->removeAllSeries();
   for (QAbstractAxis* a : chart_->axes()) {
     chart_->removeAxis(a);
     delete a;
   }
-  const int col = model_->columnOf(column_->currentText());
-  if (col < 1 || model_->rowCount() == 0) {
+  if (content.title.isEmpty()) {
     chart_->setTitle(tr("no per-channel data"));
     return;
   }
@@ -251,7 +290,7 @@ void ChannelPanel::updateColumnChart() {
   double lo = 0, hi = 0;
   bool any = false;
   for (int c = 0; c < model_->rowCount(); ++c) {
-    const double v = model_->value(c, col);
+    const double v = content.numbers[static_cast<std::size_t>(c) + 1];
     if (!std::isfinite(v)) continue;
     series->append(c, v);
     lo = any ? std::min(lo, v) : v;
@@ -275,7 +314,8 @@ void ChannelPanel::updateColumnChart() {
 }
 
 void ChannelPanel::updateChannelViews() {
-  for (QChart* h : histograms_) set_theme(h, this);
+  for (int i = 0; i < 3; ++i)
+    if (set_theme(histograms_[i], this, true)) histogram_drawn_[i].reset();
   const bool ok = outcome_ && outcome_->ok() && outcome_->prepared;
   const Prepared* p = ok ? &*outcome_->prepared : nullptr;
   const bool global = p && p->op->family == OpFamily::GlobalNorm;
@@ -297,18 +337,17 @@ void ChannelPanel::updateChannelViews() {
       else
         h = channel_histogram(t, p->view, channel_, kBins, nullptr);
     }
-    fill_histogram(histograms_[i],
-                   tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), h);
+    showHistogram(i, tr("%1, channel %2").arg(QString::fromLatin1(inputs[i])).arg(channel_), h);
   }
   const OutputTensor* out = p ? data_output(*p, *outcome_->result) : nullptr;
   std::optional<Histogram> h;
   if (out && p->per_channel() > 0 && channel_ < p->channels())
     h = channel_histogram(out->tensor, p->view, channel_, kBins, &outcome_->stats.data_output);
-  fill_histogram(histograms_[2],
-                 tr("%1, channel %2")
-                     .arg(out ? QString::fromStdString(out->name) : tr("data gradient"))
-                     .arg(channel_),
-                 h);
+  showHistogram(2,
+                tr("%1, channel %2")
+                    .arg(out ? QString::fromStdString(out->name) : tr("data gradient"))
+                    .arg(channel_),
+                h);
   if (!out) {
     heatmap_->setSlice({}, tr("no output shaped like x"));
     return;
@@ -319,6 +358,15 @@ void ChannelPanel::updateChannelViews() {
                          .arg(QString::fromStdString(out->name))
                          .arg(batch_->value())
                          .arg(channel_));
+}
+
+// The same histogram again (the inputs' after a layout change or a toggle that left them as they
+// were) leaves its chart alone.
+void ChannelPanel::showHistogram(int i, const QString& name, const std::optional<Histogram>& h) {
+  ChartContent content = histogram_content(name, h);
+  if (histogram_drawn_[i] && *histogram_drawn_[i] == content) return;
+  histogram_drawn_[i] = std::move(content);
+  fill_histogram(histograms_[i], name, h);
 }
 
 }  // namespace bnscope

@@ -3,8 +3,14 @@
 // channels, and for the selected channel histograms of x, y_backprop and x_backprop plus a
 // heatmap of x_backprop over H x W for a chosen batch element.
 
+#include <QString>
 #include <QWidget>
+#include <array>
 #include <memory>
+#include <optional>
+#include <vector>
+
+#include "analysis/channel_stats.h"
 
 class QTableView;
 class QComboBox;
@@ -20,6 +26,14 @@ class ChannelTableModel;
 class HeatmapWidget;
 class ProblemController;
 struct RunOutcome;
+
+// A chart's title and every number it draws; equal (bit for bit) when drawing it again would
+// change nothing.
+struct ChartContent {
+  QString title;
+  std::vector<double> numbers;
+  bool operator==(const ChartContent& o) const;
+};
 
 class ChannelPanel : public QWidget {
   Q_OBJECT
@@ -41,6 +55,7 @@ class ChannelPanel : public QWidget {
   void showOutcome();
   void updateColumnChart();
   void updateChannelViews();
+  void showHistogram(int i, const QString& name, const std::optional<Histogram>& h);
 
   ProblemController* controller_;
   std::shared_ptr<const RunOutcome> outcome_;
@@ -51,6 +66,9 @@ class ChannelPanel : public QWidget {
   QSpinBox* batch_;
   QChart* chart_;
   QChart* histograms_[3];
+  // What each chart was last given, to leave it alone when a run gives it the same again.
+  std::optional<ChartContent> column_drawn_;
+  std::array<std::optional<ChartContent>, 3> histogram_drawn_;
   HeatmapWidget* heatmap_;
   QLabel* status_;
   int channel_ = 0;

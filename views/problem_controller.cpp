@@ -50,6 +50,23 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
       comparison = nullptr;
     }
   }
+  // The backend's data output is scanned per channel when the engine asks for its NaN/Inf
+  // count, so that one pass over it serves both; the stats below take that scan.
+  struct DataScan {
+    Tensor tensor;
+    ChannelScan scan;
+  };
+  std::optional<DataScan> data_scan;
+  RunContext run_ctx = ctx;
+  run_ctx.count_non_finite = [&](const Prepared& p, const Result& r,
+                                 const OutputTensor& o) -> std::optional<std::int64_t> {
+    if (r.backend != backend || data_output(p, r) != &o) return std::nullopt;
+    DataScan d{o.tensor, scan_channels(o.tensor, p.view, scan, true)};
+    std::int64_t bad = 0;
+    for (std::int64_t n : d.scan.non_finite) bad += n;
+    data_scan = std::move(d);
+    return bad;
+  };
   try {
     out->prepared =
         prepare(problem, previous && previous->prepared ? &*previous->prepared : nullptr);
@@ -63,7 +80,7 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
             previous->backend == backend)
           request.made.push_back(*previous->result);
         pipeline = std::make_shared<const PipelineResult>(
-            run_pipeline(problem, *out->prepared, request, ctx, recycle));
+            run_pipeline(problem, *out->prepared, request, run_ctx, recycle));
         diff->result = pipeline;
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) throw;
@@ -71,12 +88,16 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
       }
     }
     if (!pipeline)
-      pipeline = std::make_shared<const PipelineResult>(
-          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), ctx, recycle));
+      pipeline = std::make_shared<const PipelineResult>(run_pipeline(
+          problem, *out->prepared, pipeline_request(backend, nullptr), run_ctx, recycle));
     out->pipeline = pipeline;
     out->result = pipeline->run(backend);
-    out->stats = channel_stats(problem, *out->prepared, *out->result, scan,
-                               previous ? &previous->stats : nullptr);
+    const OutputTensor* d = data_output(*out->prepared, *out->result);
+    const bool scanned = d && data_scan && data_scan->tensor.shares_storage_with(d->tensor) &&
+                         data_scan->tensor.shape() == d->tensor.shape();
+    out->stats =
+        channel_stats(problem, *out->prepared, *out->result, scan,
+                      previous ? &previous->stats : nullptr, scanned ? &data_scan->scan : nullptr);
   } catch (const Error& e) {
     out->result = nullptr;
     out->error = QString::fromStdString(e.what());

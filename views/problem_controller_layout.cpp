@@ -119,8 +119,9 @@ void ProblemController::convertInPlace(DataFormat f,
       if (o.tensor.sole_owner() && o.tensor.nbytes() > aside.nbytes()) aside = o.tensor;
   in_place_ = std::move(ip);
   emit runStarted();
-  // A few batch elements at a time, so that a cancel lands within a few milliseconds; cancelled
-  // (or failed), the elements already moved are moved back and nothing has changed.
+  // Every thread takes the next batch element as it finishes one, polling the cancel flag in
+  // between, so a cancel lands within a few milliseconds; cancelled (or failed), the elements
+  // already moved (always the first ones) are moved back and nothing has changed.
   in_place_->watcher->setFuture(
       QtConcurrent::run([work = std::move(work), to_first, cancel = in_place_->cancel,
                          aside = std::move(aside)]() mutable {
@@ -128,14 +129,13 @@ void ProblemController::convertInPlace(DataFormat f,
         std::span<std::byte> scratch(
             const_cast<std::byte*>(static_cast<const std::byte*>(std::as_const(aside).raw())),
             aside.nbytes());
-        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-        const std::int64_t step = std::max(2u, threads);
+        const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         // Without a spare big enough, one batch element per thread is allocated here, before
         // anything moves: a move that cannot allocate cannot stop halfway.
         std::size_t need = 0;
         for (const Tensor& t : work)
           if (t.dim(0) > 0) need = std::max(need, t.nbytes() / static_cast<std::size_t>(t.dim(0)));
-        need *= threads;
+        need *= static_cast<std::size_t>(threads);
         std::unique_ptr<std::byte[]> own;
         if (scratch.size() < need) {
           try {
@@ -150,15 +150,11 @@ void ProblemController::convertInPlace(DataFormat f,
         std::vector<std::int64_t> done(work.size(), 0);
         bool completed = true;
         try {
-          for (std::size_t i = 0; i < work.size() && completed; ++i)
-            for (std::int64_t b = 0; b < work[i].dim(0); b += step) {
-              if (cancel->load()) {
-                completed = false;
-                break;
-              }
-              move_channel_axis_in_place(work[i], to_first, b, b + step, 0, scratch);
-              done[i] = std::min(work[i].dim(0), b + step);
-            }
+          for (std::size_t i = 0; i < work.size() && completed; ++i) {
+            done[i] = move_channel_axis_in_place_until(work[i], to_first, 0, work[i].dim(0),
+                                                       cancel.get(), threads, scratch);
+            completed = done[i] == work[i].dim(0);
+          }
         } catch (const std::exception&) {
           completed = false;
         }
@@ -167,7 +163,7 @@ void ProblemController::convertInPlace(DataFormat f,
             if (done[i] > 0)
               move_channel_axis_in_place(
                   work[i].reshaped(channel_axis_moved(work[i].shape(), to_first)), !to_first, 0,
-                  done[i], 0, scratch);
+                  done[i], threads, scratch);
         // Nothing of this task may keep a handle once it is done: the spare is the next run's
         // again (sole owner), and the inputs may be rewritten in place again.
         aside = Tensor();

@@ -7,6 +7,7 @@
 #include "backends.h"
 #include "launch.h"
 #include "main_window.h"
+#include "memory_policy.h"
 #include "theme.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
       std::fputs(bnscope::usage_text().toUtf8().constData(), stdout);
       return 0;
     }
+  bnscope::apply_memory_policy();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("bnscope"));
   QApplication::setApplicationName(QStringLiteral("bnscope"));

@@ -176,7 +176,8 @@ const OutputTensor* data_output(const Prepared& p, const Result& r) {
 }
 
 ChannelStats channel_stats(const Problem& problem, const Prepared& p, const Result& r,
-                           const ScanControl& ctl, const ChannelStats* previous) {
+                           const ScanControl& ctl, const ChannelStats* previous,
+                           const ChannelScan* data_scan) {
   ChannelStats s;
   s.channels = p.channels();
   for (const OutputTensor& o : r.outputs)
@@ -186,7 +187,7 @@ ChannelStats channel_stats(const Problem& problem, const Prepared& p, const Resu
   const Tensor& x = p.in(main_input(p));
   s.inputs = summarize_inputs(problem, &x, &p.view, ctl, previous ? &previous->inputs : nullptr);
   if (const OutputTensor* d = data_output(p, r)) {
-    s.data_output = scan_channels(d->tensor, p.view, ctl, true);
+    s.data_output = data_scan ? *data_scan : scan_channels(d->tensor, p.view, ctl, true);
     add_magnitude_stats(d->name, s.data_output, s);
   }
   add_input_non_finite(p, ctl, s);

@@ -54,10 +54,12 @@ struct ChannelStats {
 const OutputTensor* data_output(const Prepared& p, const Result& r);
 
 // previous: the stats of an earlier run, whose input scans are reused where the problem still
-// holds the same buffers seen through the same view. Throws Error(Cancelled) when ctl's flag is
-// set during a scan.
+// holds the same buffers seen through the same view. data_scan: the data output's scan
+// (scan_channels with magnitudes through p.view) when the caller has already taken it. Throws
+// Error(Cancelled) when ctl's flag is set during a scan.
 ChannelStats channel_stats(const Problem& problem, const Prepared& p, const Result& r,
-                           const ScanControl& ctl = {}, const ChannelStats* previous = nullptr);
+                           const ScanControl& ctl = {}, const ChannelStats* previous = nullptr,
+                           const ChannelScan* data_scan = nullptr);
 // The input summaries alone (a problem that failed validation still shows its inputs).
 std::vector<InputSummary> input_summaries(const Problem& problem, const ScanControl& ctl = {},
                                           const std::vector<InputSummary>* previous = nullptr);

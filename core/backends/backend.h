@@ -2,8 +2,10 @@
 // The interface every backend implements, and the registry the app and tests look them up in.
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,11 @@ struct RunContext {
   const std::atomic<bool>* cancel = nullptr;  // polled between passes; throws Error(Cancelled)
   std::function<void(double)> progress;       // 0..1, may be empty
   int threads = 0;                            // 0: all hardware threads
+  // The NaN/Inf count of a run's defined output, for a caller that reads that output in a pass
+  // of its own anyway (the app's per-channel scan counts it there): the engine takes the count
+  // from it instead of reading the output once more. nullopt leaves the count to the engine.
+  std::function<std::optional<std::int64_t>(const Prepared&, const Result&, const OutputTensor&)>
+      count_non_finite;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   void check_cancel() const;

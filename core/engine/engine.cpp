@@ -38,7 +38,11 @@ void run_backend_into(const Prepared& p, Backend& backend, Result& result, const
 void run_prepared_into(const Prepared& p, Backend& backend, Result& result, const RunContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   run_backend_into(p, backend, result, ctx);
-  note_output_health(result);
+  if (ctx.count_non_finite)
+    note_output_health(result,
+                       [&](const OutputTensor& o) { return ctx.count_non_finite(p, result, o); });
+  else
+    note_output_health(result);
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -1,8 +1,10 @@
 #include "tensor/layout.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "tensor/error.h"
 #include "tensor/parallel.h"
@@ -120,35 +122,54 @@ Shape channel_axis_moved(const Shape& shape, bool to_first) {
 
 void move_channel_axis_in_place(const Tensor& t, bool to_first, std::int64_t begin,
                                 std::int64_t end, int threads, std::span<std::byte> scratch) {
+  move_channel_axis_in_place_until(t, to_first, begin, end, nullptr, threads, scratch);
+}
+
+std::int64_t move_channel_axis_in_place_until(const Tensor& t, bool to_first, std::int64_t begin,
+                                              std::int64_t end, const std::atomic<bool>* stop,
+                                              int threads, std::span<std::byte> scratch) {
   const AxisMove m = axis_move(t.shape(), to_first);
   begin = std::max<std::int64_t>(begin, 0);
   end = std::min(end, m.n);
-  if (t.numel() == 0 || begin >= end) return;
+  if (t.numel() == 0 || begin >= end) return 0;
   const std::size_t es = dtype_size(t.dtype());
   const std::int64_t rows = to_first ? m.spatial : m.c, cols = to_first ? m.c : m.spatial;
   const auto matrix = static_cast<std::size_t>(rows * cols) * es;
   // Deliberately through the shared storage (not raw(), which would copy it): the caller holds
   // every copy of t and wants all of them to see the new layout.
   auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(t.raw()));
-  const int parts =
-      std::min<int>(static_cast<int>(end - begin),
-                    parallel_parts((end - begin) * rows * cols, std::int64_t{1} << 18, threads));
-  const bool given = scratch.size() >= matrix * static_cast<std::size_t>(parts);
-  parallel_for(end - begin, parts, [&](int part, std::int64_t b0, std::int64_t b1) {
-    // One batch element of scratch per part: the element is copied aside, then transposed back
-    // into its own place (a real layer's element is a few MB, well within the last-level cache).
-    // In this order the one pass from memory is the sequential copy and the tiles' strided reads
-    // and writes find their lines in cache; transposing out first and copying back measured
-    // twice as slow (tests/bench/layout_bench.cpp).
-    std::unique_ptr<std::byte[]> own;
-    std::byte* aside = given ? scratch.data() + static_cast<std::size_t>(part) * matrix
-                             : (own.reset(new std::byte[matrix]), own.get());
-    for (std::int64_t b = begin + b0; b < begin + b1; ++b) {
-      std::byte* item = data + static_cast<std::size_t>(b) * matrix;
+  const std::int64_t count = end - begin;
+  const int parts = std::min<int>(
+      static_cast<int>(count), parallel_parts(count * rows * cols, std::int64_t{1} << 18, threads));
+  // One batch element of scratch per part, all allocated before anything moves, so that a move
+  // that cannot allocate throws with nothing changed and a started one always finishes.
+  std::vector<std::unique_ptr<std::byte[]>> own;
+  if (scratch.size() < matrix * static_cast<std::size_t>(parts)) {
+    own.resize(static_cast<std::size_t>(parts));
+    for (auto& o : own) o.reset(new std::byte[matrix]);
+  }
+  // Elements are handed out one at a time rather than in fixed shares: a part whose thread gets
+  // less of the CPU (the UI thread painting beside it, another program) moves fewer of them
+  // instead of holding the others up. Claimed in index order, and each claimed element is moved
+  // whole, so what is moved when `stop` ends it early is always a prefix of the range.
+  std::atomic<std::int64_t> next{0};
+  parallel_for(parts, parts, [&](int part, std::int64_t, std::int64_t) {
+    std::byte* aside = own.empty() ? scratch.data() + static_cast<std::size_t>(part) * matrix
+                                   : own[static_cast<std::size_t>(part)].get();
+    while (!(stop && stop->load(std::memory_order_relaxed))) {
+      const std::int64_t k = next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= count) break;
+      // The element is copied aside, then transposed back into its own place (a real layer's
+      // element is a few MB, well within the last-level cache). In this order the one pass from
+      // memory is the sequential copy and the tiles' strided reads and writes find their lines
+      // in cache; transposing out first and copying back measured twice as slow
+      // (tests/bench/layout_bench.cpp).
+      std::byte* item = data + static_cast<std::size_t>(begin + k) * matrix;
       std::memcpy(aside, item, matrix);
       transpose_rows(es, aside, item, rows, cols, 0, rows);
     }
   });
+  return std::min(next.load(), count);
 }
 
 Tensor to_channels_first(const Tensor& t, int threads) {

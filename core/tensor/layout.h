@@ -2,6 +2,7 @@
 // Data formats and the one index model every backend uses: a tensor seen as [outer, C, inner].
 // NHWC/NDHWC: outer = N*H*W (or N*D*H*W), inner = 1. NCHW/NCDHW: outer = N, inner = H*W (or D*H*W).
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -51,5 +52,11 @@ Shape channel_axis_moved(const Shape& shape, bool to_first);
 void move_channel_axis_in_place(const Tensor& t, bool to_first, std::int64_t begin,
                                 std::int64_t end, int threads = 0,
                                 std::span<std::byte> scratch = {});
+// The same, stopping early once `stop` (polled before each element) is set: returns how many
+// elements are moved, always the first ones of the range, [begin, begin + moved); the opposite
+// move of that range undoes it. Each thread takes the next element when done with its last.
+std::int64_t move_channel_axis_in_place_until(const Tensor& t, bool to_first, std::int64_t begin,
+                                              std::int64_t end, const std::atomic<bool>* stop,
+                                              int threads = 0, std::span<std::byte> scratch = {});
 
 }  // namespace bnscope

@@ -33,6 +33,7 @@
 #include "engine/engine.h"
 #include "io/problem_io.h"
 #include "main_window.h"
+#include "memory_policy.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
@@ -204,6 +205,7 @@ double cli_median_s(const Options& o, const QString& problem, const QString& out
 
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
+  apply_memory_policy();  // as the app's main() does
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("bnscope-ui-bench"));
   QCoreApplication::setApplicationName(QStringLiteral("bnscope-ui-bench"));

@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <span>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace bnscope {
@@ -237,6 +241,48 @@ TEST(Layout, InPlaceMoveInStepsOfTwoMatchesTheCopy) {
       move_channel_axis_in_place(first, false, b, b + 2, 2, scratch);
     EXPECT_EQ(bytes_of(work), bytes_of(orig)) << dtype_name(d);
   }
+}
+
+// The app's call: one call per tensor that a cancel may stop between elements. Whatever the
+// moment of the stop, what it reports moved is exactly the first elements of the range, moved
+// whole, and the opposite move of them puts back every byte.
+TEST(Layout, InPlaceMoveUntilStopMovesAPrefixOfWholeElements) {
+  std::uint32_t seed = 500;
+  for (const DType d : kAllDTypes)
+    for (const Shape& s : kOddShapes)
+      for (const bool to_first : {true, false}) {
+        const Shape shape = to_first ? s : channel_axis_moved(s, true);
+        const Tensor orig = patterned(d, shape, ++seed);
+        const std::int64_t n = shape[0];
+        const std::size_t element = orig.nbytes() / static_cast<std::size_t>(n);
+        for (const int threads : {1, 2, 3})
+          for (const int when : {0, 1, 2}) {  // stopped before, by a thread meanwhile, never
+            const std::string what = std::string(dtype_name(d)) + " " + shape_str(shape) +
+                                     (to_first ? " to first" : " to last") + " threads " +
+                                     std::to_string(threads) + " stop " + std::to_string(when);
+            Tensor work = Tensor::uninitialized(d, shape);
+            std::memcpy(work.raw(), orig.raw(), orig.nbytes());
+            std::vector<std::byte> scratch(element * 3);
+            std::atomic<bool> stop{when == 0};
+            std::thread stopper;
+            if (when == 1) stopper = std::thread([&stop] { stop.store(true); });
+            const std::int64_t moved = move_channel_axis_in_place_until(
+                work, to_first, 0, n, &stop, threads,
+                threads == 2 ? std::span(scratch) : std::span<std::byte>());
+            if (stopper.joinable()) stopper.join();
+            ASSERT_GE(moved, 0) << what;
+            ASSERT_LE(moved, n) << what;
+            if (when == 0) {
+              EXPECT_EQ(moved, 0) << what;
+            } else if (when == 2) {
+              EXPECT_EQ(moved, n) << what;
+            }
+            ASSERT_EQ(bytes_of(work), moved_bytes(orig, to_first, 0, moved)) << what;
+            const Tensor back = work.reshaped(channel_axis_moved(shape, to_first));
+            move_channel_axis_in_place(back, !to_first, 0, moved, threads);
+            ASSERT_EQ(bytes_of(work), bytes_of(orig)) << what << " back";
+          }
+      }
 }
 
 }  // namespace bnscope

@@ -4,11 +4,14 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "ops/sample.h"
+#include "problem_controller.h"
 #include "tensor/error.h"
 #include "tensor/non_finite.h"
 
@@ -314,6 +317,55 @@ TEST(ChannelScanControl, TheNextRunReadsOnlyWhatChanged) {
   ASSERT_EQ(again.inputs.size(), before.inputs.size());
   for (std::size_t i = 0; i < again.inputs.size(); ++i)
     EXPECT_EQ(again.inputs[i].scan.sum, before.inputs[i].scan.sum) << again.inputs[i].name;
+}
+
+// The app's run takes the data output's NaN/Inf count from its own per-channel scan of it (one
+// pass for both): the counts, the notes and the scan are those of the engine's own count and a
+// separate scan.
+TEST(ChannelStats, TheRunsScanGivesTheSameNanInfCountsAndStats) {
+  SampleSpec spec;
+  spec.shape = {2, 16, 16, 8};
+  Problem problem = random_problem(spec);
+  {
+    Tensor& dy = problem.inputs.at("y_backprop");
+    std::vector<double> v = dy.to_doubles();
+    v[3] = std::numeric_limits<double>::infinity();  // channel 3 of x_backprop turns NaN
+    v[v.size() - 1] = std::numeric_limits<double>::quiet_NaN();
+    dy.set_doubles(v);
+  }
+  const Result plain = run_problem(problem, "cpu");
+  const auto out = compute_outcome(problem, "cpu", RunContext{});
+  ASSERT_TRUE(out->ok()) << out->error.toStdString();
+  const Result& r = *out->result;
+  ASSERT_EQ(r.outputs.size(), plain.outputs.size());
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < r.outputs.size(); ++i) {
+    EXPECT_EQ(r.outputs[i].non_finite, plain.outputs[i].non_finite) << r.outputs[i].name;
+    if (r.outputs[i].defined) {
+      EXPECT_EQ(r.outputs[i].non_finite, count_non_finite(r.outputs[i].tensor))
+          << r.outputs[i].name;
+    }
+    bad += r.outputs[i].non_finite;
+  }
+  EXPECT_GT(bad, 0);
+  ASSERT_EQ(r.notes.size(), plain.notes.size());
+  for (std::size_t i = 0; i < r.notes.size(); ++i) {
+    EXPECT_EQ(r.notes[i].code, plain.notes[i].code);
+    EXPECT_EQ(r.notes[i].message, plain.notes[i].message);
+  }
+  const OutputTensor* d = data_output(*out->prepared, r);
+  ASSERT_NE(d, nullptr);
+  const ChannelScan alone = scan_channels(d->tensor, out->prepared->view);
+  const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  const ChannelScan& got = out->stats.data_output;
+  EXPECT_TRUE(same_bits(got.sum, alone.sum));
+  EXPECT_TRUE(same_bits(got.min, alone.min));
+  EXPECT_TRUE(same_bits(got.max, alone.max));
+  EXPECT_TRUE(same_bits(got.sq_sum, alone.sq_sum));
+  EXPECT_EQ(got.non_finite, alone.non_finite);
+  EXPECT_EQ(got.finite, alone.finite);
 }
 
 }  // namespace

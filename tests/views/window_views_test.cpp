@@ -1,9 +1,11 @@
 // The main window's views offscreen: the tensor browser, a rendered screenshot, the dark theme,
 // Esc keeping the views marked stale, and a layout change rewritten in place.
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineSeries>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -39,6 +41,7 @@ class WindowViewsTest : public QObject {
   void darkThemeWhenAsked();
   void escapeKeepsTheViewsAndSaysTheyAreStale();
   void layoutChangeInTheWindowRewritesInPlace();
+  void chartsStayWhenARunGivesThemTheSameAgain();
 
  private:
   QTemporaryDir dir_;
@@ -169,6 +172,41 @@ void WindowViewsTest::layoutChangeInTheWindowRewritesInPlace() {
   QCOMPARE(c->outcome()->revision, c->revision());
   QCOMPARE(w.channels()->model()->rowCount(), rows);
   QVERIFY(!c->isStale());
+}
+
+// A run that gives the channel charts the same figures (the same problem again) leaves them as
+// they are, the histograms' smaller titles included; other figures are drawn.
+void WindowViewsTest::chartsStayWhenARunGivesThemTheSameAgain() {
+  MainWindow w;
+  ProblemController* c = w.controller();
+  c->setProblem(test::small_sample());
+  QVERIFY(c->waitForIdle());
+  ChannelPanel* ch = w.channels();
+  QCOMPARE(ch->columnChart()->series().size(), 1);
+  QAbstractSeries* column = ch->columnChart()->series().front();
+  const QList<QPointF> points = qobject_cast<QLineSeries*>(column)->points();
+  QAbstractSeries* histogram = ch->histogramChart(0)->series().value(0);
+  QVERIFY(histogram);
+  const QFont font = ch->histogramChart(0)->titleFont();
+  QVERIFY(font.pointSizeF() < ch->columnChart()->titleFont().pointSizeF());
+  QSignalSpy column_gone(column, &QObject::destroyed);
+  QSignalSpy histogram_gone(histogram, &QObject::destroyed);
+
+  c->rerun();
+  QVERIFY(c->waitForIdle());
+  QCOMPARE(column_gone.count(), 0);
+  QCOMPARE(histogram_gone.count(), 0);
+  QCOMPARE(ch->columnChart()->series().value(0), column);
+  QCOMPARE(ch->histogramChart(0)->series().value(0), histogram);
+  QCOMPARE(ch->histogramChart(0)->titleFont(), font);
+
+  c->generateInputs(12345);
+  QVERIFY(c->waitForIdle());
+  QCOMPARE(column_gone.count(), 1);
+  auto* redrawn = qobject_cast<QLineSeries*>(ch->columnChart()->series().value(0));
+  QVERIFY(redrawn);
+  QVERIFY(redrawn->points() != points);
+  QCOMPARE(ch->histogramChart(0)->titleFont(), font);
 }
 
 #include "window_views_test.moc"

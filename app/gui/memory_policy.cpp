@@ -1,0 +1,15 @@
+#include "memory_policy.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace bnscope {
+
+void apply_memory_policy() {
+#if defined(__GLIBC__)
+  mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
+}  // namespace bnscope
