@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "backends/cpu/convert.h"
+#include "backends/cpu/host_caches.h"
 #include "backends/cpu/simd.h"
 #include "tensor/layout.h"
 
@@ -101,6 +102,17 @@ inline Geometry make_geometry(const ChannelView& v) {
   g.chunk_m = (g.chunk_m + g.group - 1) / g.group * g.group;
   g.chunks = (g.m + g.chunk_m - 1) / g.chunk_m;
   return g;
+}
+
+// Rows per tile of the wide-row sweeps (simd.h: rows_sweep): a tile's x and dy and the next
+// tile's, prefetched while it is walked, within what a core can keep in its L2
+// (host_caches.h). From the host, since the tile only decides which lanes are walked first,
+// never the order of a lane's additions.
+inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size) {
+  const std::size_t row_bytes = 4 * static_cast<std::size_t>(std::max<std::int64_t>(1, lanes)) *
+                                element_size;  // x and dy, two tiles
+  return static_cast<std::int64_t>(
+      std::max<std::size_t>(1, host_caches().reuse_bytes() / row_bytes));
 }
 
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
@@ -207,7 +219,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
-    simd::rows_sweep(s, n_groups, L, L, mL, pL, acc0, acc1);
+    simd::rows_sweep(s, n_groups, L, L, row_tile(L, sizeof(T)), mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
   while (r + g.group <= r1) {

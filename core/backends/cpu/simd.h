@@ -61,9 +61,11 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
 }
 
 // Rows layout: n_groups rows of L lanes, `stride` elements apart (L for consecutive rows; a
-// channel block's rows are C*inner apart); acc0/acc1/m/p are [L].
+// channel block's rows are C*inner apart); acc0/acc1/m/p are [L]. Rows wider than a few vectors
+// are walked in tiles of `tile` rows (kernels.h: row_tile), a channel block at a time; the order
+// of each lane's additions does not depend on it.
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                const float* m, const float* p, float* acc0, float* acc1);
+                std::int64_t tile, const float* m, const float* p, float* acc0, float* acc1);
 
 // Planes layout: positions of one channel as runs (one per outer index): the first starts at
 // element i0 of its run, `count` positions in all, runs `inner` long and `stride` apart (a, b
