@@ -210,14 +210,33 @@ constexpr int kBlockVectors = 4;
 constexpr int kBlockVectors = 2;
 #endif
 
-// One channel block (V vectors starting at lane j0) over rows [0, rows) of a tile: loads the
-// block's accumulators, adds every row into them in row order, stores them back. Each lane
-// still adds row k before row k + 1, so the sums are those of the row-at-a-time loop. The
-// inputs of the next tile (`ahead` elements further, same lanes) are prefetched into L2 as this
-// one is walked, so the next tile's block walks, strided by a row, read from L2.
+// Prefetches the next row tile into L2 one vector's bytes per call, row by row in address order,
+// so memory sees the tile as the few sequential streams it is, not as the column walks the
+// blocks make of it. A prefetch past the end of the tensor is harmless.
+struct TilePrefetch {
+  const char* a;
+  const char* b;
+  std::int64_t at, row_bytes, stride_bytes, step;
+  HWY_INLINE void next() {
+#if HWY_ARCH_X86
+    _mm_prefetch(a + at, _MM_HINT_T1);
+    _mm_prefetch(b + at, _MM_HINT_T1);
+#endif
+    at += step;
+    if (at >= row_bytes) {
+      at = 0;
+      a += stride_bytes;
+      b += stride_bytes;
+    }
+  }
+};
+
+// One channel block (V vectors) over the `rows` rows of a tile: loads the block's accumulators,
+// adds every row into them in row order, stores them back. Each lane still adds row k before
+// row k + 1, so the sums are those of the row-at-a-time loop.
 template <int V, bool Moments, class T>
 HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT out,
-                          bool nt, std::int64_t rows, std::int64_t stride, std::int64_t ahead,
+                          bool nt, std::int64_t rows, std::int64_t stride, TilePrefetch& ahead,
                           const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
                           float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
@@ -233,10 +252,7 @@ HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     for (int v = 0; v < V; ++v) {
-#if HWY_ARCH_X86
-      _mm_prefetch(reinterpret_cast<const char*>(pa + ahead + v * N), _MM_HINT_T1);
-      _mm_prefetch(reinterpret_cast<const char*>(pb + ahead + v * N), _MM_HINT_T1);
-#endif
+      ahead.next();
       const VF bv = load_vec(d, pb + v * N);
       accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
       if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
@@ -248,15 +264,17 @@ HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
   }
 }
 
-// Rows wider than the register rows: row tiles of `tile` rows, each walked one channel block at
-// a time (TileBlock). Keeping the accumulator rows in L1 and adding every row into them costs a
-// load and a store of two accumulator vectors per input vector, and those stores, not memory,
-// bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against 42-46 GB/s without them,
-// README); here they come once per tile. The caller sizes the tile from the L2 (kernels.h), so
-// a tile and the next, prefetched, fit in it.
+// Rows wider than the register rows: row tiles of at most `max_tile` rows, each walked one
+// channel block at a time (TileBlock). Keeping the accumulator rows in L1 and adding every row
+// into them costs a load and a store of two accumulator vectors per input vector, and those
+// stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
+// 42-46 GB/s without them, README); here they come once per tile. The caller sizes the tile from
+// the L2 (kernels.h) so that a tile and the next, prefetched while it is walked, fit in it. The
+// call's rows are cut into equal tiles, so the last tile of one chunk prefetches the whole first
+// tile of the next (a thread takes consecutive chunks).
 template <bool Moments, class T>
 void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                    std::int64_t tile, const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                    std::int64_t max_tile, const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
                     float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
@@ -266,12 +284,20 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
   constexpr int V = kBlockVectors;
-  const std::int64_t ahead = tile * stride;
+  const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
+  const std::int64_t tile = (n_groups + tiles - 1) / tiles;
+  const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
   for (std::int64_t k0 = 0; k0 < n_groups; k0 += tile) {
     const std::int64_t rows = std::min(tile, n_groups - k0);
     const T* ta = a + k0 * stride;
     const T* tb = b + k0 * stride;
     T* to = out ? out + k0 * stride : nullptr;
+    TilePrefetch ahead{reinterpret_cast<const char*>(ta + tile * stride),
+                       reinterpret_cast<const char*>(tb + tile * stride),
+                       0,
+                       L * E,
+                       stride * E,
+                       N * E};
     std::int64_t j = 0;
     for (; j + V * N <= Lv; j += V * N)
       TileBlock<V, Moments, T>(ta + j, tb + j, to ? to + j : nullptr, nt, rows, stride, ahead,
