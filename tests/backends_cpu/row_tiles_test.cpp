@@ -59,7 +59,7 @@ void expect_tiles_match_rows(cpu::simd::Elem elem, bool moments, bool write) {
         }
         want_out[e] = cpu::store<T>(p[j] * bv);
       }
-    const std::int64_t tiles[] = {1, 2, 5, kRows, 64};
+    const std::int64_t tiles[] = {0, 1, 2, 5, kRows, 64};  // 0: no tiles
     for (const std::int64_t tile : tiles) {
       std::vector<float> acc0(m.size(), 0.25f), acc1(m.size(), -0.5f);
       std::vector<T> out(a.size());

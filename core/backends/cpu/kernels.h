@@ -105,14 +105,15 @@ inline Geometry make_geometry(const ChannelView& v) {
 }
 
 // Rows per tile of the wide-row sweeps (simd.h: rows_sweep): a tile's x and dy and the next
-// tile's, prefetched while it is walked, within what a core can keep in its L2
-// (host_caches.h). From the host, since the tile only decides which lanes are walked first,
+// tile's, prefetched while it is walked, within a quarter of what a core can keep in its L2
+// (host_caches.h), so lines the other work on the core brings in do not push the next tile out
+// before it is read. From the host, since the tile only decides which lanes are walked first,
 // never the order of a lane's additions.
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size) {
   const std::size_t row_bytes = 4 * static_cast<std::size_t>(std::max<std::int64_t>(1, lanes)) *
                                 element_size;  // x and dy, two tiles
   return static_cast<std::int64_t>(
-      std::max<std::size_t>(1, host_caches().reuse_bytes() / row_bytes));
+      std::max<std::size_t>(1, host_caches().reuse_bytes() / 4 / row_bytes));
 }
 
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output

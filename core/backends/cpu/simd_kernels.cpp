@@ -284,6 +284,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
   constexpr int V = kBlockVectors;
+  if (n_groups <= 0) return;
   const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
   const std::int64_t tile = (n_groups + tiles - 1) / tiles;
   const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
@@ -339,6 +340,77 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   }
 }
 
+// Rows strided further apart than their width (the channel blocks of small channels-first planes,
+// rows C*inner apart): the accumulator rows stay in L1 and every row goes through them, each row
+// read in address order. Row tiles walked a channel block at a time ran these 0.7-0.8x slower
+// (Zen 4, README): a tile's rows lie hundreds of KB apart, a page or two each.
+template <bool Moments, class T>
+void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
+                 float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
+  const std::int64_t Lv = L / N * N;
+  const auto tail = [&](std::int64_t k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    for (std::int64_t j = Lv; j < L; ++j) {
+      const float av = load(pa[j]), bv = load(pb[j]);
+      const float dv = av - m[j];
+      if constexpr (Moments) {
+        acc0[j] += dv;
+        acc1[j] += dv * dv;
+      } else {
+        acc0[j] += bv;
+        acc1[j] += bv * dv;
+      }
+      if (out) out[k * stride + j] = store<T>(p[j] * bv);
+    }
+  };
+  // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
+  // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
+  // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
+  // AVX2, README). Reductions only: with an output, pairs interleave non-temporal stores to two
+  // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
+  std::int64_t k = 0;
+  for (; !out && k + 2 <= n_groups; k += 2) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    for (std::int64_t j = 0; j < Lv; j += N) {
+      prefetch_ahead(pa + j, pb + j);
+      prefetch_ahead(pa + stride + j, pb + stride + j);
+      VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
+      const VF mv = hn::LoadU(d, m + j);
+      accumulate_vec<Moments>(load_vec(d, pa + j), load_vec(d, pb + j), mv, s0, s1);
+      accumulate_vec<Moments>(load_vec(d, pa + stride + j), load_vec(d, pb + stride + j), mv, s0,
+                              s1);
+      hn::StoreU(s0, d, acc0 + j);
+      hn::StoreU(s1, d, acc1 + j);
+    }
+    tail(k);
+    tail(k + 1);
+  }
+  for (; k < n_groups; ++k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    T* po = out ? out + k * stride : nullptr;
+    for (std::int64_t j = 0; j < Lv; j += N) {
+      prefetch_ahead(pa + j, pb + j);
+      const VF bv = load_vec(d, pb + j);
+      VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
+      accumulate_vec<Moments>(load_vec(d, pa + j), bv, hn::LoadU(d, m + j), s0, s1);
+      hn::StoreU(s0, d, acc0 + j);
+      hn::StoreU(s1, d, acc1 + j);
+      if (po) store_vec(hn::Mul(hn::LoadU(d, p + j), bv), po + j, nt);
+    }
+    tail(k);
+  }
+}
+
 template <bool Moments, class T>
 void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                 std::int64_t tile, const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
@@ -355,8 +427,8 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
       default:
         break;
     }
-  RowsSweepTiled<Moments, T>(s, n_groups, L, stride, std::max<std::int64_t>(1, tile), m, p, acc0,
-                             acc1);
+  if (tile <= 0) return RowsSweepL1<Moments, T>(s, n_groups, L, stride, m, p, acc0, acc1);
+  RowsSweepTiled<Moments, T>(s, n_groups, L, stride, tile, m, p, acc0, acc1);
 }
 
 template <bool Moments, class T>
