@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
     bench("rows: accumulators in regs", 3, [L](const Slice& s) { rows<2>(s, L, 0); });
     bench("rows: no centre/scale loads", 3, [L](const Slice& s) { rows<3>(s, L, 0); });
     bench("rows: 16 bytes off a line", 3, [L](const Slice& s) { rows<0>(s, L, 4); });
-    // As the backend sizes it on a 1 MiB L2: x and dy of two tiles in 7/8 of it.
-    const std::size_t tile = std::max<std::size_t>(1, (1 << 20) * 7 / 8 / (4 * L * 4));
+    // As the backend sizes it on a 1 MiB L2: x and dy of two tiles in a quarter of 7/8 of it.
+    const std::size_t tile = std::max<std::size_t>(1, (1 << 20) * 7 / 8 / 4 / (4 * L * 4));
     bench("tiles: as the backend now", 3, [L, tile](const Slice& s) { tiles<true>(s, L, tile); });
     bench("tiles: no tile prefetch", 3, [L, tile](const Slice& s) { tiles<false>(s, L, tile); });
   }
