@@ -104,16 +104,22 @@ inline Geometry make_geometry(const ChannelView& v) {
   return g;
 }
 
-// Rows per tile of the wide-row sweeps (simd.h: rows_sweep): a tile's x and dy and the next
-// tile's, prefetched while it is walked, within a quarter of what a core can keep in its L2
-// (host_caches.h), so lines the other work on the core brings in do not push the next tile out
-// before it is read. From the host, since the tile only decides which lanes are walked first,
-// never the order of a lane's additions.
+// Rows per tile of the wide-row sweeps (simd.h: rows_sweep), or 0 for the row-at-a-time loop.
+// That loop keeps four lane arrays (two accumulator rows, centres, scales) in L1 beside the
+// streaming inputs; from half of L1 up (1024 float lanes on a 32 KiB L1d) inputs and their
+// prefetches push them out and their per-row stores bound it, and tiles ran 1.2-1.5x faster
+// there; narrower rows ran 0.8-0.9x with tiles (Zen 4, README). A tile: its x and dy and the next
+// tile's, prefetched while it is walked, within a quarter of what a core can keep in its L2, so
+// lines the other work on the core brings in do not push the next tile out before it is read.
+// From the host (host_caches.h), since the tile only decides which lanes are walked first, never
+// the order of a lane's additions.
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size) {
+  const HostCaches& caches = host_caches();
+  const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
+  if (2 * lane_arrays < caches.l1d) return 0;
   const std::size_t row_bytes = 4 * static_cast<std::size_t>(std::max<std::int64_t>(1, lanes)) *
                                 element_size;  // x and dy, two tiles
-  return static_cast<std::int64_t>(
-      std::max<std::size_t>(1, host_caches().reuse_bytes() / 4 / row_bytes));
+  return static_cast<std::int64_t>(std::max<std::size_t>(1, caches.reuse_bytes() / 4 / row_bytes));
 }
 
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output

@@ -340,10 +340,10 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   }
 }
 
-// Rows strided further apart than their width (the channel blocks of small channels-first planes,
-// rows C*inner apart): the accumulator rows stay in L1 and every row goes through them, each row
-// read in address order. Row tiles walked a channel block at a time ran these 0.7-0.8x slower
-// (Zen 4, README): a tile's rows lie hundreds of KB apart, a page or two each.
+// Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
+// narrow enough that their lane arrays share L1 with the inputs, and the channel blocks of small
+// channels-first planes, whose rows lie C*inner apart: row tiles there walk rows hundreds of KB
+// apart, a page or two each, and ran 0.7-0.8x slower (Zen 4, README).
 template <bool Moments, class T>
 void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
