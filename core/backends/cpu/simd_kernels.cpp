@@ -264,10 +264,10 @@ HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
   }
 }
 
-// Rows wider than the register rows: row tiles of at most `max_tile` rows, each walked one
-// channel block at a time (TileBlock). Keeping the accumulator rows in L1 and adding every row
-// into them costs a load and a store of two accumulator vectors per input vector, and those
-// stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
+// Rows whose lane arrays crowd L1 (kernels.h: row_tile): row tiles of at most `max_tile` rows,
+// each walked one channel block at a time (TileBlock). Keeping the accumulator rows in L1 and
+// adding every row into them costs a load and a store of two accumulator vectors per input vector,
+// and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
 // 42-46 GB/s without them, README); here they come once per tile. The caller sizes the tile from
 // the L2 (kernels.h) so that a tile and the next, prefetched while it is walked, fit in it. The
 // call's rows are cut into equal tiles, so the last tile of one chunk prefetches the whole first
