@@ -78,7 +78,7 @@ void block_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
   if constexpr (simd::kVector<T>) {
     const simd::Sweep sw{simd::elem_of<T>(), S == Sum::Moments,          a + s.base,
                          b + s.base,         W ? out + s.base : nullptr, nt};
-    simd::rows_sweep(sw, s.rows, s.lanes, s.stride, mL, pL, acc0, acc1);
+    simd::rows_sweep(sw, s.rows, s.lanes, s.stride, /*tile=*/0, mL, pL, acc0, acc1);  // simd.h
   } else {
     (void)nt;
     for (std::int64_t row = 0; row < s.rows; ++row) {

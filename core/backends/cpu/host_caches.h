@@ -5,8 +5,9 @@
 // their cache-resident working sets from these instead of from one machine's figures (an AVX-512
 // Xeon has 2 MiB of L2 per core, a Zen 3 EPYC 512 KiB).
 //
-// Only the choice between pass structures depends on them, never the chunking that fixes the
-// order of additions, so results stay bitwise identical from host to host.
+// Only the choice between pass structures and the walk of wide rows (kernels.h: row_tile) depend
+// on them, never the chunking that fixes the order of additions, so results stay bitwise
+// identical from host to host.
 
 #include <cstddef>
 #include <optional>

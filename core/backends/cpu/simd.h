@@ -61,9 +61,12 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
 }
 
 // Rows layout: n_groups rows of L lanes, `stride` elements apart (L for consecutive rows; a
-// channel block's rows are C*inner apart); acc0/acc1/m/p are [L].
+// channel block's rows are C*inner apart); acc0/acc1/m/p are [L]. With tile > 0, rows wider than
+// the register rows are walked in tiles of at most `tile` rows, a channel block at a time;
+// with tile 0, every row goes through the accumulator rows in L1 (kernels.h: row_tile decides).
+// The order of each lane's additions is the same either way.
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                const float* m, const float* p, float* acc0, float* acc1);
+                std::int64_t tile, const float* m, const float* p, float* acc0, float* acc1);
 
 // Planes layout: positions of one channel as runs (one per outer index): the first starts at
 // element i0 of its run, `count` positions in all, runs `inner` long and `stride` apart (a, b

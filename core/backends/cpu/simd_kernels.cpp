@@ -12,6 +12,8 @@
 // Non-temporal stores (Stream) are used for every vector whose address is vector aligned, so dx
 // costs no read-for-ownership.
 
+#include <type_traits>
+
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -67,7 +69,10 @@ HWY_INLINE VF load_vec(DF d, const f16* p) {
 
 HWY_INLINE void store_u16(hn::Vec<DH> v, std::uint16_t* p, bool nt) {
   const DH dh;
-  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
+  // On SSE4 these are 8-byte half registers, and Highway streams them with a 16-byte movntdq,
+  // which faults on the 8-byte-aligned addresses that pass the check below.
+  constexpr bool kFullRegister = hn::MaxLanes(DH()) * 2 >= 16;
+  if (kFullRegister && nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
     hn::Stream(v, dh, p);
   else
     hn::StoreU(v, dh, p);
@@ -196,22 +201,155 @@ void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
   }
 }
 
-template <bool Moments, class T>
-void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
-                float* HWY_RESTRICT acc1) {
+// Vectors of one channel block of a row tile: the accumulators of a block this many vectors wide
+// stay in registers while the tile's rows are walked, with its centres and scales beside them
+// (4 registers per vector, half the register file: 32 on AVX-512, 16 below it).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr int kBlockVectors = 4;
+#else
+constexpr int kBlockVectors = 2;
+#endif
+
+// Prefetches the next row tile into L2 one vector's bytes per call, row by row in address order,
+// so memory sees the tile as the few sequential streams it is, not as the column walks the
+// blocks make of it. A prefetch past the end of the tensor is harmless.
+struct TilePrefetch {
+  const char* a;
+  const char* b;
+  std::int64_t at, row_bytes, stride_bytes, step;
+  HWY_INLINE void next() {
+#if HWY_ARCH_X86
+    _mm_prefetch(a + at, _MM_HINT_T1);
+    _mm_prefetch(b + at, _MM_HINT_T1);
+#endif
+    at += step;
+    if (at >= row_bytes) {
+      at = 0;
+      a += stride_bytes;
+      b += stride_bytes;
+    }
+  }
+};
+
+// One channel block (V vectors) over the `rows` rows of a tile: loads the block's accumulators,
+// adds every row into them in row order, stores them back. Each lane still adds row k before
+// row k + 1, so the sums are those of the row-at-a-time loop.
+template <int V, bool Moments, class T>
+HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT out,
+                          bool nt, std::int64_t rows, std::int64_t stride, TilePrefetch& ahead,
+                          const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                          float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  if (L % N == 0) switch (L / N) {
-      case 1:
-        return RowsSweepRegs<1, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+  VF s0[V], s1[V], mv[V], pv[V];
+  for (int v = 0; v < V; ++v) {
+    s0[v] = hn::LoadU(d, acc0 + v * N);
+    s1[v] = hn::LoadU(d, acc1 + v * N);
+    mv[v] = hn::LoadU(d, m + v * N);
+    pv[v] = out ? hn::LoadU(d, p + v * N) : hn::Zero(d);
+  }
+  for (std::int64_t k = 0; k < rows; ++k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    for (int v = 0; v < V; ++v) {
+      ahead.next();
+      const VF bv = load_vec(d, pb + v * N);
+      accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
+      if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    hn::StoreU(s0[v], d, acc0 + v * N);
+    hn::StoreU(s1[v], d, acc1 + v * N);
+  }
+}
+
+// Rows whose lane arrays crowd L1 (kernels.h: row_tile): row tiles of at most `max_tile` rows,
+// each walked one channel block at a time (TileBlock). Keeping the accumulator rows in L1 and
+// adding every row into them costs a load and a store of two accumulator vectors per input vector,
+// and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
+// 42-46 GB/s without them, README); here they come once per tile. The caller sizes the tile from
+// the L2 (kernels.h) so that a tile and the next, prefetched while it is walked, fit in it. The
+// call's rows are cut into equal tiles, so the last tile of one chunk prefetches the whole first
+// tile of the next (a thread takes consecutive chunks).
+template <bool Moments, class T>
+void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                    std::int64_t max_tile, const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                    float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
+  const std::int64_t Lv = L / N * N;
+  constexpr int V = kBlockVectors;
+  if (n_groups <= 0) return;
+  const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
+  const std::int64_t tile = (n_groups + tiles - 1) / tiles;
+  const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
+  for (std::int64_t k0 = 0; k0 < n_groups; k0 += tile) {
+    const std::int64_t rows = std::min(tile, n_groups - k0);
+    const T* ta = a + k0 * stride;
+    const T* tb = b + k0 * stride;
+    T* to = out ? out + k0 * stride : nullptr;
+    TilePrefetch ahead{reinterpret_cast<const char*>(ta + tile * stride),
+                       reinterpret_cast<const char*>(tb + tile * stride),
+                       0,
+                       L * E,
+                       stride * E,
+                       N * E};
+    std::int64_t j = 0;
+    for (; j + V * N <= Lv; j += V * N)
+      TileBlock<V, Moments, T>(ta + j, tb + j, to ? to + j : nullptr, nt, rows, stride, ahead,
+                               m + j, p + j, acc0 + j, acc1 + j);
+    const auto block = [&](auto vectors) {
+      TileBlock<decltype(vectors)::value, Moments, T>(ta + j, tb + j, to ? to + j : nullptr, nt,
+                                                      rows, stride, ahead, m + j, p + j, acc0 + j,
+                                                      acc1 + j);
+    };
+    switch ((Lv - j) / N) {  // the last vectors, fewer than a block
+      case 3:
+        block(std::integral_constant<int, 3>{});
+        break;
       case 2:
-        return RowsSweepRegs<2, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
-      case 4:
-        return RowsSweepRegs<4, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+        block(std::integral_constant<int, 2>{});
+        break;
+      case 1:
+        block(std::integral_constant<int, 1>{});
+        break;
       default:
         break;
     }
+    for (std::int64_t k = 0; Lv < L && k < rows; ++k) {
+      const T* pa = ta + k * stride;
+      const T* pb = tb + k * stride;
+      for (j = Lv; j < L; ++j) {
+        const float av = load(pa[j]), bv = load(pb[j]);
+        const float dv = av - m[j];
+        if constexpr (Moments) {
+          acc0[j] += dv;
+          acc1[j] += dv * dv;
+        } else {
+          acc0[j] += bv;
+          acc1[j] += bv * dv;
+        }
+        if (to) to[k * stride + j] = store<T>(p[j] * bv);
+      }
+    }
+  }
+}
+
+// Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
+// narrow enough that their lane arrays share L1 with the inputs, and the channel blocks of small
+// channels-first planes, whose rows lie C*inner apart: row tiles there walk rows hundreds of KB
+// apart, a page or two each, and ran 0.7-0.8x slower (Zen 4, README).
+template <bool Moments, class T>
+void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
+                 float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   const T* a = static_cast<const T*>(s.a);
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
@@ -271,6 +409,26 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
     }
     tail(k);
   }
+}
+
+template <bool Moments, class T>
+void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                std::int64_t tile, const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  if (L % N == 0) switch (L / N) {
+      case 1:
+        return RowsSweepRegs<1, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      case 2:
+        return RowsSweepRegs<2, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      case 4:
+        return RowsSweepRegs<4, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+      default:
+        break;
+    }
+  if (tile <= 0) return RowsSweepL1<Moments, T>(s, n_groups, L, stride, m, p, acc0, acc1);
+  RowsSweepTiled<Moments, T>(s, n_groups, L, stride, tile, m, p, acc0, acc1);
 }
 
 template <bool Moments, class T>
@@ -445,11 +603,11 @@ HWY_INLINE void by_elem(Elem e, F&& f) {
 }
 
 void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-               const float* m, const float* p, float* acc0, float* acc1) {
+               std::int64_t tile, const float* m, const float* p, float* acc0, float* acc1) {
   by_elem(s.elem, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    s.moments ? RowsSweepT<true, T>(s, n_groups, L, stride, m, p, acc0, acc1)
-              : RowsSweepT<false, T>(s, n_groups, L, stride, m, p, acc0, acc1);
+    s.moments ? RowsSweepT<true, T>(s, n_groups, L, stride, tile, m, p, acc0, acc1)
+              : RowsSweepT<false, T>(s, n_groups, L, stride, tile, m, p, acc0, acc1);
   });
 }
 void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
@@ -493,8 +651,8 @@ HWY_EXPORT(TargetName);
 HWY_EXPORT(VectorBytes);
 
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                const float* m, const float* p, float* acc0, float* acc1) {
-  HWY_DYNAMIC_DISPATCH(RowsSweep)(s, n_groups, L, stride, m, p, acc0, acc1);
+                std::int64_t tile, const float* m, const float* p, float* acc0, float* acc1) {
+  HWY_DYNAMIC_DISPATCH(RowsSweep)(s, n_groups, L, stride, tile, m, p, acc0, acc1);
 }
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   HWY_DYNAMIC_DISPATCH(PlaneSweep)(s, runs, m, p, l0, l1);
