@@ -9,8 +9,9 @@ namespace bnscope::reference {
 namespace {
 
 // Rows ahead that the sums ask for: each thread reads a fraction of every row, where the
-// hardware prefetchers start over at each row.
-constexpr std::int64_t kRowsAhead = 8;
+// hardware prefetchers start over at each row. Into L2 (locality 2), 16 rows on: on the Zen 4
+// this took about a fifth off the reference's run against L1 prefetches 8 rows on.
+constexpr std::int64_t kRowsAhead = 16;
 
 template <int H, class T>
 [[gnu::always_inline]] inline void sums(const T* x, const T* dy, std::int64_t rows, std::int64_t C,
@@ -24,8 +25,8 @@ template <int H, class T>
     const T* dr = dy + r * C + c0;
     if (r + kRowsAhead < rows)
       for (std::size_t o = 0; o < bytes; o += 64) {
-        __builtin_prefetch(reinterpret_cast<const char*>(xr + kRowsAhead * C) + o);
-        __builtin_prefetch(reinterpret_cast<const char*>(dr + kRowsAhead * C) + o);
+        __builtin_prefetch(reinterpret_cast<const char*>(xr + kRowsAhead * C) + o, 0, 2);
+        __builtin_prefetch(reinterpret_cast<const char*>(dr + kRowsAhead * C) + o, 0, 2);
       }
     std::int64_t j = 0;
     for (; j + H <= w; j += H) {
@@ -52,7 +53,12 @@ template <int H, class T>
 [[gnu::always_inline]] inline void dx_rows(const T* x, const T* dy, T* dx, std::int64_t o0,
                                            std::int64_t o1, std::int64_t C, const GradFactors& f) {
   using D = Vec<double, H>;
+  // Locals: the stores below (memcpy) may alias anything, f's fields too, which would be read
+  // again for every vector.
+  const double *const gkp = f.gk, *const mdp = f.mean_dy, *const mup = f.mu, *const kp = f.k,
+                      *const sp = f.sum_dy_xc;
   const double m = f.m;
+  const bool training = f.is_training;
   for (std::int64_t o = o0; o < o1; ++o) {
     const T* xr = x + o * C;
     const T* dr = dy + o * C;
@@ -62,13 +68,13 @@ template <int H, class T>
       D xv, dv, gk, r;
       load_double<H>(xr + c, xv);
       load_double<H>(dr + c, dv);
-      std::memcpy(&gk, f.gk + c, sizeof gk);
-      if (f.is_training) {
+      std::memcpy(&gk, gkp + c, sizeof gk);
+      if (training) {
         D md, mu, k, s;
-        std::memcpy(&md, f.mean_dy + c, sizeof md);
-        std::memcpy(&mu, f.mu + c, sizeof mu);
-        std::memcpy(&k, f.k + c, sizeof k);
-        std::memcpy(&s, f.sum_dy_xc + c, sizeof s);
+        std::memcpy(&md, mdp + c, sizeof md);
+        std::memcpy(&mu, mup + c, sizeof mu);
+        std::memcpy(&k, kp + c, sizeof k);
+        std::memcpy(&s, sp + c, sizeof s);
         r = gk * (dv - md - (xv - mu) * k * k * s / m);
       } else {
         r = gk * dv;
@@ -82,10 +88,9 @@ template <int H, class T>
     }
     for (; c < C; ++c) {
       const double xs = static_cast<double>(xr[c]), dys = static_cast<double>(dr[c]);
-      const double r = f.is_training
-                           ? f.gk[c] * (dys - f.mean_dy[c] -
-                                        (xs - f.mu[c]) * f.k[c] * f.k[c] * f.sum_dy_xc[c] / m)
-                           : f.gk[c] * dys;
+      const double r = training
+                           ? gkp[c] * (dys - mdp[c] - (xs - mup[c]) * kp[c] * kp[c] * sp[c] / m)
+                           : gkp[c] * dys;
       out[c] = static_cast<T>(r);
     }
   }
