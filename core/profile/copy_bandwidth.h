@@ -15,7 +15,7 @@ double measure_copy_bandwidth(int threads, std::size_t bytes);
 
 // The same in memory the caller already has (both 64-byte aligned, `bytes` each, not
 // overlapping; their contents are overwritten): no fresh pages to fault in first, which on a
-// virtual machine can cost more than the probe itself.
+// virtual machine can cost more than the probe itself, and no first-touch pass over them.
 double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes);
 
 }  // namespace bnscope

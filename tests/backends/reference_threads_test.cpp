@@ -102,24 +102,26 @@ std::vector<double> plain_grad_dx(const Prepared& p) {
 }
 
 TEST(ReferenceThreads, GradIsWhatPlainLoopsGive) {
-  for (DataFormat f : {DataFormat::NHWC, DataFormat::NCHW})
-    for (DType d : {DType::F32, DType::F16}) {
-      SampleSpec s;
-      s.shape = {5, 23, 17, 11};
-      s.format = f;
-      s.dtype = d;
-      s.seed = 3;
-      const Problem p = random_problem(s);
-      const Prepared prepared = prepare(p);
-      Tensor want(d, prepared.in("x").shape());
-      want.set_doubles(plain_grad_dx(prepared));
-      RunContext ctx;
-      ctx.threads = 4;
-      const Result r = run_problem(p, "cpu-reference", ctx);
-      const Tensor& got = r.output("x_backprop").tensor;
-      ASSERT_EQ(got.nbytes(), want.nbytes()) << describe(s);
-      EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << describe(s);
-    }
+  // 67 channels: the channels-last vector clones' tiles and tails both (grad_channels_last.h).
+  for (const Shape& shape : {Shape{5, 23, 17, 11}, Shape{3, 7, 5, 67}})
+    for (DataFormat f : {DataFormat::NHWC, DataFormat::NCHW})
+      for (DType d : {DType::F32, DType::F16, DType::F64}) {
+        SampleSpec s;
+        s.shape = shape;
+        s.format = f;
+        s.dtype = d;
+        s.seed = 3;
+        const Problem p = random_problem(s);
+        const Prepared prepared = prepare(p);
+        Tensor want(d, prepared.in("x").shape());
+        want.set_doubles(plain_grad_dx(prepared));
+        RunContext ctx;
+        ctx.threads = 4;
+        const Result r = run_problem(p, "cpu-reference", ctx);
+        const Tensor& got = r.output("x_backprop").tensor;
+        ASSERT_EQ(got.nbytes(), want.nbytes()) << describe(s);
+        EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << describe(s);
+      }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -305,9 +306,14 @@ TEST(CopyBandwidth, RunsInTheCallersBuffers) {
   Tensor t = Tensor::uninitialized(DType::F32, {1 << 19});  // 2 MiB, 64-byte aligned
   auto* base = static_cast<std::byte*>(t.raw());
   const std::size_t half = t.nbytes() / 2;
+  // The caller's bytes are copied as they are (no first-touch pass writes over them).
+  std::memset(base, 7, half);
+  std::memset(base + half, 0, half);
   EXPECT_GT(measure_copy_bandwidth(2, base, base + half, half), 0.0);
-  EXPECT_EQ(base[half - 1], std::byte{1});  // dst holds src's bytes
-  EXPECT_EQ(base[2 * half - 1], std::byte{1});
+  EXPECT_EQ(base[0], std::byte{7});
+  EXPECT_EQ(base[half - 1], std::byte{7});
+  EXPECT_EQ(base[half], std::byte{7});  // dst holds src's bytes
+  EXPECT_EQ(base[2 * half - 1], std::byte{7});
   EXPECT_THROW(measure_copy_bandwidth(1, base + 8, base + half, 1024), Error);
 }
 

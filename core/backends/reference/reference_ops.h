@@ -1,6 +1,7 @@
 #pragma once
 // The cpu-reference kernels, one per op family: plain loops over the ChannelView of the data,
-// everything in double, outputs rounded once at the end.
+// everything in double, outputs rounded once at the end. fused_grad's channels-last float32 and
+// float64 passes run the same operations as vector clones (grad_channels_last.h).
 
 #include <algorithm>
 #include <functional>
