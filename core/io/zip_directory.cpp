@@ -87,21 +87,36 @@ void read_end64(const ArchiveFile& r, std::uint64_t end_at, DirectoryPlace& d) {
   d.end = at;
 }
 
+bool has_locator(const ArchiveFile& r, std::uint64_t end_at) {
+  unsigned char sig[4];
+  if (end_at < 20) return false;
+  r.at(end_at - 20, sig, sizeof sig, "the end record");
+  return read_le(sig, 4) == kLocator64Sig;
+}
+
 DirectoryPlace find_directory(const ArchiveFile& r) {
   const std::uint64_t tail = std::min<std::uint64_t>(r.size(), 22 + 0xffff);
   if (tail < 22) r.bad("not a zip archive (" + std::to_string(r.size()) + " bytes)");
   std::vector<unsigned char> t(static_cast<std::size_t>(tail));
   r.at(r.size() - tail, t.data(), t.size(), "the end record");
+  std::size_t misplaced = t.size();
   for (std::size_t k = t.size() - 22 + 1; k-- > 0;) {
     if (read_le(&t[k], 4) != kEndSig) continue;
-    if (k + 22 + read_le(&t[k + 20], 2) != t.size()) continue;  // the comment must end the file
+    if (k + 22 + read_le(&t[k + 20], 2) > t.size()) continue;
+    if (k + 22 + read_le(&t[k + 20], 2) < t.size()) {  // the comment must end the file
+      if (misplaced == t.size()) misplaced = k + 22 + read_le(&t[k + 20], 2);
+      continue;
+    }
     const unsigned char* e = &t[k];
     if (read_le(e + 4, 2) != 0 || read_le(e + 6, 2) != 0)
       r.bad("multi-disk archives are not supported");
     if (read_le(e + 8, 2) != read_le(e + 10, 2)) r.bad("the end record's entry counts disagree");
     DirectoryPlace d{read_le(e + 16, 4), read_le(e + 12, 4), read_le(e + 10, 2),
                      r.size() - tail + k};
-    if (d.count == 0xffff || d.size == kZip64Marker || d.offset == kZip64Marker)
+    // Zip64's records are read whenever its locator is there, as zip readers do, not only when
+    // the classic fields say so.
+    if (has_locator(r, d.end) || d.count == 0xffff || d.size == kZip64Marker ||
+        d.offset == kZip64Marker)
       read_end64(r, d.end, d);
     if (d.offset > d.end || d.size != d.end - d.offset)
       r.bad("the central directory (" + std::to_string(d.size) + " bytes at " +
@@ -112,6 +127,9 @@ DirectoryPlace find_directory(const ArchiveFile& r) {
             std::to_string(kMaxDirectory >> 20) + " MiB");
     return d;
   }
+  if (misplaced != t.size())
+    r.bad("the file goes on " + std::to_string(t.size() - misplaced) +
+          " bytes past the archive's end record");
   r.bad("not a zip archive (no end-of-central-directory record)");
 }
 
