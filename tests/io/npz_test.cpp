@@ -55,8 +55,8 @@ TEST_P(NpzFixture, LoadsNumpyArchives) {
   EXPECT_FALSE(npz_has_member(path, "scale"));
 }
 
-INSTANTIATE_TEST_SUITE_P(StoredAndDeflated, NpzFixture,
-                         ::testing::Values("stored.npz", "deflated.npz"));
+INSTANTIATE_TEST_SUITE_P(StoredDeflatedStreamed, NpzFixture,
+                         ::testing::Values("stored.npz", "deflated.npz", "streamed.npz"));
 
 TEST(Npz, MissingMemberNamesArchiveAndMember) {
   const std::string path = fixture("stored.npz");
