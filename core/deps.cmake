@@ -1,8 +1,7 @@
-# Third-party libraries the engine links. libzip reads and writes .npz archives.
+# Third-party libraries the engine links.
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
-target_link_libraries(bnscope_core PUBLIC PkgConfig::LIBZIP)
-# zlib: CRC-32 of the stored members bnscope writes itself.
+# zlib: deflated .npz members and the CRC-32; bnscope reads and writes the zip records itself,
+# without a zip library (whose crypto and bzip2 dependencies would cost every process memory).
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 target_link_libraries(bnscope_core PUBLIC PkgConfig::ZLIB)
 

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev googletest libbenchmark-dev
-  libzip-dev zlib1g-dev libhwy-dev
+  zlib1g-dev libhwy-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libimgui-dev
   xvfb xauth libgl1-mesa-dri
   python3 python3-venv python3-pip

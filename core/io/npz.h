@@ -1,10 +1,10 @@
 #pragma once
-// .npz archives (numpy's zip of .npy members). Stored and deflated members are read through
-// libzip, each bounded by its declared uncompressed size and by the memory limit before anything
-// is inflated, straight into the tensor's buffer. Archives are written atomically, stored (as
-// numpy's savez does, straight from the tensors' buffers) or deflated on request. A member
-// "x.npy" is the tensor named "x"; other members (e.g. a problem.json) are skipped by read_npz
-// and read as raw bytes by name.
+// .npz archives (numpy's zip of .npy members). Stored and deflated members are read (the archive
+// checked by io/zip_directory.h first), each bounded by its declared uncompressed size and by the
+// memory limit before anything is inflated, straight into the tensor's buffer. Archives are written
+// atomically, stored (as numpy's savez does, straight from the tensors' buffers) or deflated on
+// request. A member "x.npy" is the tensor named "x"; other members (e.g. a problem.json) are
+// skipped by read_npz and read as raw bytes by name.
 
 #include <cstddef>
 #include <cstdio>

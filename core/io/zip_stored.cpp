@@ -62,25 +62,48 @@ StoredZipWriter::StoredZipWriter(std::FILE* f, std::string what) : f_(f), what_(
 void StoredZipWriter::local_header(Entry& e) {
   Out out(f_, what_, at_);
   e.offset = out.at();
-  const bool z64 = e.size >= kMax32;
+  if (e.method == 0) e.packed = e.size;
+  e.zip64 = e.zip64 || e.size >= kMax32 || e.packed >= kMax32;
+  // With a data descriptor the CRC and sizes are zeros here (Zip64's too).
+  const std::uint64_t size = e.described ? 0 : e.size, packed = e.described ? 0 : e.packed;
   out.u32(0x04034b50);
-  out.u16(z64 ? 45 : 20);
-  out.u16(1 << 11);  // names are UTF-8
-  out.u16(0);        // stored
+  out.u16(e.zip64 ? 45 : 20);
+  out.u16((1 << 11) | (e.described ? 8 : 0));  // names are UTF-8
+  out.u16(e.method);
   out.u16(0);
   out.u16(kDosDate);
-  out.u32(e.crc);
-  out.u32(z64 ? kMax32 : e.size);
-  out.u32(z64 ? kMax32 : e.size);
+  out.u32(e.described ? 0 : e.crc);
+  out.u32(e.zip64 ? kMax32 : packed);
+  out.u32(e.zip64 ? kMax32 : size);
   out.u16(static_cast<std::uint32_t>(e.name.size()));
-  out.u16(z64 ? 20 : 0);
+  out.u16(e.zip64 ? 20 : 0);
   out.bytes(e.name.data(), e.name.size());
-  if (z64) {
+  if (e.zip64) {
     out.u16(1);
     out.u16(16);
-    out.u64(e.size);
-    out.u64(e.size);
+    out.u64(size);
+    out.u64(packed);
   }
+  at_ = out.at();
+}
+
+void StoredZipWriter::data_descriptor(const Entry& e) {
+  Out out(f_, what_, at_);
+  out.u32(0x08074b50);
+  out.u32(e.crc);
+  if (e.zip64) {
+    out.u64(e.packed);
+    out.u64(e.size);
+  } else {
+    out.u32(e.packed);
+    out.u32(e.size);
+  }
+  at_ = out.at();
+}
+
+void StoredZipWriter::put(const void* p, std::size_t n) {
+  Out out(f_, what_, at_);
+  out.bytes(p, n);
   at_ = out.at();
 }
 
@@ -125,17 +148,17 @@ void StoredZipWriter::finish() {
   Out out(f_, what_, at_);
   const std::uint64_t cd_offset = out.at();
   for (const Entry& e : entries_) {
-    const bool big = e.size >= kMax32, far = e.offset >= kMax32;
+    const bool big = e.zip64, far = e.offset >= kMax32;
     const std::uint32_t extra = (big ? 16 : 0) + (far ? 8 : 0);
     out.u32(0x02014b50);
     out.u16((3 << 8) | 45);  // made by: Unix, zip 4.5
     out.u16(big || far ? 45 : 20);
-    out.u16(1 << 11);
-    out.u16(0);
+    out.u16((1 << 11) | (e.described ? 8 : 0));
+    out.u16(e.method);
     out.u16(0);
     out.u16(kDosDate);
     out.u32(e.crc);
-    out.u32(big ? kMax32 : e.size);
+    out.u32(big ? kMax32 : e.packed);
     out.u32(big ? kMax32 : e.size);
     out.u16(static_cast<std::uint32_t>(e.name.size()));
     out.u16(extra ? extra + 4 : 0);
@@ -150,7 +173,7 @@ void StoredZipWriter::finish() {
       out.u16(extra);
       if (big) {
         out.u64(e.size);
-        out.u64(e.size);
+        out.u64(e.packed);
       }
       if (far) out.u64(e.offset);
     }

@@ -1,5 +1,5 @@
 // Stored .npz members are read straight from the file into their tensors, in parts on several
-// threads, with the CRC-32 checked as libzip checks it: the same tensors, and a damaged byte
+// threads, with the CRC-32 checked as for any member: the same tensors, and a damaged byte
 // anywhere in a member refused by name.
 
 #include <gtest/gtest.h>

@@ -60,6 +60,27 @@ for name in ("stored.npz", "deflated.npz"):
     with zipfile.ZipFile(path(name), "a") as z:
         z.writestr("notes.txt", "not an array\n")
 
+
+# The same members as zipfile writes them to a stream it cannot seek: deflated, each followed by
+# a data descriptor, with Zip64 sizes in the local headers (numpy's force_zip64).
+class Unseekable:
+    def __init__(self, f):
+        self.f = f
+
+    def write(self, b):
+        return self.f.write(b)
+
+    def flush(self):
+        self.f.flush()
+
+
+with open(path("streamed.npz"), "wb") as raw:
+    with zipfile.ZipFile(Unseekable(raw), "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for key, arr in members.items():
+            with z.open(key + ".npy", "w", force_zip64=True) as m:
+                npformat.write_array(m, arr)
+        z.writestr("notes.txt", "not an array\n")
+
 # What the CLI's --inputs gets: op inputs next to an unrelated member.
 np.savez(path("grad_inputs.npz"),
          y_backprop=np.ones((1, 1, 2, 3), dtype=np.float32),
