@@ -165,19 +165,17 @@ HWY_INLINE void accumulate_vec(VF av, VF bv, VF mv, VF& s0, VF& s1) {
   }
 }
 
-// Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
-// in registers across rows instead of going through memory each row, whose store-to-load
-// latency would otherwise bound a row of 16 lanes. Same additions in the same order.
-template <int V, bool Moments, class T>
-void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
-                   const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
-                   float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+// One channel block (V vectors) over `rows` rows: loads the block's accumulators, adds every row
+// into them in row order, stores them back, so each lane adds row k before row k + 1, as the
+// row-at-a-time loop does. ahead(pa, pb) is called before each vector's loads: the prefetch policy
+// of the caller.
+template <int V, bool Moments, class T, class Ahead>
+HWY_INLINE void BlockRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT out,
+                          bool nt, std::int64_t rows, std::int64_t stride, Ahead&& ahead,
+                          const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                          float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  const T* a = static_cast<const T*>(s.a);
-  const T* b = static_cast<const T*>(s.b);
-  T* out = static_cast<T*>(s.out);
-  const bool nt = s.nt;
   VF s0[V], s1[V], mv[V], pv[V];
   for (int v = 0; v < V; ++v) {
     s0[v] = hn::LoadU(d, acc0 + v * N);
@@ -185,11 +183,11 @@ void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
     mv[v] = hn::LoadU(d, m + v * N);
     pv[v] = out ? hn::LoadU(d, p + v * N) : hn::Zero(d);
   }
-  for (std::int64_t k = 0; k < n_groups; ++k) {
+  for (std::int64_t k = 0; k < rows; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     for (int v = 0; v < V; ++v) {
-      prefetch_ahead<true>(pa + v * N, pb + v * N);
+      ahead(pa + v * N, pb + v * N);
       const VF bv = load_vec(d, pb + v * N);
       accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
       if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
@@ -199,6 +197,19 @@ void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
     hn::StoreU(s0[v], d, acc0 + v * N);
     hn::StoreU(s1[v], d, acc1 + v * N);
   }
+}
+
+// Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
+// in registers across rows instead of going through memory each row, whose store-to-load
+// latency would otherwise bound a row of 16 lanes. Same additions in the same order.
+template <int V, bool Moments, class T>
+void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
+                   const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
+                   float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  BlockRows<V, Moments>(
+      static_cast<const T*>(s.a), static_cast<const T*>(s.b), static_cast<T*>(s.out), s.nt,
+      n_groups, stride, [](const T* pa, const T* pb) { prefetch_ahead<true>(pa, pb); }, m, p, acc0,
+      acc1);
 }
 
 // Vectors of one channel block of a row tile: the accumulators of a block this many vectors wide
@@ -231,41 +242,8 @@ struct TilePrefetch {
   }
 };
 
-// One channel block (V vectors) over the `rows` rows of a tile: loads the block's accumulators,
-// adds every row into them in row order, stores them back. Each lane still adds row k before
-// row k + 1, so the sums are those of the row-at-a-time loop.
-template <int V, bool Moments, class T>
-HWY_INLINE void TileBlock(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT out,
-                          bool nt, std::int64_t rows, std::int64_t stride, TilePrefetch& ahead,
-                          const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
-                          float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
-  const DF d;
-  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  VF s0[V], s1[V], mv[V], pv[V];
-  for (int v = 0; v < V; ++v) {
-    s0[v] = hn::LoadU(d, acc0 + v * N);
-    s1[v] = hn::LoadU(d, acc1 + v * N);
-    mv[v] = hn::LoadU(d, m + v * N);
-    pv[v] = out ? hn::LoadU(d, p + v * N) : hn::Zero(d);
-  }
-  for (std::int64_t k = 0; k < rows; ++k) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    for (int v = 0; v < V; ++v) {
-      ahead.next();
-      const VF bv = load_vec(d, pb + v * N);
-      accumulate_vec<Moments>(load_vec(d, pa + v * N), bv, mv[v], s0[v], s1[v]);
-      if (out) store_vec(hn::Mul(pv[v], bv), out + k * stride + v * N, nt);
-    }
-  }
-  for (int v = 0; v < V; ++v) {
-    hn::StoreU(s0[v], d, acc0 + v * N);
-    hn::StoreU(s1[v], d, acc1 + v * N);
-  }
-}
-
 // Rows whose lane arrays crowd L1 (kernels.h: row_tile): row tiles of at most `max_tile` rows,
-// each walked one channel block at a time (TileBlock). Keeping the accumulator rows in L1 and
+// each walked one channel block at a time (BlockRows). Keeping the accumulator rows in L1 and
 // adding every row into them costs a load and a store of two accumulator vectors per input vector,
 // and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
 // 42-46 GB/s without them, README); here they come once per tile. The caller sizes the tile from
@@ -299,14 +277,15 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        L * E,
                        stride * E,
                        N * E};
+    const auto next_tile = [&ahead](const T*, const T*) { ahead.next(); };
     std::int64_t j = 0;
     for (; j + V * N <= Lv; j += V * N)
-      TileBlock<V, Moments, T>(ta + j, tb + j, to ? to + j : nullptr, nt, rows, stride, ahead,
-                               m + j, p + j, acc0 + j, acc1 + j);
+      BlockRows<V, Moments>(ta + j, tb + j, to ? to + j : nullptr, nt, rows, stride, next_tile,
+                            m + j, p + j, acc0 + j, acc1 + j);
     const auto block = [&](auto vectors) {
-      TileBlock<decltype(vectors)::value, Moments, T>(ta + j, tb + j, to ? to + j : nullptr, nt,
-                                                      rows, stride, ahead, m + j, p + j, acc0 + j,
-                                                      acc1 + j);
+      BlockRows<decltype(vectors)::value, Moments>(ta + j, tb + j, to ? to + j : nullptr, nt, rows,
+                                                   stride, next_tile, m + j, p + j, acc0 + j,
+                                                   acc1 + j);
     };
     switch ((Lv - j) / N) {  // the last vectors, fewer than a block
       case 3:
