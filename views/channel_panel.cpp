@@ -16,8 +16,10 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QValueAxis>
+#include <algorithm>
+#include <bit>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
 #include <optional>
 
 #include "channel_axis.h"
@@ -114,8 +116,12 @@ void fill_histogram(QChart* chart, const QString& name, const std::optional<Hist
 }  // namespace
 
 bool ChartContent::operator==(const ChartContent& o) const {
-  return title == o.title && numbers.size() == o.numbers.size() &&
-         std::memcmp(numbers.data(), o.numbers.data(), numbers.size() * sizeof(double)) == 0;
+  // Bit for bit, so a NaN figure equals itself; no memcmp, whose pointers may be null when empty.
+  return title == o.title &&
+         std::equal(numbers.begin(), numbers.end(), o.numbers.begin(), o.numbers.end(),
+                    [](double p, double q) {
+                      return std::bit_cast<std::uint64_t>(p) == std::bit_cast<std::uint64_t>(q);
+                    });
 }
 
 ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
