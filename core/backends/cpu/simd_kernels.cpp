@@ -165,6 +165,24 @@ HWY_INLINE void accumulate_vec(VF av, VF bv, VF mv, VF& s0, VF& s1) {
   }
 }
 
+// Lanes [from, L) of one row, one at a time: the part of a row short of a whole vector.
+template <bool Moments, class T>
+HWY_INLINE void RowTail(const T* pa, const T* pb, T* out, std::int64_t from, std::int64_t L,
+                        const float* m, const float* p, float* acc0, float* acc1) {
+  for (std::int64_t j = from; j < L; ++j) {
+    const float av = load(pa[j]), bv = load(pb[j]);
+    const float dv = av - m[j];
+    if constexpr (Moments) {
+      acc0[j] += dv;
+      acc1[j] += dv * dv;
+    } else {
+      acc0[j] += bv;
+      acc1[j] += bv * dv;
+    }
+    if (out) out[j] = store<T>(p[j] * bv);
+  }
+}
+
 // One channel block (V vectors) over `rows` rows: loads the block's accumulators, adds every row
 // into them in row order, stores them back, so each lane adds row k before row k + 1, as the
 // row-at-a-time loop does. ahead(pa, pb) is called before each vector's loads: the prefetch policy
@@ -300,22 +318,9 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
       default:
         break;
     }
-    for (std::int64_t k = 0; Lv < L && k < rows; ++k) {
-      const T* pa = ta + k * stride;
-      const T* pb = tb + k * stride;
-      for (j = Lv; j < L; ++j) {
-        const float av = load(pa[j]), bv = load(pb[j]);
-        const float dv = av - m[j];
-        if constexpr (Moments) {
-          acc0[j] += dv;
-          acc1[j] += dv * dv;
-        } else {
-          acc0[j] += bv;
-          acc1[j] += bv * dv;
-        }
-        if (to) to[k * stride + j] = store<T>(p[j] * bv);
-      }
-    }
+    for (std::int64_t k = 0; Lv < L && k < rows; ++k)
+      RowTail<Moments>(ta + k * stride, tb + k * stride, to ? to + k * stride : nullptr, Lv, L, m,
+                       p, acc0, acc1);
   }
 }
 
@@ -335,20 +340,8 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
   const auto tail = [&](std::int64_t k) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    for (std::int64_t j = Lv; j < L; ++j) {
-      const float av = load(pa[j]), bv = load(pb[j]);
-      const float dv = av - m[j];
-      if constexpr (Moments) {
-        acc0[j] += dv;
-        acc1[j] += dv * dv;
-      } else {
-        acc0[j] += bv;
-        acc1[j] += bv * dv;
-      }
-      if (out) out[k * stride + j] = store<T>(p[j] * bv);
-    }
+    RowTail<Moments>(a + k * stride, b + k * stride, out ? out + k * stride : nullptr, Lv, L, m, p,
+                     acc0, acc1);
   };
   // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
   // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
