@@ -75,13 +75,11 @@ namespace {
   s_out = neg_s ? -sq : sq;
 }
 
-}  // namespace
-
-// Wider vectors where the CPU has them: the same operations, so the same bits (no FMA).
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void SeededRng::normals_at(std::uint64_t first, double* out, std::int64_t n) const {
+// normals_at's loop, compiled once per target below: the same operations on every target (no
+// FMA), so the same bits; wider targets only run more lanes at once (AVX-512DQ multiplies and
+// converts 64-bit lanes in one instruction each, where AVX2 takes several).
+[[gnu::always_inline]] inline void normals_loop(std::uint64_t state, std::uint64_t first,
+                                                double* out, std::int64_t n) {
   if (n <= 0) return;
   constexpr std::int64_t kPairs = 128;
   double u1[kPairs], u2[kPairs], z[2 * kPairs];
@@ -89,11 +87,11 @@ void SeededRng::normals_at(std::uint64_t first, double* out, std::int64_t n) con
   for (std::uint64_t p0 = first / 2; 2 * p0 < end; p0 += kPairs) {
     const std::int64_t m =
         static_cast<std::int64_t>(std::min<std::uint64_t>(kPairs, (end + 1) / 2 - p0));
-    std::uint64_t s = s_ + (2 * p0) * kGolden;
+    std::uint64_t s = state + (2 * p0) * SeededRng::kGolden;
     for (std::int64_t k = 0; k < m; ++k) {
       // As uniform(): u1 = 1 - uniform() in (0, 1] so its log is finite, u2 = uniform().
-      u1[k] = 1.0 - static_cast<double>(mix(s += kGolden) >> 11) * 0x1.0p-53;
-      u2[k] = static_cast<double>(mix(s += kGolden) >> 11) * 0x1.0p-53;
+      u1[k] = 1.0 - static_cast<double>(SeededRng::mix(s += SeededRng::kGolden) >> 11) * 0x1.0p-53;
+      u2[k] = static_cast<double>(SeededRng::mix(s += SeededRng::kGolden) >> 11) * 0x1.0p-53;
     }
     for (std::int64_t k = 0; k < m; ++k) u1[k] = std::sqrt(-2.0 * log_unit(u1[k]));
     for (std::int64_t k = 0; k < m; ++k) {
@@ -106,6 +104,51 @@ void SeededRng::normals_at(std::uint64_t first, double* out, std::int64_t n) con
     const std::uint64_t lo = std::max(first, 2 * p0), hi = std::min(end, 2 * (p0 + m));
     std::memcpy(out + (lo - first), z + (lo - 2 * p0), (hi - lo) * sizeof(double));
   }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define BNSCOPE_RNG_TARGETS 1
+[[gnu::target("arch=x86-64-v4")]] void normals_avx512(std::uint64_t state, std::uint64_t first,
+                                                      double* out, std::int64_t n) {
+  normals_loop(state, first, out, n);
+}
+[[gnu::target("avx2")]] void normals_avx2(std::uint64_t state, std::uint64_t first, double* out,
+                                          std::int64_t n) {
+  normals_loop(state, first, out, n);
+}
+#endif
+void normals_plain(std::uint64_t state, std::uint64_t first, double* out, std::int64_t n) {
+  normals_loop(state, first, out, n);
+}
+
+}  // namespace
+
+NormalsPath normals_best_path() {
+#ifdef BNSCOPE_RNG_TARGETS
+  static const NormalsPath best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return NormalsPath::Avx512;
+    if (__builtin_cpu_supports("avx2")) return NormalsPath::Avx2;
+    return NormalsPath::Plain;
+  }();
+  return best;
+#else
+  return NormalsPath::Plain;
+#endif
+}
+
+void SeededRng::normals_at_by(NormalsPath path, std::uint64_t first, double* out,
+                              std::int64_t n) const {
+  path = std::min(path, normals_best_path());
+#ifdef BNSCOPE_RNG_TARGETS
+  if (path == NormalsPath::Avx512) return normals_avx512(s_, first, out, n);
+  if (path == NormalsPath::Avx2) return normals_avx2(s_, first, out, n);
+#endif
+  normals_plain(s_, first, out, n);
+}
+
+void SeededRng::normals_at(std::uint64_t first, double* out, std::int64_t n) const {
+  normals_at_by(normals_best_path(), first, out, n);
 }
 
 }  // namespace bnscope

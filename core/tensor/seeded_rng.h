@@ -7,6 +7,11 @@
 
 namespace bnscope {
 
+// The instruction sets normals_at can run on, narrowest first; every one gives the same bits.
+enum class NormalsPath { Plain, Avx2, Avx512 };
+// The widest this CPU runs (the one normals_at takes).
+NormalsPath normals_best_path();
+
 class SeededRng {
  public:
   explicit SeededRng(std::uint64_t seed) : s_(seed) {}
@@ -25,6 +30,9 @@ class SeededRng {
   // plain double arithmetic (seeded_rng.cpp, no contraction into FMAs), identical on every
   // platform and vectorized over batches of pairs; they are within a few ulp of libm's.
   void normals_at(std::uint64_t first, double* out, std::int64_t n) const;
+  // normals_at on `path`, or on the CPU's widest where that is narrower: tests check that every
+  // path gives the same bits.
+  void normals_at_by(NormalsPath path, std::uint64_t first, double* out, std::int64_t n) const;
   // The next n values of the stream; the generator moves past the pairs they used.
   void normals(double* out, std::int64_t n) {
     normals_at(0, out, n);
@@ -37,8 +45,9 @@ class SeededRng {
     return z ^ (z >> 31);
   }
 
+  static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;  // the counter's step
+
  private:
-  static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
   std::uint64_t s_;
 };
 
