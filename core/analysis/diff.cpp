@@ -132,6 +132,33 @@ constexpr std::int64_t kScanChunk = std::int64_t{1} << 14;
 constexpr std::int64_t kScanStride = std::int64_t{1} << 14;
 constexpr std::int64_t kScanPiece = std::int64_t{1} << 12;
 
+// A scan's counts and maxima per channel, one array each: a run of consecutive channels (channels
+// last) is updated by vector loops.
+struct ChannelFigures {
+  std::vector<std::int64_t> count, mismatches;
+  std::vector<double> max_abs, max_rel;
+
+  explicit ChannelFigures(std::size_t n = 0)
+      : count(n, 0), mismatches(n, 0), max_abs(n, 0.0), max_rel(n, 0.0) {}
+  bool empty() const { return count.empty(); }
+  // Channels c0, c0 + 1, ... take elements j0 .. j1 - 1 of the arrays.
+  void add_run(std::size_t c0, std::int64_t j0, std::int64_t j1, const double* mismatch,
+               const double* channel_abs, const double* rel) {
+    const std::int64_t n = j1 - j0;
+    std::int64_t* __restrict const cnt = count.data() + c0;
+    std::int64_t* __restrict const mis = mismatches.data() + c0;
+    double* __restrict const mabs = max_abs.data() + c0;
+    double* __restrict const mrel = max_rel.data() + c0;
+    mismatch += j0, channel_abs += j0, rel += j0;
+    for (std::int64_t q = 0; q < n; ++q) {
+      cnt[q] += 1;
+      mis[q] += mismatch[q] != 0 ? 1 : 0;
+      mabs[q] = std::max(mabs[q], channel_abs[q]);
+      mrel[q] = std::max(mrel[q], rel[q]);
+    }
+  }
+};
+
 struct Scan {
   std::int64_t nan_both = 0, nan_mismatches = 0, mismatches = 0, finite_count = 0;
   double tolerance_ratio = 0, required_atol = 0, max_rel = 0, max_abs_reference = 0;
@@ -139,7 +166,7 @@ struct Scan {
   std::int64_t max_abs_index = -1;  // the first index holding max_abs
   std::uint64_t max_ulp = 0;
   std::vector<std::int64_t> histogram;
-  std::vector<ChannelError> channels;  // counts and maxima only
+  ChannelFigures channels;
 };
 
 struct ScanSetup {
@@ -252,9 +279,7 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
       sc.max_abs_reference = std::max(sc.max_abs_reference, std::fabs(b));
       ++sc.finite_count;
       ++sc.histogram[0];
-      if (s.channels) {
-        ++sc.channels[walk.next()].count;
-      }
+      if (s.channels) ++sc.channels.count[walk.next()];
       error[i - begin] = 0;
       score_out[i - begin] = 0;
       continue;
@@ -293,11 +318,12 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
     }
     if (mismatch) ++sc.mismatches;
     if (s.channels) {
-      ChannelError& ce = sc.channels[walk.next()];
-      ++ce.count;
-      if (mismatch) ++ce.mismatches;
-      ce.max_abs = std::max(ce.max_abs, (nan_a != nan_b) ? kInf : abs_err);
-      ce.max_rel = std::max(ce.max_rel, rel_err);
+      const std::size_t c = walk.next();
+      ChannelFigures& ce = sc.channels;
+      ++ce.count[c];
+      if (mismatch) ++ce.mismatches[c];
+      ce.max_abs[c] = std::max(ce.max_abs[c], (nan_a != nan_b) ? kInf : abs_err);
+      ce.max_rel[c] = std::max(ce.max_rel[c], rel_err);
     }
     error[i - begin] = std::isfinite(abs_err) ? abs_err : 0.0;
     score_out[i - begin] = score;
@@ -311,9 +337,9 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
                     double* error, double* score) {
   constexpr std::int64_t kBlock = 1024;
   static const std::array<double, kDecades> edges = decade_edges();
-  const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal,
-                            edges.data(),     kDecades,         histogram_bin_count() - 1};
-  static_assert(kDecades <= diff_scan::kMaxEdges);
+  const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal, edges.data(),
+                            histogram_bin_count() - 1};
+  static_assert(kDecades == diff_scan::kEdges);
   double rel[kBlock], channel_abs[kBlock], mismatch[kBlock];
   const float* ref = static_cast<const float*>(s.reference.raw());
   const float* cand = static_cast<const float*>(s.candidate.raw());
@@ -346,29 +372,23 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
     if (!s.channels) continue;
     if (walk.stepwise()) {
       walk.spans(n, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
-        ChannelError* ce = &sc.channels[c0];
-        for (std::int64_t q = j0; q < j1; ++q, ++ce) {
-          ++ce->count;
-          ce->mismatches += mismatch[q] != 0 ? 1 : 0;
-          ce->max_abs = std::max(ce->max_abs, channel_abs[q]);
-          ce->max_rel = std::max(ce->max_rel, rel[q]);
-        }
+        sc.channels.add_run(c0, j0, j1, mismatch, channel_abs, rel);
       });
       continue;
     }
     walk.each(n, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
-      ChannelError& ce = sc.channels[c];
-      std::int64_t mismatches = ce.mismatches;
-      double max_abs = ce.max_abs, max_rel = ce.max_rel;
+      ChannelFigures& ce = sc.channels;
+      std::int64_t mismatches = ce.mismatches[c];
+      double max_abs = ce.max_abs[c], max_rel = ce.max_rel[c];
       for (std::int64_t q = j0; q < j1; ++q) {
         mismatches += mismatch[q] != 0 ? 1 : 0;
         max_abs = std::max(max_abs, channel_abs[q]);
         max_rel = std::max(max_rel, rel[q]);
       }
-      ce.count += j1 - j0;
-      ce.mismatches = mismatches;
-      ce.max_abs = max_abs;
-      ce.max_rel = max_rel;
+      ce.count[c] += j1 - j0;
+      ce.mismatches[c] = mismatches;
+      ce.max_abs[c] = max_abs;
+      ce.max_rel[c] = max_rel;
     });
   }
   sc.tolerance_ratio = f.tolerance_ratio;
@@ -396,6 +416,12 @@ void scan_part(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& s
 }
 
 }  // namespace
+
+double pairwise_sum(const double (&partials)[kMeanLanes]) {
+  static_assert(kMeanLanes == 8);
+  return ((partials[0] + partials[1]) + (partials[2] + partials[3])) +
+         ((partials[4] + partials[5]) + (partials[6] + partials[7]));
+}
 
 Tolerance default_tolerance(DType t) {
   switch (t) {
@@ -497,13 +523,13 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   // Every figure but the sums and the worst list is a count or a maximum, the same in any order:
   // chunks of elements are scanned on every core for those, each element's finite error and
   // score kept; then one pass in element order adds the errors up and picks the worst, as a
-  // single loop would (the same sums to the last bit, the same ties kept).
+  // single loop would (the same sums to the last bit, in mean_abs's partials; the same ties kept).
   const int threads = parallel_parts(d.count, kScanChunk);
   std::vector<Scan> scans;
   for (int t = 0; t < threads; ++t) {
     Scan sc;
     sc.histogram.assign(d.histogram.size(), 0);
-    if (channels) sc.channels = d.channels;
+    if (channels) sc.channels = ChannelFigures(d.channels.size());
     scans.push_back(std::move(sc));
   }
   const ScanSetup setup{rt,
@@ -521,8 +547,9 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   std::vector<double> scores(errors.size());
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
   const std::size_t k = static_cast<std::size_t>(std::max(options.worst_k, 0));
-  double sum_abs = 0;
+  double sum_abs[kMeanLanes] = {};
   ChannelWalk walk(view, flat_channels, 0);
+  std::vector<double> channel_sums(d.channels.size(), 0.0);  // of the errors, in element order
   const auto span_of = [&](std::int64_t s) { return std::min(stride, d.count - s * stride); };
   StridePass pass;
   pass.strides = (d.count + stride - 1) / stride;
@@ -541,20 +568,26 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     // order per sum, the same pushes in the same order.
     // In a local: the compiler cannot tell a store to sum_abs from one into error[], and would
     // store and reload it per element.
-    double total = sum_abs;
-    for (std::int64_t j = 0; j < span; ++j) total += error[j];
-    sum_abs = total;
+    // Every stride but the last holds a whole number of groups, so element j's partial is
+    // j modulo kMeanLanes here as in the whole output.
+    double total[kMeanLanes];
+    std::copy(sum_abs, sum_abs + kMeanLanes, total);
+    const std::int64_t whole = span / kMeanLanes * kMeanLanes;
+    for (std::int64_t g = 0; g < whole; g += kMeanLanes)
+      for (int lane = 0; lane < kMeanLanes; ++lane) total[lane] += error[g + lane];
+    for (std::int64_t e = whole; e < span; ++e) total[e - whole] += error[e];
+    std::copy(total, total + kMeanLanes, sum_abs);
     if (channels && walk.stepwise()) {
       walk.spans(span, [&](std::size_t c0, std::int64_t j0, std::int64_t j1) {
-        ChannelError* ce = &d.channels[c0];
-        for (std::int64_t j = j0; j < j1; ++j, ++ce)
-          ce->mean_abs += error[j];  // a sum until the end
+        double* __restrict const sum = channel_sums.data() + c0;
+        const double* __restrict const e = error + j0;
+        for (std::int64_t j = 0; j < j1 - j0; ++j) sum[j] += e[j];
       });
     } else if (channels) {
       walk.each(span, [&](std::size_t c, std::int64_t j0, std::int64_t j1) {
-        double sum = d.channels[c].mean_abs;  // a sum until the end
+        double sum = channel_sums[c];
         for (std::int64_t j = j0; j < j1; ++j) sum += error[j];
-        d.channels[c].mean_abs = sum;
+        channel_sums[c] = sum;
       });
     }
     if (k > 0) {
@@ -596,12 +629,12 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     d.max_abs_reference = std::max(d.max_abs_reference, sc.max_abs_reference);
     d.max_ulp = std::max(d.max_ulp, sc.max_ulp);
     for (std::size_t b = 0; b < d.histogram.size(); ++b) d.histogram[b] += sc.histogram[b];
-    for (std::size_t c = 0; c < sc.channels.size(); ++c) {
+    for (std::size_t c = 0; c < sc.channels.count.size(); ++c) {
       ChannelError& ce = d.channels[c];
-      ce.count += sc.channels[c].count;
-      ce.mismatches += sc.channels[c].mismatches;
-      ce.max_abs = std::max(ce.max_abs, sc.channels[c].max_abs);
-      ce.max_rel = std::max(ce.max_rel, sc.channels[c].max_rel);
+      ce.count += sc.channels.count[c];
+      ce.mismatches += sc.channels.mismatches[c];
+      ce.max_abs = std::max(ce.max_abs, sc.channels.max_abs[c]);
+      ce.max_rel = std::max(ce.max_rel, sc.channels.max_rel[c]);
     }
   }
   if (d.nan_mismatches > 0) {
@@ -610,9 +643,11 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
     d.max_ulp = std::numeric_limits<std::uint64_t>::max();
   }
   d.required_atol = std::max(d.required_atol, 0.0);
-  d.mean_abs = finite_count ? sum_abs / static_cast<double>(finite_count) : 0.0;
-  for (ChannelError& ce : d.channels)
-    ce.mean_abs = ce.count ? ce.mean_abs / static_cast<double>(ce.count) : 0.0;
+  d.mean_abs = finite_count ? pairwise_sum(sum_abs) / static_cast<double>(finite_count) : 0.0;
+  for (std::size_t c = 0; c < d.channels.size(); ++c) {
+    ChannelError& ce = d.channels[c];
+    ce.mean_abs = ce.count ? channel_sums[c] / static_cast<double>(ce.count) : 0.0;
+  }
   d.passed = d.mismatches == 0;
 
   for (; !worst.empty(); worst.pop()) {

@@ -54,6 +54,8 @@ struct ElementError {
   bool mismatch = false;
 };
 
+inline constexpr int kMeanLanes = 8;
+
 struct ChannelError {
   std::int64_t channel = 0;
   std::int64_t count = 0;
@@ -76,6 +78,9 @@ struct OutputDiff {
   std::int64_t nan_both = 0;
   double max_abs = 0;
   std::int64_t max_abs_index = -1;
+  // The finite errors' mean. Their sum is taken in kMeanLanes partial sums, partial k holding the
+  // elements whose index is k modulo kMeanLanes in element order, then added pairwise: the same
+  // bits on every machine and thread count, without one serial chain of additions.
   double mean_abs = 0;
   double max_rel = 0;
   double max_abs_reference = 0;  // largest |b| where neither side is NaN: the output's scale
@@ -106,6 +111,8 @@ struct DiffReport {
 
 // ULP distance of a and b after rounding both to dtype t; 0 for equal values (and +0/-0),
 // UINT64_MAX when exactly one is NaN.
+// mean_abs's sum from its kMeanLanes partial sums.
+double pairwise_sum(const double (&partials)[kMeanLanes]);
 std::uint64_t ulp_distance(double a, double b, DType t);
 
 // Compares one output. view: the channel layout of the data outputs (x-shaped) — outputs with

@@ -42,6 +42,49 @@ std::int64_t Lanes() {
   return static_cast<std::int64_t>(hn::Lanes(DD()));
 }
 
+// The histogram's finite positive errors, bin by bin without memory traffic per element: each
+// lane's bin (the number of decade edges at or below its error, so 0 .. kEdges) picks one of
+// sixteen 8-bit fields, eight in each of two 64-bit lanes, and adds one there. Fields are
+// emptied into `bins` before any can overflow (kFlushEvery vectors).
+class BinTally {
+ public:
+  static constexpr std::int64_t kFlushEvery = 255;
+  static constexpr std::uint64_t kNoBin = 15;  // the lanes that are not counted
+
+  BinTally() : low_(hn::Zero(DU())), high_(hn::Zero(DU())) {}
+
+  HWY_INLINE void add(const VD* edge, hn::Mask<DD> counted, VD abs_err) {
+    const DU du;
+    const VU one = hn::Set(du, 1);
+    VU bin = hn::Zero(du);
+    HWY_UNROLL(kEdges)
+    for (int t = 0; t < kEdges; ++t)
+      bin = hn::IfThenElse(hn::RebindMask(du, hn::Ge(abs_err, edge[t])), hn::Add(bin, one), bin);
+    bin = hn::IfThenElse(hn::RebindMask(du, counted), bin, hn::Set(du, kNoBin));
+    const VU inc = hn::Shl(one, hn::ShiftLeft<3>(hn::And(bin, hn::Set(du, 7))));
+    const auto low = hn::Lt(bin, hn::Set(du, 8));
+    low_ = hn::Add(low_, hn::IfThenElseZero(low, inc));
+    high_ = hn::Add(high_, hn::IfThenZeroElse(low, inc));
+  }
+
+  // Adds the fields to bins[0 .. 15] and empties them.
+  HWY_INLINE void flush(std::int64_t* bins) {
+    const DU du;
+    const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(du));
+    HWY_ALIGN std::uint64_t words[2 * 64 / sizeof(std::uint64_t) * 4];
+    hn::Store(low_, du, words);
+    hn::Store(high_, du, words + lanes);
+    for (std::int64_t w = 0; w < 2 * lanes; ++w)
+      for (int f = 0; f < 8; ++f)
+        bins[(w / lanes) * 8 + f] += static_cast<std::int64_t>((words[w] >> (8 * f)) & 0xff);
+    low_ = hn::Zero(du);
+    high_ = hn::Zero(du);
+  }
+
+ private:
+  VU low_, high_;
+};
+
 void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std::int64_t n,
              const Params& p, const Elements& out, Figures& f) {
   const DD d;
@@ -53,29 +96,73 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
   const VU one_u = hn::Set(du, 1);
   const VD inf = hn::Set(d, std::numeric_limits<double>::infinity());
   const VD atol = hn::Set(d, p.atol), rtol = hn::Set(d, p.rtol);
-  constexpr std::size_t kMaxLanes = 64 / sizeof(double) * 4;
-  HWY_ALIGN std::uint64_t above_edge[kMaxEdges * kMaxLanes] = {};
-  VD edge[kMaxEdges];
-  for (int t = 0; t < p.edge_count; ++t) edge[t] = hn::Set(d, p.edges[t]);
-  VU positives = hn::Zero(du), infinite = hn::Zero(du), nan_binned = hn::Zero(du);
+  VD edge[kEdges];
+  for (int t = 0; t < kEdges; ++t) edge[t] = hn::Set(d, p.edges[t]);
+  // In locals: the compiler cannot tell the stores through them from the struct they sit in.
+  double* HWY_RESTRICT const error = out.error;
+  double* HWY_RESTRICT const score = out.score;
+  double* HWY_RESTRICT const rel_out = out.rel;
+  double* HWY_RESTRICT const channel_abs = out.channel_abs;
+  double* HWY_RESTRICT const mismatch_out = out.mismatch;
+  BinTally tally;
+  std::int64_t bins[16] = {};
+  VU infinite = hn::Zero(du), nan_binned = hn::Zero(du);
   VD ratio_acc = hn::Set(d, f.tolerance_ratio), required_acc = hn::Set(d, f.required_atol);
   VD rel_acc = hn::Set(d, f.max_rel), ref_acc = hn::Set(d, f.max_abs_reference);
   VD abs_acc = hn::Set(d, f.max_abs);
   VU ulp_acc = hn::Set(du, f.max_ulp);
   VD finite = zero, mismatches = zero, nan_both = zero, nan_mismatches = zero;
+  const auto ulp_of = [&](std::int64_t j) {
+    const VU ka = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, cand + j))));
+    const VU kb = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, ref + j))));
+    return hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka));
+  };
+  std::int64_t since_flush = 0;
   for (std::int64_t j = 0; j < n; j += N) {
+    if (++since_flush > BinTally::kFlushEvery) {
+      tally.flush(bins);
+      since_flush = 1;
+    }
     const VD b = hn::PromoteTo(d, hn::LoadU(df, ref + j));
     const VD a = hn::PromoteTo(d, hn::LoadU(df, cand + j));
+    const VD abs_b = hn::Abs(b);
+    const VD allowed = hn::Add(atol, hn::Mul(rtol, abs_b));
+    if (hn::AllTrue(d, hn::And(hn::IsFinite(a), hn::IsFinite(b)))) {
+      // Both sides finite, as nearly every element of two backends' outputs is: the general
+      // path below with its NaN and infinity selects dropped, as they select nothing here. a - b
+      // of equal values is a zero whose magnitude is +0, as the general path's is.
+      const VD abs_err = hn::Abs(hn::Sub(a, b));
+      const VD rel = hn::IfThenZeroElse(hn::Eq(abs_err, zero), hn::Div(abs_err, abs_b));
+      const VD ratio = hn::IfThenElse(hn::Gt(allowed, zero), hn::Div(abs_err, allowed),
+                                      hn::IfThenElseZero(hn::Gt(abs_err, zero), inf));
+      const auto mismatch = hn::Not(hn::Le(abs_err, allowed));
+      const auto all = hn::FirstN(d, static_cast<std::size_t>(N));
+      ratio_acc = max_where(all, ratio_acc, ratio);
+      required_acc = max_where(all, required_acc, hn::Sub(abs_err, hn::Mul(rtol, abs_b)));
+      rel_acc = max_where(all, rel_acc, rel);
+      ref_acc = max_where(all, ref_acc, abs_b);
+      abs_acc = max_where(all, abs_acc, abs_err);
+      const VU ulp = ulp_of(j);
+      ulp_acc = hn::IfThenElse(hn::Lt(ulp_acc, ulp), ulp, ulp_acc);
+      finite = hn::Add(finite, one);
+      const VD mismatch_v = hn::IfThenElseZero(mismatch, one);
+      mismatches = hn::Add(mismatches, mismatch_v);
+      tally.add(edge, hn::Gt(abs_err, zero), abs_err);
+      hn::StoreU(abs_err, d, error + j);
+      hn::StoreU(abs_err, d, score + j);
+      hn::StoreU(rel, d, rel_out + j);
+      hn::StoreU(abs_err, d, channel_abs + j);
+      hn::StoreU(mismatch_v, d, mismatch_out + j);
+      continue;
+    }
     const auto nan_a = hn::IsNaN(a), nan_b = hn::IsNaN(b);
     const auto any_nan = hn::Or(nan_a, nan_b);
     const auto clean = hn::Not(any_nan);
     const auto both_nan = hn::And(nan_a, nan_b);
     const auto one_nan = hn::Xor(nan_a, nan_b);
-    const VD abs_b = hn::Abs(b);
     const VD abs_err = hn::IfThenZeroElse(hn::Eq(a, b), hn::Abs(hn::Sub(a, b)));
     const VD rel = hn::IfThenZeroElse(
         hn::Eq(abs_err, zero), hn::IfThenElse(hn::Eq(b, zero), inf, hn::Div(abs_err, abs_b)));
-    const VD allowed = hn::Add(atol, hn::Mul(rtol, abs_b));
     const VD ratio = hn::IfThenElse(hn::Gt(allowed, zero), hn::Div(abs_err, allowed),
                                     hn::IfThenElseZero(hn::Gt(abs_err, zero), inf));
     const auto nan_mismatch = p.nan_equal ? one_nan : any_nan;
@@ -88,40 +175,28 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
     rel_acc = max_where(clean, rel_acc, rel);
     ref_acc = max_where(clean, ref_acc, abs_b);
     abs_acc = max_where(clean, abs_acc, abs_err);
-    const VU ka = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, cand + j))));
-    const VU kb = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, ref + j))));
-    const VU ulp = hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka));
-    ulp_acc = max_where(hn::RebindMask(du, clean), ulp_acc, ulp);
+    ulp_acc = max_where(hn::RebindMask(du, clean), ulp_acc, ulp_of(j));
     finite = hn::Add(finite, hn::IfThenElseZero(hn::And(clean, hn::Lt(abs_err, inf)), one));
     mismatches = hn::Add(mismatches, hn::IfThenElseZero(mismatch, one));
     nan_both = hn::Add(nan_both, hn::IfThenElseZero(both_nan, one));
     nan_mismatches = hn::Add(nan_mismatches, hn::IfThenElseZero(one_nan, one));
 
-    // The histogram as counts of finite positive errors at or above each decade edge (the
-    // edges ascend, so bin 1 + m holds those above exactly m of them) and of the other bins,
-    // lane by lane: no per-element bin to count in element order.
-    const auto positive =
-        hn::RebindMask(du, hn::And(clean, hn::And(hn::Gt(abs_err, zero), hn::Lt(abs_err, inf))));
-    for (int t = 0; t < p.edge_count; ++t) {
-      const auto above = hn::And(positive, hn::RebindMask(du, hn::Ge(abs_err, edge[t])));
-      std::uint64_t* const at = above_edge + static_cast<std::size_t>(t) * kMaxLanes;
-      hn::Store(hn::Add(hn::Load(du, at), hn::IfThenElseZero(above, one_u)), du, at);
-    }
-    positives = hn::Add(positives, hn::IfThenElseZero(positive, one_u));
+    tally.add(edge, hn::And(clean, hn::And(hn::Gt(abs_err, zero), hn::Lt(abs_err, inf))), abs_err);
     infinite = hn::Add(
         infinite,
         hn::IfThenElseZero(hn::RebindMask(du, hn::And(clean, hn::Eq(abs_err, inf))), one_u));
     nan_binned = hn::Add(nan_binned,
                          hn::IfThenElseZero(hn::RebindMask(du, hn::And(any_nan, mismatch)), one_u));
 
-    hn::StoreU(hn::IfThenElseZero(hn::Lt(e, inf), e), d, out.error + j);
-    hn::StoreU(hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, inf), abs_err), d,
-               out.score + j);
-    hn::StoreU(hn::IfThenZeroElse(any_nan, rel), d, out.rel + j);
-    hn::StoreU(hn::IfThenElse(one_nan, inf, e), d, out.channel_abs + j);
-    hn::StoreU(hn::IfThenElseZero(mismatch, one), d, out.mismatch + j);
+    hn::StoreU(hn::IfThenElseZero(hn::Lt(e, inf), e), d, error + j);
+    hn::StoreU(hn::IfThenElse(any_nan, hn::IfThenElseZero(mismatch, inf), abs_err), d, score + j);
+    hn::StoreU(hn::IfThenZeroElse(any_nan, rel), d, rel_out + j);
+    hn::StoreU(hn::IfThenElse(one_nan, inf, e), d, channel_abs + j);
+    hn::StoreU(hn::IfThenElseZero(mismatch, one), d, mismatch_out + j);
   }
+  tally.flush(bins);
   // Lane by lane into the figures: maxima as std::max takes them, counts exactly.
+  constexpr std::size_t kMaxLanes = 64 / sizeof(double) * 4;
   double lanes[kMaxLanes];
   std::uint64_t ulp_lanes[kMaxLanes];
   const auto total = [&](VU v) {
@@ -130,16 +205,15 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
     for (std::int64_t l = 0; l < N; ++l) sum += static_cast<std::int64_t>(ulp_lanes[l]);
     return sum;
   };
-  std::int64_t above[kMaxEdges + 1] = {};
-  above[0] = total(positives);
-  for (int t = 0; t < p.edge_count; ++t)
-    above[t + 1] = total(hn::Load(du, above_edge + static_cast<std::size_t>(t) * kMaxLanes));
-  const std::int64_t others = above[0] + total(infinite) + total(nan_binned);
-  out.histogram[0] += n - others;
-  for (int m = 0; m <= p.edge_count; ++m)
-    out.histogram[m + 1] += above[m] - (m < p.edge_count ? above[m + 1] : 0);
-  out.histogram[p.edge_count + 1] += total(infinite);
-  out.histogram[p.nan_bin] += total(nan_binned);
+  std::int64_t positives = 0;
+  for (int m = 0; m <= kEdges; ++m) {
+    out.histogram[m + 1] += bins[m];
+    positives += bins[m];
+  }
+  const std::int64_t infinite_total = total(infinite), nan_total = total(nan_binned);
+  out.histogram[0] += n - positives - infinite_total - nan_total;
+  out.histogram[kEdges + 1] += infinite_total;
+  out.histogram[p.nan_bin] += nan_total;
   const auto fold_max = [&](VD v, double& into) {
     hn::StoreU(v, d, lanes);
     for (std::int64_t l = 0; l < N; ++l) into = std::max(into, lanes[l]);

@@ -11,15 +11,20 @@
 
 #include <cstdint>
 
+#include "analysis/diff.h"
+
 namespace bnscope::diff_scan {
 
-inline constexpr int kMaxEdges = 16;
+// The histogram's decade edges (diff.h), fixed so the scan compares against each without a loop.
+inline constexpr int kEdges = kHistogramDecadeHigh - kHistogramDecadeLow;
+// The bins of the finite positive errors (edges + 1) and one for the lanes not counted share
+// sixteen packed counters.
+static_assert(kEdges + 2 <= 16);
 
 struct Params {
   double atol = 0, rtol = 0;
   bool nan_equal = false;
-  const double* edges = nullptr;  // the histogram's decade edges, ascending
-  int edge_count = 0;             // at most kMaxEdges
+  const double* edges = nullptr;  // the histogram's kEdges decade edges, ascending
   int nan_bin = 0;                // the histogram bin of a NaN mismatch
 };
 
@@ -34,7 +39,7 @@ struct Figures {
 // Per element j: its finite error or 0 (error), what ranks it among the worst (score), its
 // relative error (0 with a NaN), what it gives its channel's largest error (inf for a NaN on one
 // side) and 1 when it mismatches; the elements' histogram counts are added to histogram
-// (edge_count + 3 bins, the NaN bin last). n must be a multiple of lanes().
+// (kEdges + 3 bins, the NaN bin last). n must be a multiple of lanes().
 struct Elements {
   double *error, *score, *rel, *channel_abs, *mismatch;
   std::int64_t* histogram;

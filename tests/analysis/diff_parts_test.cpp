@@ -4,6 +4,7 @@
 // largest error, and the worst list with its ties.
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,7 @@ Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std
   Plain p;
   p.channels.resize(static_cast<std::size_t>(c_count));
   std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> worst;
-  double sum_abs = 0;
+  double sum_abs[kMeanLanes] = {};  // element i into partial i % kMeanLanes
   std::int64_t finite = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     const double b = ref[i], a = cand[i];
@@ -67,7 +68,7 @@ Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std
       }
       p.max_rel = std::max(p.max_rel, rel_err);
       if (std::isfinite(abs_err)) {
-        sum_abs += abs_err;
+        sum_abs[i % kMeanLanes] += abs_err;
         ++finite;
       }
       score = abs_err;
@@ -86,7 +87,9 @@ Plain plain(const std::vector<double>& ref, const std::vector<double>& cand, std
       if (worst.size() > k) worst.pop();
     }
   }
-  p.mean_abs = finite ? sum_abs / static_cast<double>(finite) : 0.0;
+  const double total = ((sum_abs[0] + sum_abs[1]) + (sum_abs[2] + sum_abs[3])) +
+                       ((sum_abs[4] + sum_abs[5]) + (sum_abs[6] + sum_abs[7]));
+  p.mean_abs = finite ? total / static_cast<double>(finite) : 0.0;
   for (ChannelError& ce : p.channels)
     ce.mean_abs = ce.count ? ce.mean_abs / static_cast<double>(ce.count) : 0.0;
   for (; !worst.empty(); worst.pop()) p.worst.push_back(worst.top().index);
@@ -276,6 +279,36 @@ TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
   }
   for (DType t : {DType::F64, DType::F32}) expect_plain(ref, cand, outer, C, t, t);
   for (DType t : {DType::F64, DType::F32}) expect_plain(ref, ref, outer, C, t, t);
+}
+
+// The float32 scan on every vector target this build has and this CPU runs: its two paths (both
+// sides finite, anything else) and its packed histogram counters must give the element loop's
+// figures on each, whatever the lane count.
+TEST(DiffParts, Float32ScanGivesWhatOneLoopGivesOnEveryTarget) {
+  struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+  } guard;
+  const std::int64_t outer = 39999, C = 9;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  Uniform next{31};
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = cand[i] = 4 * next() - 2;
+    if (next() < 0.7) cand[i] = ref[i] + (next() - 0.5) * std::pow(10.0, -13 + 16 * next());
+    if (i % 7919 == 1) ref[i] = cand[i] = kInf;
+    if (i % 6007 == 3) cand[i] = kInf;
+    if (i % 9973 == 5) cand[i] = std::nan("");
+    if (i % 5003 == 4) ref[i] = 0.0, cand[i] = -0.0;
+    if (i % 5003 == 5) ref[i] = 0.0, cand[i] = 1e-3;
+    // A long run of errors in one decade: every lane counts in one bin for whole blocks.
+    if (i >= 100000 && i < 120000) ref[i] = 1.0, cand[i] = 1.0 + 0x1p-20;
+  }
+  for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    expect_plain(ref, cand, outer, C, DType::F32, DType::F32);
+    expect_plain(ref, cand, 3, C, DType::F32, DType::F32, outer / 3);
+  }
 }
 
 // The first index of the largest error when it is 0: an equal element after leading NaN pairs
