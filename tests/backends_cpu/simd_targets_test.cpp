@@ -60,6 +60,35 @@ void expect_stores_match_scalar(cpu::simd::Elem elem) {
   }
 }
 
+// The chunk partials are added into double totals in vectors; each lane must be one exact
+// widening and one double addition, as the scalar loop, on every target and for every length
+// (full vectors and a tail).
+TEST(SimdTargets, WidenedAdditionMatchesTheScalarLoop) {
+  TargetGuard guard;
+  std::vector<float> src;
+  for (std::uint64_t bits = 0; bits < (1ull << 32); bits += 65537) {
+    float v;
+    const auto b = static_cast<std::uint32_t>(bits);
+    std::memcpy(&v, &b, sizeof v);
+    if (v == v) src.push_back(v);  // NaN payloads are not what this checks
+  }
+  std::vector<double> start(src.size());
+  for (std::size_t i = 0; i < start.size(); ++i)
+    start[i] = static_cast<double>(src[(i * 7919) % src.size()]) * 0.75;
+  for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const std::size_t n : {std::size_t{1}, std::size_t{13}, src.size()}) {
+      std::vector<double> got(start.begin(), start.begin() + static_cast<std::ptrdiff_t>(n));
+      cpu::simd::add_widened(src.data(), got.data(), static_cast<std::int64_t>(n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const double want = start[i] + static_cast<double>(src[i]);
+        ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0)
+            << cpu::simd::target_name() << " n " << n << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(SimdTargets, SixteenBitConversionsMatchScalarOnEveryTarget) {
   TargetGuard guard;
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();

@@ -25,6 +25,7 @@ class CpuBackend : public Backend {
     std::lock_guard lock(mutex_);
     cpu::Exec ex;
     ex.pool = &pool_;
+    ex.scratch = &scratch_;
     ex.threads = ThreadPool::resolve_threads(ctx.threads);
     ex.ctx = &ctx;
     ex.timings = &result.timings;
@@ -40,6 +41,7 @@ class CpuBackend : public Backend {
  private:
   std::mutex mutex_;
   ThreadPool pool_;
+  cpu::Scratch scratch_;
 };
 
 }  // namespace

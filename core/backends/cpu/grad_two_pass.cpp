@@ -48,8 +48,8 @@ void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
       if (blk != tiled) tile_block(center, g, blk, mB);
       tiled = blk;
-      A* p0 = parts.s0.data() + k * g.channels;
-      A* p1 = parts.s1.data() + k * g.channels;
+      A* p0 = parts.s0 + k * g.channels;
+      A* p1 = parts.s1 + k * g.channels;
       by_sum(kind, [&](auto S) {
         block_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr,
                                                    false, acc0, acc1, p0, p1);
@@ -81,8 +81,7 @@ template <class T>
 Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
                    const std::vector<Acc<T>>& center) {
   using A = Acc<T>;
-  Partials<A> parts;
-  parts.resize(g);
+  Partials<A> parts(g, *ex.scratch);
   if (g.blocks()) {
     reduce_blocks<T>(ex, g, kind, a, b, center, parts);
     return parts.totals(g);
@@ -100,8 +99,8 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
-        A* p0 = parts.s0.data() + k * g.channels;
-        A* p1 = parts.s1.data() + k * g.channels;
+        A* p0 = parts.s0 + k * g.channels;
+        A* p1 = parts.s1 + k * g.channels;
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
         by_sum(kind, [&](auto S) {
           rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,

@@ -35,7 +35,8 @@ struct Exec {
   ThreadPool* pool = nullptr;
   int threads = 1;
   const RunContext* ctx = nullptr;
-  bool nt = false;  // stream outputs with non-temporal stores
+  bool nt = false;             // stream outputs with non-temporal stores
+  Scratch* scratch = nullptr;  // the backend's, kept from run to run (scratch.h)
   // The run's phase timings (Result::timings): each pass appends one, timed from `origin`.
   std::vector<PhaseTiming>* timings = nullptr;
   std::chrono::steady_clock::time_point origin;

@@ -83,6 +83,10 @@ void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                  const float* p, const float* q, const float* m, const float* r);
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);
 
+// dst[i] += double(src[i]) for i in [0, n): each an exact widening and one double addition, as
+// the scalar loop does it.
+void add_widened(const float* src, double* dst, std::int64_t n);
+
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

@@ -601,6 +601,18 @@ void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, fl
   by_elem(s.elem,
           [&](auto tag) { PlaneAffineT<typename decltype(tag)::type>(s, runs, p, q, m, r); });
 }
+void AddWidened(const float* HWY_RESTRICT src, double* HWY_RESTRICT dst, std::int64_t n) {
+  std::int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;  // one float per double lane
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(dd));
+  for (; i + N <= n; i += N)
+    hn::StoreU(hn::Add(hn::LoadU(dd, dst + i), hn::PromoteTo(dd, hn::LoadU(df, src + i))), dd,
+               dst + i);
+#endif
+  for (; i < n; ++i) dst[i] += static_cast<double>(src[i]);
+}
 const char* TargetName() {
   return hwy::TargetName(HWY_TARGET);
 }
@@ -619,6 +631,7 @@ HWY_EXPORT(RowsSweep);
 HWY_EXPORT(PlaneSweep);
 HWY_EXPORT(RowsAffine);
 HWY_EXPORT(PlaneAffine);
+HWY_EXPORT(AddWidened);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(VectorBytes);
 
@@ -635,6 +648,9 @@ void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
 }
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
   HWY_DYNAMIC_DISPATCH(PlaneAffine)(s, runs, p, q, m, r);
+}
+void add_widened(const float* src, double* dst, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AddWidened)(src, dst, n);
 }
 const char* target_name() {
   return HWY_DYNAMIC_DISPATCH(TargetName)();

@@ -36,8 +36,7 @@ void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* 
         tiled = blk;
       }
       block_reduce<Sum::Grad, true, T>(g, x, dy, dx, blk, k, mB.data(), pB.data(), ex.nt, acc0,
-                                       acc1, parts.s0.data() + k * g.channels,
-                                       parts.s1.data() + k * g.channels);
+                                       acc1, parts.s0 + k * g.channels, parts.s1 + k * g.channels);
     }
     stream_fence();
   });
@@ -49,8 +48,7 @@ template <class T>
 Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
                    const std::vector<Acc<T>>& mean, const std::vector<Acc<T>>& p) {
   using A = Acc<T>;
-  Partials<A> parts;
-  parts.resize(g);
+  Partials<A> parts(g, *ex.scratch);
   if (g.blocks()) {
     single_pass_blocks<T>(ex, g, x, dy, dx, mean, p, parts);
     return parts.totals(g);
@@ -67,9 +65,9 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     T* staging = ex.nt ? tmp.data() : nullptr;
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       if (g.rows()) {
-        rows_reduce<Sum::Grad, true, T>(
-            g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t, p_t, lanes[0], lanes[1],
-            staging, parts.s0.data() + item * g.channels, parts.s1.data() + item * g.channels);
+        rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t,
+                                        p_t, lanes[0], lanes[1], staging,
+                                        parts.s0 + item * g.channels, parts.s1 + item * g.channels);
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c, mean[c],
