@@ -43,19 +43,20 @@ int run(Args args) {
     SampleHooks hooks;
     if (stream) {
       hooks.before_gradient = [stream](const Problem& p) { stream->started(p); };
-      hooks.gradient_ready = [stream](const Tensor& t, std::size_t n) { stream->last_ready(t, n); };
+      hooks.gradient_slice = [stream](const TensorSlice& s) { stream->last_slice(s); };
     }
     Problem p = random_problem(spec, hooks);
     for (auto& [k, v] : pa.problem.attrs) p.attrs[k] = v;
     p.strict = pa.problem.strict;
-    inputs = p.inputs.size();
+    // A gradient input handed out in slices went to the file and is not in p.
+    inputs = p.inputs.size() + (stream && op.is_grad ? 1 : 0);
     return p;
   };
   if (compress) {
     save_problem(out, make(nullptr), true);
   } else {
     // The members before the gradient input (x among them) are written while it is generated,
-    // and it while its later rows are.
+    // and it slice by slice from two reused buffers, so it is never held whole.
     const std::string last(op.is_grad ? op.gradient_input() : "");
     save_problem_while_made(out, last, [&](ProblemStream& s) { return make(&s); });
   }

@@ -91,9 +91,9 @@ std::string shape_tuple(const Shape& s) {
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
-std::string header_text(const Tensor& t) {
+std::string header_text(DType dtype, const Shape& shape) {
   const char* descr = "<f8";
-  switch (t.dtype()) {
+  switch (dtype) {
     case DType::F16:
       descr = "<f2";
       break;
@@ -107,7 +107,7 @@ std::string header_text(const Tensor& t) {
       break;
   }
   return std::string("{'descr': '") + descr +
-         "', 'fortran_order': False, 'shape': " + shape_tuple(t.shape()) + ", }";
+         "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
 }
 
 }  // namespace
@@ -288,7 +288,11 @@ Tensor read_npy(const std::string& path) {
 }
 
 std::string npy_header_bytes(const Tensor& t) {
-  std::string header = header_text(t);
+  return npy_header_bytes(t.dtype(), t.shape());
+}
+
+std::string npy_header_bytes(DType dtype, const Shape& shape) {
+  std::string header = header_text(dtype, shape);
   // numpy pads so the data starts at a multiple of 64 bytes and ends the header with '\n'.
   const bool v2 = header.size() + 11 > 65535;
   const std::size_t prefix = v2 ? 12 : 10;

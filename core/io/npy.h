@@ -69,6 +69,8 @@ Tensor read_npy_source(std::uint64_t size, const ByteSource& read, std::string_v
 Tensor parse_npy(std::span<const std::byte> bytes, std::string_view what);
 Tensor read_npy(const std::string& path);
 std::string npy_header_bytes(const Tensor& t);  // magic, version, padded header
+// The same for a tensor of that dtype and shape that is not held whole.
+std::string npy_header_bytes(DType dtype, const Shape& shape);
 std::vector<std::byte> serialize_npy(const Tensor& t);
 // Header, then the data straight from the tensor's buffer.
 void write_npy_to(std::FILE* f, const Tensor& t, const std::string& what);

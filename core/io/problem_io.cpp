@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -204,21 +205,34 @@ class StreamWriter final : public ProblemStream {
         for (const auto& [name, t] : first) add(name, t);
         write_last();
       } catch (...) {
+        // A maker waiting for a buffer is told, or it would wait for ever.
+        const std::lock_guard<std::mutex> lock(mutex_);
         error_ = std::current_exception();
+        failed_ = true;
+        changed_.notify_all();
       }
     });
   }
 
-  void last_ready(const Tensor& t, std::size_t bytes) override {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (!last_data_) {
-      last_tensor_ = t;  // a share of its storage, as for the early members
-      last_header_ = npy_header_bytes(t);
-      last_data_ = static_cast<const std::byte*>(std::as_const(last_tensor_).raw());
-      last_size_ = t.nbytes();
+  void last_slice(const TensorSlice& s) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!thread_.joinable())
+      throw Error(ErrorCode::Internal, "a slice of '" + last_ + "' before the problem started");
+    if (!failed_) {
+      if (handed_ == 0) {
+        header_ = npy_header_bytes(s.dtype, s.shape);
+        size_ = uc(num_elements(s.shape)) * dtype_size(s.dtype);
+      }
+      if (s.offset != handed_bytes_ || s.bytes > size_ - handed_bytes_ ||
+          s.bytes > s.buffer.nbytes())
+        throw Error(ErrorCode::Internal, "the slices of '" + last_ + "' are out of order");
+      handed_bytes_ += s.bytes;
+      slices_.push_back(s);
+      ++handed_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return slices_written_ + 1 >= handed_ || failed_; });
     }
-    ready_ = bytes;
-    changed_.notify_all();
+    if (failed_) std::rethrow_exception(error_);
   }
 
   // make has returned (or failed): the thread ends once it has written what it was given.
@@ -247,27 +261,45 @@ class StreamWriter final : public ProblemStream {
   bool written(const std::string& name) const { return written_.count(name) > 0; }
 
  private:
-  // Input `last` as its bytes become final, when make reports them before it returns.
+  // Input `last` slice by slice, when make hands it so.
   void write_last() {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return last_data_ || made_; });
-    if (!last_data_ || (made_ && ready_ < last_size_)) return;  // left to the caller
-    const std::string header = last_header_;
-    const std::byte* const data = last_data_;
-    const std::size_t size = last_size_;
+    changed_.wait(lock, [&] { return handed_ > 0 || made_; });
+    if (handed_ == 0) return;  // left to the caller, from the problem make returned
+    const std::string header = header_;
+    const std::size_t size = size_;
     lock.unlock();
     std::size_t done = 0;
-    zip_.add_streamed(last_ + ".npy", std::as_bytes(std::span<const char>(header)),
-                      header.size() + size, [&]() -> std::span<const std::byte> {
-                        std::unique_lock<std::mutex> l(mutex_);
-                        changed_.wait(l, [&] { return ready_ > done || made_ || done == size; });
-                        if (done == size) return {};
-                        if (ready_ <= done) throw Error(ErrorCode::Cancelled, "sample cancelled");
-                        const std::size_t from = done;
-                        done = std::min(ready_, size);
-                        return {data + from, done - from};
-                      });
+    bool out = false;  // the front slice went to the archive; it is written once next() is back
+    zip_.add_streamed(
+        last_ + ".npy", std::as_bytes(std::span<const char>(header)), header.size() + size,
+        [&]() -> std::span<const std::byte> {
+          std::unique_lock<std::mutex> l(mutex_);
+          if (out) {
+            release_front();
+            out = false;
+          }
+          for (;;) {
+            changed_.wait(l, [&] { return !slices_.empty() || made_ || done == size; });
+            if (done == size) return {};
+            if (slices_.empty())
+              throw Error(ErrorCode::Cancelled, "'" + last_ + "' ended before its declared size");
+            if (slices_.front().bytes > 0) break;
+            release_front();
+          }
+          const TensorSlice& s = slices_.front();
+          out = true;
+          done += s.bytes;
+          return {static_cast<const std::byte*>(std::as_const(s.buffer).raw()), s.bytes};
+        });
     written_.insert(last_);
+  }
+
+  // The front slice is written: its share of the buffer goes before the maker, told, refills it.
+  void release_front() {
+    slices_.pop_front();
+    ++slices_written_;
+    changed_.notify_all();
   }
 
   StoredZipWriter& zip_;
@@ -277,11 +309,11 @@ class StreamWriter final : public ProblemStream {
   std::set<std::string> written_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool made_ = false;
-  std::string last_header_;
-  Tensor last_tensor_;
-  const std::byte* last_data_ = nullptr;
-  std::size_t last_size_ = 0, ready_ = 0;
+  bool made_ = false, failed_ = false;
+  // Input `last`: its header and size from the first slice, the slices handed and not yet written.
+  std::string header_;
+  std::size_t size_ = 0, handed_bytes_ = 0, handed_ = 0, slices_written_ = 0;
+  std::deque<TensorSlice> slices_;
 };
 
 }  // namespace

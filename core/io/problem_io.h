@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ops/problem.h"
+#include "tensor/tensor_slice.h"
 
 namespace bnscope {
 
@@ -24,21 +25,27 @@ inline constexpr std::string_view kExpectedPrefix = "out_";
 // Atomic; inputs stored uncompressed like numpy's savez unless `compress` (deflate).
 void save_problem(const std::string& path, const Problem& p, bool compress = false);
 // What a problem being made tells save_problem_while_made: started(p) once every input of p but
-// `last` is final, then last_ready(t, n) each time the first n bytes of input `last` are final (n
-// growing; t's storage keeps its address). The stream keeps shares of those tensors' storage, so
-// a make that fails may free its own.
+// `last` is final, then, when `last` is made in slices and never held whole, last_slice(s) for
+// each slice in order (at least one; they make up the whole tensor). The stream keeps shares of
+// the tensors' storage, so a make that fails may free its own. last_slice returns once the slice
+// handed before it has been written, after which the stream holds no share of that slice's
+// buffer: a maker with two buffers fills one while the other is written and refills a buffer
+// once the next call has returned. It throws the writing's error when writing has failed, so a
+// maker never waits on a writer that has stopped.
 class ProblemStream {
  public:
   virtual void started(const Problem& p) = 0;
-  virtual void last_ready(const Tensor& t, std::size_t bytes) = 0;
+  virtual void last_slice(const TensorSlice& s) = 0;
 
  protected:
   ~ProblemStream() = default;
 };
 // The same bytes as save_problem (stored), written while make builds the problem: the members
 // that sort before `last` go out on a thread of their own from started() on, then input `last`
-// as its bytes become final, beside the rest of make's work; the others once make returns.
-// Atomic as save_problem: an error in make or in writing leaves the earlier file.
+// slice by slice as make hands them, beside the rest of make's work; the others once make
+// returns. A `last` handed in slices is not in the problem make returns; one that was not is
+// written from it with the others. Atomic as save_problem: an error in make or in writing
+// leaves the earlier file.
 void save_problem_while_made(const std::string& path, const std::string& last,
                              const std::function<Problem(ProblemStream&)>& make);
 // An archive without problem.json loads as a Problem with the default op whose inputs are the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ops/bn_math.h"
@@ -23,12 +24,13 @@ Tensor channel_vector(std::int64_t c, DType dtype, Rng& rng, double lo, double h
   return t;
 }
 
-// Data tensor whose channel k has mean mu[k] and spread sd[k]. ready(t, bytes), when given, hears
-// of each slice of rows as it is done.
+// Data tensor whose channel k has mean mu[k] and spread sd[k]: returned whole, or with `slice_to`
+// handed to it in order as slices of whole rows of about spec.slice_bytes (one row where a row is
+// larger), made into two buffers in turn and not kept (the returned tensor is then empty).
 Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_spread, double base_sd,
-                   const std::function<void(const Tensor&, std::size_t)>& ready = {}) {
+                   const std::function<void(const TensorSlice&)>& slice_to = {}) {
   const Shape shape = physical_shape(s.shape, s.format);
-  Tensor t = Tensor::uninitialized(dtype, shape);  // every element is written below
+  const std::int64_t numel = num_elements(shape);
   const ChannelView v = channel_view(shape, is_channels_last(s.format));
   std::vector<double> mu(static_cast<std::size_t>(v.channels)), sd(mu.size());
   for (std::size_t k = 0; k < mu.size(); ++k) {
@@ -36,23 +38,26 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
     sd[k] = base_sd * (0.5 + rng.uniform());
   }
   // Element j, in (outer, channel, inner) order, is value j of the generator's normal stream
-  // (SeededRng::normals_at), so the outer rows are split across threads with the same values
-  // whatever their number.
+  // (SeededRng::normals_at), so the outer rows are split across threads, and into slices, with
+  // the same values whatever their number.
+  const Rng draws = rng;
+  rng = rng.skipped(static_cast<std::uint64_t>(2 * numel));
   const std::int64_t row = v.channels * v.inner;
-  void* const base = t.raw();
-  auto fill_rows = [&](std::int64_t o0, std::int64_t o1) {
+  const std::int64_t row_bytes = row * static_cast<std::int64_t>(dtype_size(dtype));
+  // Rows [o0, o1) into `to`, which holds row o0 first.
+  auto fill_rows = [&](void* to, std::int64_t o0, std::int64_t o1) {
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      T* out = static_cast<T*>(base);
+      T* const out = static_cast<T*>(to);
       constexpr std::int64_t kBatch = 4096;
       std::vector<double> z(static_cast<std::size_t>(std::min(row, kBatch)));
       for (std::int64_t o = o0; o < o1; ++o) {
         std::int64_t c = 0, i = 0;
         for (std::int64_t start = 0; start < row; start += kBatch) {
           const std::int64_t n = std::min(kBatch, row - start);
-          rng.normals_at(static_cast<std::uint64_t>(o * row + start), z.data(), n);
+          draws.normals_at(static_cast<std::uint64_t>(o * row + start), z.data(), n);
           // (outer, channel, inner) order is memory order: element k of the batch is at dst[k].
-          T* const dst = out + o * row + start;
+          T* const dst = out + (o - o0) * row + start;
           const auto value = [](double x) -> T {
             if constexpr (std::is_same_v<T, double>)
               return x;
@@ -78,22 +83,39 @@ Tensor data_tensor(const SampleSpec& s, DType dtype, Rng& rng, double mean_sprea
       }
     });
   };
-  const int parts = s.threads > 0 ? s.threads : parallel_parts(t.numel(), std::int64_t{1} << 20);
-  // A writer waiting on the rows gets them in slices of about 8 MiB, each made by every thread.
-  const std::int64_t row_bytes = row * static_cast<std::int64_t>(dtype_size(dtype));
-  const std::int64_t slice =
-      ready ? std::max<std::int64_t>(1,
-                                     (std::int64_t{8} << 20) / std::max<std::int64_t>(row_bytes, 1))
-            : std::max<std::int64_t>(v.outer, 1);
-  for (std::int64_t s0 = 0; s0 < v.outer; s0 += slice) {
-    const std::int64_t s1 = std::min(v.outer, s0 + slice);
-    parallel_for(s1 - s0, parts,
-                 [&](int, std::int64_t o0, std::int64_t o1) { fill_rows(s0 + o0, s0 + o1); });
-    if (ready) ready(t, static_cast<std::size_t>(s1 * row_bytes));
+  const int parts = s.threads > 0 ? s.threads : parallel_parts(numel, std::int64_t{1} << 20);
+  // Every thread on each range of rows.
+  const auto fill = [&](void* dst, std::int64_t o0, std::int64_t o1) {
+    parallel_for(o1 - o0, parts, [&](int, std::int64_t a, std::int64_t b) {
+      fill_rows(static_cast<std::byte*>(dst) + a * row_bytes, o0 + a, o0 + b);
+    });
+  };
+  if (!slice_to) {
+    Tensor t = Tensor::uninitialized(dtype, shape);  // every element is written below
+    if (numel > 0) fill(t.raw(), 0, v.outer);
+    return t;
   }
-  if (ready && v.outer <= 0) ready(t, 0);
-  rng = rng.skipped(static_cast<std::uint64_t>(2 * t.numel()));
-  return t;
+  if (numel == 0) {
+    slice_to(TensorSlice{dtype, shape, 0, Tensor(dtype, {0}), 0});
+    return {};
+  }
+  // Two buffers, so that one is filled while the other's slice is still being read: a slice's
+  // buffer is refilled only after the call that hands the next slice has returned, which the
+  // reader answers once it is done with the earlier one (sample.h). Fresh pages cost more than
+  // refilling warm ones, so the whole tensor is never allocated.
+  const std::int64_t rows = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(s.slice_bytes) / std::max<std::int64_t>(row_bytes, 1));
+  Tensor buffers[2];
+  std::int64_t k = 0;
+  for (std::int64_t o0 = 0; o0 < v.outer; o0 += rows, ++k) {
+    const std::int64_t o1 = std::min(v.outer, o0 + rows);
+    Tensor& buffer = buffers[k % 2];
+    if (buffer.numel() == 0) buffer = Tensor::uninitialized(dtype, {std::min(rows, v.outer) * row});
+    fill(buffer.raw(), o0, o1);
+    slice_to(TensorSlice{dtype, shape, static_cast<std::size_t>(o0 * row_bytes), buffer,
+                         static_cast<std::size_t>((o1 - o0) * row_bytes)});
+  }
+  return {};
 }
 
 }  // namespace
@@ -140,8 +162,8 @@ Problem random_problem(const SampleSpec& requested, const SampleHooks& hooks) {
   // The reserve spaces read x and scale only and draw nothing from the stream.
   fill_reserve_from_forward(p);
   if (hooks.before_gradient) hooks.before_gradient(p);
-  p.inputs[std::string(op->gradient_input())] =
-      data_tensor(spec, spec.dtype, rng, 0.1, 1.0, hooks.gradient_ready);
+  Tensor gradient = data_tensor(spec, spec.dtype, rng, 0.1, 1.0, hooks.gradient_slice);
+  if (!hooks.gradient_slice) p.inputs[std::string(op->gradient_input())] = std::move(gradient);
   return p;
 }
 

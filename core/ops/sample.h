@@ -3,11 +3,13 @@
 // and reserve spaces made consistent with x as the forward op would save them. Seeded by the one
 // generator (tensor/seeded_rng.h).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
 #include "ops/problem.h"
 #include "tensor/layout.h"
+#include "tensor/tensor_slice.h"
 
 namespace bnscope {
 
@@ -21,6 +23,9 @@ struct SampleSpec {
   ReserveConvention convention = ReserveConvention::Variance;
   // Threads filling the data (0: every core on large tensors). The values do not depend on it.
   int threads = 0;
+  // The gradient input's slices when they are handed out (SampleHooks::gradient_slice). The
+  // values do not depend on it either.
+  std::size_t slice_bytes = std::size_t{8} << 20;
 };
 
 // Seeded random inputs (per-channel means and spreads differ so channels are distinguishable);
@@ -28,11 +33,15 @@ struct SampleSpec {
 //
 // Hooks for a writer that works alongside (grad ops; the values are the same with or without):
 // before_gradient(p) once every input but the gradient input is final (those tensors keep their
-// storage), then gradient_ready(t, bytes) as the gradient input is made, each time its first
-// `bytes` bytes are final (growing, the last call with all; t's storage keeps its address).
+// storage). With gradient_slice the gradient input is never held whole and is not in the
+// returned problem: it is made in slices of whole rows of about spec.slice_bytes, in order, into
+// two buffers used in turn, and gradient_slice hears of each (at least one, empty for an empty
+// tensor). A slice's buffer is refilled as soon as the call handing the next slice returns: the
+// hook must be done with a slice (and hold no copy of its buffer) by then, and may keep working
+// on the latest one while the next is made.
 struct SampleHooks {
   std::function<void(const Problem&)> before_gradient;
-  std::function<void(const Tensor&, std::size_t bytes)> gradient_ready;
+  std::function<void(const TensorSlice&)> gradient_slice;
 };
 Problem random_problem(const SampleSpec& spec, const SampleHooks& hooks = {});
 
