@@ -109,10 +109,11 @@ struct DiffReport {
   bool passed() const;
 };
 
-// ULP distance of a and b after rounding both to dtype t; 0 for equal values (and +0/-0),
-// UINT64_MAX when exactly one is NaN.
 // mean_abs's sum from its kMeanLanes partial sums.
 double pairwise_sum(const double (&partials)[kMeanLanes]);
+
+// ULP distance of a and b after rounding both to dtype t; 0 for equal values (and +0/-0),
+// UINT64_MAX when exactly one is NaN.
 std::uint64_t ulp_distance(double a, double b, DType t);
 
 // Compares one output. view: the channel layout of the data outputs (x-shaped) — outputs with
