@@ -140,7 +140,6 @@ struct ChannelFigures {
 
   explicit ChannelFigures(std::size_t n = 0)
       : count(n, 0), mismatches(n, 0), max_abs(n, 0.0), max_rel(n, 0.0) {}
-  bool empty() const { return count.empty(); }
   // Channels c0, c0 + 1, ... take elements j0 .. j1 - 1 of the arrays.
   void add_run(std::size_t c0, std::int64_t j0, std::int64_t j1, const double* mismatch,
                const double* channel_abs, const double* rel) {
