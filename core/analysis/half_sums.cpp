@@ -50,6 +50,12 @@ double ratio_of(const std::vector<OutputTensor>& expected, const Result& r,
 
 }  // namespace
 
+bool sums_in_half(const Problem& problem, std::string_view backend) {
+  const OpSpec* op = find_op(problem.op);
+  return op && op->family == OpFamily::GlobalNorm && op->is_grad && problem.dtype == DType::F16 &&
+         backend == kHalfSumBackend;
+}
+
 void add_half_sum_overflow(const Problem& problem, const Result& candidate,
                            const std::vector<OutputTensor>& expected, const DiffOptions& options,
                            std::vector<Cause>& causes) {

@@ -4,12 +4,18 @@
 // values fit in half. When a candidate shows exactly that (an infinite per-channel output where
 // the reference is finite), this names it as the cause, with the float32 re-run as evidence.
 
+#include <string_view>
 #include <vector>
 
 #include "analysis/cause_finder.h"
 #include "engine/result.h"
 
 namespace bnscope {
+
+// Whether `backend` takes this problem's per-channel sums in half, step by step, as TensorFlow's
+// CPU kernel does for BatchNormWithGlobalNormalizationGrad in half (the cpu backend does): those
+// outputs then differ from the exact reference by design, while dx does not.
+bool sums_in_half(const Problem& problem, std::string_view backend);
 
 // Adds the "half-sum-overflow" cause first in `causes` (replacing the generic "half-overflow")
 // when the candidate's per-channel outputs overflowed that way; leaves `causes` alone otherwise.

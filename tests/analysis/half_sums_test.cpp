@@ -80,16 +80,22 @@ float hr(float v) {
 
 // TensorFlow's functor written out channel by channel, every operation rounded to half; the cpu
 // backend must give exactly these bits on random data of several shapes, with and without
-// scale_after_normalization.
+// scale_after_normalization, on one thread and on several. The shapes give the vector loop a few
+// channels only (C = 1, 3, 4), whole vectors with a remainder (37), and channel ranges split
+// among threads (64, 100).
 TEST(HalfSums, CpuMatchesTheHalfModelBitForBit) {
   std::uint64_t state = 12345;
   auto uniform = [&] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<double>(state >> 11) * 0x1.0p-53;
   };
-  for (const Shape& shape : {Shape{2, 3, 5, 4}, Shape{3, 7, 5, 1}, Shape{4, 75, 80, 3}})
+  const Shape shapes[] = {{2, 3, 5, 4},  {3, 7, 5, 1},  {4, 75, 80, 3},
+                          {3, 9, 7, 37}, {2, 5, 6, 64}, {3, 4, 5, 100}};
+  for (const Shape& shape : shapes)
     for (bool scaled : {true, false}) {
-      SCOPED_TRACE(shape_str(shape) + (scaled ? " scaled" : " unscaled"));
+      const int threads = scaled ? 1 : 3;
+      SCOPED_TRACE(shape_str(shape) + (scaled ? " scaled" : " unscaled") + ", " +
+                   std::to_string(threads) + " thread(s)");
       const std::int64_t C = shape.back();
       Problem p;
       p.op = "BatchNormWithGlobalNormalizationGrad";
@@ -105,7 +111,9 @@ TEST(HalfSums, CpuMatchesTheHalfModelBitForBit) {
       p.inputs["m"] = random({C}, -0.5, 0.5);
       p.inputs["v"] = random({C}, 0.1, 2);
       p.inputs["gamma"] = random({C}, 0.5, 1.5);
-      const Result cpu = run_problem(p, "cpu");
+      RunContext ctx;
+      ctx.threads = threads;
+      const Result cpu = run_problem(p, "cpu", ctx);
       const Tensor &t = p.inputs["t"], &dy = p.inputs["backprop"];
       const std::int64_t rows = t.numel() / C;
       const float eps = hr(0.001f);

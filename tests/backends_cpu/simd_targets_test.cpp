@@ -6,6 +6,8 @@
 #include <hwy/targets.h>
 
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <vector>
 
 #include "backends/cpu/simd.h"
@@ -127,6 +129,55 @@ TEST(SimdTargets, GradsAreBitwiseEqualOnEveryTarget) {
                                      hwy::TargetName(targets.front()));
           }
         }
+}
+
+// BatchNormWithGlobalNormalizationGrad in half rounds every step to half: through F16C on AVX2
+// and up, through convert.h's scalar rounding below it. Both must give the same bits, with sums
+// that overflow to Inf, NaN and Inf inputs, and subnormal halves among the data.
+TEST(SimdTargets, GlobalGradInHalfIsBitwiseEqualOnEveryTarget) {
+  TargetGuard guard;
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             6.0e-8,
+                             -3.0e-5,
+                             60000.0,
+                             -0.0};
+  std::uint32_t state = 77;
+  const auto uniform = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) * 0x1.0p-24;
+  };
+  for (const Shape& shape : {Shape{3, 5, 7, 37}, Shape{2, 9, 4, 3}, Shape{2, 3, 4, 64}}) {
+    const std::int64_t C = shape.back();
+    Problem p;
+    p.op = "BatchNormWithGlobalNormalizationGrad";
+    p.attrs["variance_epsilon"] = 0.001;
+    p.attrs["scale_after_normalization"] = true;
+    const auto random = [&](Shape s, double lo, double hi, bool special) {
+      Tensor t(DType::F16, std::move(s));
+      for (std::int64_t i = 0; i < t.numel(); ++i)
+        t.set(i, special && i % 29 == 3 ? specials[(i / 29) % std::size(specials)]
+                                        : lo + (hi - lo) * uniform());
+      return t;
+    };
+    // Large dy: the sums of some channels pass 65504 and stay Inf.
+    p.inputs["t"] = random(shape, -2, 3, true);
+    p.inputs["backprop"] = random(shape, -900, 1000, true);
+    p.inputs["m"] = random({C}, -0.5, 0.5, false);
+    p.inputs["v"] = random({C}, 0.1, 2, false);
+    p.inputs["gamma"] = random({C}, 0.5, 1.5, false);
+    hwy::SetSupportedTargetsForTest(targets.front());
+    const Result first = run_problem(p, "cpu");
+    for (std::size_t t = 1; t < targets.size(); ++t) {
+      hwy::SetSupportedTargetsForTest(targets[t]);
+      expect_bitwise_equal(first, run_problem(p, "cpu"),
+                           shape_str(shape) + " on " + hwy::TargetName(targets[t]) + " vs " +
+                               hwy::TargetName(targets.front()));
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // per channel, as Eigen reduces a preserved inner dimension, so db and the (x - m)*dy sum
 // overflow to +-inf past 65504 even where dm and dv themselves would fit.
 
+#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/ops.h"
@@ -29,25 +30,38 @@ void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result) {
   const bool scaled = p.scale_after_normalization;
   const float eps = h(static_cast<float>(p.epsilon));  // the attr, cast to T
 
-  std::vector<float> s1(static_cast<std::size_t>(C)), gk(s1.size()), mean(s1.size());
+  // Padded for the sweep's last vector (simd.h: HalfRows).
+  const auto padded = static_cast<std::size_t>((C + 15) / 16 * 16 + 16);
+  std::vector<float> s1(static_cast<std::size_t>(C)), gk(padded, 0.0f), mean(padded, 0.0f);
   for (std::int64_t c = 0; c < C; ++c) {
     s1[c] = h(1.0f / std::sqrt(h(to_float(v[c]) + eps)));  // scratch1 = rsqrt(v + eps)
     gk[c] = scaled ? h(s1[c] * to_float(gamma[c])) : s1[c];
     mean[c] = to_float(m[c]);
   }
-  // db = sum(dy), scratch2 = sum(dy * (x - m)), dx = dy * gk: one sweep, sums in half.
+  // db = sum(dy), scratch2 = sum(dy * (x - m)), dx = dy * gk: one sweep, sums in half. Each
+  // channel's sums are one chain over the rows, so threads take channel ranges, whole cache lines
+  // of a row each (32 halves), never rows.
   std::vector<float> db(s1.size(), 0.0f), s2(s1.size(), 0.0f);
-  f16* dx = result.output("dx").tensor.data<f16>();
+  simd::HalfRows sweep;
+  sweep.x = x;
+  sweep.dy = dy;
+  sweep.dx = result.output("dx").tensor.data<f16>();
+  sweep.rows = rows;
+  sweep.channels = C;
+  sweep.mean = mean.data();
+  sweep.gk = gk.data();
+  sweep.db = db.data();
+  sweep.s2 = s2.data();
+  sweep.nt = ex.nt;
   timed_pass(ex, kPassFused, [&] {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const std::int64_t at = r * C;
-      for (std::int64_t c = 0; c < C; ++c) {
-        const float g = to_float(dy[at + c]);
-        db[c] = h(db[c] + g);
-        s2[c] = h(s2[c] + h(g * h(to_float(x[at + c]) - mean[c])));
-        dx[at + c] = from_float<f16>(g * gk[c]);
-      }
-    }
+    constexpr std::int64_t kLineHalves = 32;
+    const std::int64_t units = (C + kLineHalves - 1) / kLineHalves;
+    const int n = threads_for(ex, units);
+    ex.pool->run(n, [&](int t) {
+      const Span span = split_range(units, n, t);
+      simd::global_half_rows(sweep, span.begin * kLineHalves, std::min(C, span.end * kLineHalves));
+      stream_fence();
+    });
   });
   if (ex.ctx && ex.ctx->progress) ex.ctx->progress(1.0);
   std::vector<double> dm(s1.size()), dv(s1.size()), dg(s1.size()), dbd(s1.size());

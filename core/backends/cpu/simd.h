@@ -87,6 +87,25 @@ void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, f
 // the scalar loop does it.
 void add_widened(const float* src, double* dst, std::int64_t n);
 
+// BatchNormWithGlobalNormalizationGrad in half (global_grad_half.cpp): `rows` rows of
+// `channels` halves; for channels [c0, c1) of every row, in row order,
+//   db += dy, s2 += dy*(x - mean), each operation rounded to half as TensorFlow's Eigen half
+//   arithmetic rounds it, and dx = dy*gk rounded once to half.
+// db and s2 ([C] floats holding halves) are the running sums, updated in place; mean and gk are
+// [C] padded with zeros to 16 past C, so a row's last channels run as a whole vector.
+struct HalfRows {
+  const f16* x = nullptr;
+  const f16* dy = nullptr;
+  f16* dx = nullptr;
+  std::int64_t rows = 0, channels = 0;
+  const float* mean = nullptr;
+  const float* gk = nullptr;
+  float* db = nullptr;
+  float* s2 = nullptr;
+  bool nt = false;
+};
+void global_half_rows(const HalfRows& h, std::int64_t c0, std::int64_t c1);
+
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 
