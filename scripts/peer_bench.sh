@@ -40,6 +40,7 @@ print(f"Host: {field('Model name')} (family {field('CPU family')}, model {field(
 print(f"Vector extensions: {' '.join(ext)}; dispatched target {ctx.get('simd_target', '?')}")
 print(f"Caches: {ctx.get('caches', '?')}")
 print(f"Copy bandwidth ({ctx.get('threads', '?')} threads, non-temporal copy): {float(ctx.get('copy_GBps', 'nan')):.1f} GB/s")
+print(f"Read bandwidth ({ctx.get('threads', '?')} threads, two arrays read side by side, no stores): {float(ctx.get('read_GBps', 'nan')):.1f} GB/s")
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"

@@ -1,6 +1,7 @@
 #include "profile/copy_bandwidth.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -50,6 +51,35 @@ void copy_slice(std::byte* dst, const std::byte* src, std::size_t n) {
 #endif
 }
 
+// Sums both slices 64 bytes at a time (integer additions, which cannot trap on any bits), so the
+// loads cannot be dropped.
+std::uint64_t read_slices(const std::byte* a, const std::byte* b, std::size_t n) {
+#if defined(__SSE2__)
+  __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+  for (std::size_t i = 0; i < n; i += 64) {
+    const auto* p = reinterpret_cast<const __m128i*>(a + i);
+    const auto* q = reinterpret_cast<const __m128i*>(b + i);
+    s0 = _mm_add_epi64(s0, _mm_add_epi64(_mm_load_si128(p), _mm_load_si128(p + 1)));
+    s1 = _mm_add_epi64(s1, _mm_add_epi64(_mm_load_si128(p + 2), _mm_load_si128(p + 3)));
+    s2 = _mm_add_epi64(s2, _mm_add_epi64(_mm_load_si128(q), _mm_load_si128(q + 1)));
+    s3 = _mm_add_epi64(s3, _mm_add_epi64(_mm_load_si128(q + 2), _mm_load_si128(q + 3)));
+  }
+  alignas(16) std::uint64_t out[2];
+  _mm_store_si128(reinterpret_cast<__m128i*>(out),
+                  _mm_add_epi64(_mm_add_epi64(s0, s1), _mm_add_epi64(s2, s3)));
+  return out[0] + out[1];
+#else
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < n; i += 8) {
+    std::uint64_t u, v;
+    std::memcpy(&u, a + i, 8);
+    std::memcpy(&v, b + i, 8);
+    sum += u + v;
+  }
+  return sum;
+#endif
+}
+
 // Runs f(t, begin, end) on `threads` threads over 64-byte-aligned slices of [0, bytes).
 template <class F>
 void parallel_slices(int threads, std::size_t bytes, F f) {
@@ -96,6 +126,33 @@ double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
     best = std::max(best, 2.0 * static_cast<double>(bytes) / dt.count());
   }
+  return best;
+}
+
+double measure_read_bandwidth(int threads, std::size_t bytes) {
+  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  bytes = bytes / 64 * 64;
+  if (bytes == 0) fail("read bandwidth probe: bytes must be at least 64");
+  Buffer a = allocate(bytes), b = allocate(bytes);
+  parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
+    std::memset(a.get() + from, 1, to - from);
+    std::memset(b.get() + from, 2, to - from);
+  });
+  double best = 0;
+  std::atomic<std::uint64_t> total{0};
+  for (int rep = 0; rep < 4; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
+      total += read_slices(a.get() + from, b.get() + from, to - from);
+    });
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
+    best = std::max(best, 2.0 * static_cast<double>(bytes) / dt.count());
+  }
+  // The sums are the bytes added up (modulo 2^64): checking them keeps every load and proves the
+  // slices covered both arrays once per repetition.
+  const std::uint64_t per_pass = (bytes / 8) * (0x0101010101010101ull + 0x0202020202020202ull);
+  if (total != 4 * per_pass)
+    throw Error(ErrorCode::Internal, "read bandwidth probe: the slices did not cover the arrays");
   return best;
 }
 

@@ -18,4 +18,11 @@ double measure_copy_bandwidth(int threads, std::size_t bytes);
 // virtual machine can cost more than the probe itself, and no first-touch pass over them.
 double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes);
 
+// Reads two arrays of `bytes` each, every thread its own contiguous slice of both side by side:
+// the traffic of a reduction over x and dy (the cpu backend's reduce pass), which has no stores
+// to overlap with its loads. Returns the best of a few repetitions in bytes per second, counting
+// both arrays (2*bytes per pass). On some hosts this is well below the copy bandwidth: the pass
+// structures that read without writing are bounded by it, not by the copy.
+double measure_read_bandwidth(int threads, std::size_t bytes);
+
 }  // namespace bnscope

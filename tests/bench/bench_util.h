@@ -34,6 +34,14 @@ inline double copy_bandwidth() {
   return bw;
 }
 
+// Two arrays of half the copy probe's size read side by side (the reduce pass's traffic),
+// measured once a process.
+inline double read_bandwidth() {
+  static const double bw = measure_read_bandwidth(
+      bench_threads(), static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 19);
+  return bw;
+}
+
 // GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total; the
 // names scripts/peer_merge.py reads.
 inline void set_rate_counters(benchmark::State& state, double bytes, double seconds) {
@@ -63,9 +71,9 @@ inline void add_host_context() {
 // --host: prints what add_host_context records, one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
   if (argc == 2 && std::string(argv[1]) == "--host") {
-    std::printf("caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\n",
+    std::printf("caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n",
                 cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(),
-                bench_threads(), copy_bandwidth() / 1e9);
+                bench_threads(), copy_bandwidth() / 1e9, read_bandwidth() / 1e9);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

@@ -317,5 +317,13 @@ TEST(CopyBandwidth, RunsInTheCallersBuffers) {
   EXPECT_THROW(measure_copy_bandwidth(1, base + 8, base + half, 1024), Error);
 }
 
+// The read probe checks its own sums, so a positive figure means every byte of both arrays was
+// read in every repetition, on any number of threads (odd sizes leave uneven slices).
+TEST(ReadBandwidth, ReadsBothArraysOnAnyThreadCount) {
+  for (int threads : {1, 2, 3})
+    EXPECT_GT(measure_read_bandwidth(threads, (std::size_t{1} << 20) + 64 * 7), 0.0) << threads;
+  EXPECT_THROW(measure_read_bandwidth(1, 63), Error);
+}
+
 }  // namespace
 }  // namespace bnscope
