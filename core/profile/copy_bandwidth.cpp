@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tensor/error.h"
@@ -93,61 +95,73 @@ void parallel_slices(int threads, std::size_t bytes, F f) {
   for (std::thread& th : pool) th.join();
 }
 
-}  // namespace
-
-double measure_copy_bandwidth(int threads, std::size_t bytes) {
-  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  bytes = bytes / 64 * 64;
-  if (bytes == 0) fail("copy bandwidth probe: bytes must be at least 64");
-  Buffer src = allocate(bytes), dst = allocate(bytes);
-  // First touch of the fresh buffers from the copying threads, so page faults stay out of the
-  // timing.
-  parallel_slices(threads, bytes, [&](std::size_t b, std::size_t e) {
-    std::memset(src.get() + b, 1, e - b);
-    std::memset(dst.get() + b, 0, e - b);
-  });
-  return measure_copy_bandwidth(threads, src.get(), dst.get(), bytes);
+int resolve_threads(int threads) {
+  return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
-double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes) {
-  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+std::size_t whole_lines(std::size_t bytes, const char* probe) {
   bytes = bytes / 64 * 64;
-  if (bytes == 0) fail("copy bandwidth probe: bytes must be at least 64");
-  if (reinterpret_cast<std::uintptr_t>(src) % 64 || reinterpret_cast<std::uintptr_t>(dst) % 64)
-    throw Error(ErrorCode::Internal, "copy bandwidth probe: buffers must be 64-byte aligned");
-  // The caller's memory is in use already: no first touch (a pass of writes over both buffers,
-  // as long as a copy). Were some pages still fresh, only the first copy would fault them in,
-  // and the best of the copies is taken.
+  if (bytes == 0) fail(std::string(probe) + " bandwidth probe: bytes must be at least 64");
+  return bytes;
+}
+
+// Two fresh buffers of `bytes`, filled with `fill_a` and `fill_b` by the probing threads
+// themselves (first touch), so page faults stay out of the timing.
+std::pair<Buffer, Buffer> touched_buffers(int threads, std::size_t bytes, int fill_a, int fill_b) {
+  Buffer a = allocate(bytes), b = allocate(bytes);
+  parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
+    std::memset(a.get() + from, fill_a, to - from);
+    std::memset(b.get() + from, fill_b, to - from);
+  });
+  return {std::move(a), std::move(b)};
+}
+
+// The best rate of four timed runs of pass() over `bytes` counted twice (two streams).
+template <class F>
+double best_of_four(std::size_t bytes, F pass) {
   double best = 0;
   for (int rep = 0; rep < 4; ++rep) {
     const auto start = std::chrono::steady_clock::now();
-    parallel_slices(threads, bytes,
-                    [&](std::size_t b, std::size_t e) { copy_slice(dst + b, src + b, e - b); });
+    pass();
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
     best = std::max(best, 2.0 * static_cast<double>(bytes) / dt.count());
   }
   return best;
 }
 
-double measure_read_bandwidth(int threads, std::size_t bytes) {
-  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  bytes = bytes / 64 * 64;
-  if (bytes == 0) fail("read bandwidth probe: bytes must be at least 64");
-  Buffer a = allocate(bytes), b = allocate(bytes);
-  parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
-    std::memset(a.get() + from, 1, to - from);
-    std::memset(b.get() + from, 2, to - from);
+}  // namespace
+
+double measure_copy_bandwidth(int threads, std::size_t bytes) {
+  threads = resolve_threads(threads);
+  bytes = whole_lines(bytes, "copy");
+  auto [src, dst] = touched_buffers(threads, bytes, 1, 0);
+  return measure_copy_bandwidth(threads, src.get(), dst.get(), bytes);
+}
+
+double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes) {
+  threads = resolve_threads(threads);
+  bytes = whole_lines(bytes, "copy");
+  if (reinterpret_cast<std::uintptr_t>(src) % 64 || reinterpret_cast<std::uintptr_t>(dst) % 64)
+    throw Error(ErrorCode::Internal, "copy bandwidth probe: buffers must be 64-byte aligned");
+  // The caller's memory is in use already: no first touch (a pass of writes over both buffers,
+  // as long as a copy). Were some pages still fresh, only the first copy would fault them in,
+  // and the best of the copies is taken.
+  return best_of_four(bytes, [&] {
+    parallel_slices(threads, bytes,
+                    [&](std::size_t b, std::size_t e) { copy_slice(dst + b, src + b, e - b); });
   });
-  double best = 0;
+}
+
+double measure_read_bandwidth(int threads, std::size_t bytes) {
+  threads = resolve_threads(threads);
+  bytes = whole_lines(bytes, "read");
+  auto [a, b] = touched_buffers(threads, bytes, 1, 2);
   std::atomic<std::uint64_t> total{0};
-  for (int rep = 0; rep < 4; ++rep) {
-    const auto start = std::chrono::steady_clock::now();
+  const double best = best_of_four(bytes, [&] {
     parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
       total += read_slices(a.get() + from, b.get() + from, to - from);
     });
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
-    best = std::max(best, 2.0 * static_cast<double>(bytes) / dt.count());
-  }
+  });
   // The sums are the bytes added up (modulo 2^64): checking them keeps every load and proves the
   // slices covered both arrays once per repetition.
   const std::uint64_t per_pass = (bytes / 8) * (0x0101010101010101ull + 0x0202020202020202ull);

@@ -111,6 +111,19 @@ TEST(SimdTargets, SixteenBitConversionsMatchScalarOnEveryTarget) {
   }
 }
 
+// Runs the problem on the cpu backend with each target in turn and compares with the first.
+void expect_same_bits_on_every_target(const Problem& p, const std::vector<std::int64_t>& targets,
+                                      const std::string& what) {
+  hwy::SetSupportedTargetsForTest(targets.front());
+  const Result first = run_problem(p, "cpu");
+  for (std::size_t t = 1; t < targets.size(); ++t) {
+    hwy::SetSupportedTargetsForTest(targets[t]);
+    expect_bitwise_equal(
+        first, run_problem(p, "cpu"),
+        what + " on " + hwy::TargetName(targets[t]) + " vs " + hwy::TargetName(targets.front()));
+  }
+}
+
 TEST(SimdTargets, GradsAreBitwiseEqualOnEveryTarget) {
   TargetGuard guard;
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
@@ -126,15 +139,7 @@ TEST(SimdTargets, GradsAreBitwiseEqualOnEveryTarget) {
         for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
           const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), format, training, dtype,
                                           shape, seed++);
-          const Problem pb = make_problem(v);
-          hwy::SetSupportedTargetsForTest(targets.front());
-          const Result first = run_problem(pb, "cpu");
-          for (std::size_t t = 1; t < targets.size(); ++t) {
-            hwy::SetSupportedTargetsForTest(targets[t]);
-            expect_bitwise_equal(first, run_problem(pb, "cpu"),
-                                 describe(v) + " on " + hwy::TargetName(targets[t]) + " vs " +
-                                     hwy::TargetName(targets.front()));
-          }
+          expect_same_bits_on_every_target(make_problem(v), targets, describe(v));
         }
 }
 
@@ -176,14 +181,7 @@ TEST(SimdTargets, GlobalGradInHalfIsBitwiseEqualOnEveryTarget) {
     p.inputs["m"] = random({C}, -0.5, 0.5, false);
     p.inputs["v"] = random({C}, 0.1, 2, false);
     p.inputs["gamma"] = random({C}, 0.5, 1.5, false);
-    hwy::SetSupportedTargetsForTest(targets.front());
-    const Result first = run_problem(p, "cpu");
-    for (std::size_t t = 1; t < targets.size(); ++t) {
-      hwy::SetSupportedTargetsForTest(targets[t]);
-      expect_bitwise_equal(first, run_problem(p, "cpu"),
-                           shape_str(shape) + " on " + hwy::TargetName(targets[t]) + " vs " +
-                               hwy::TargetName(targets.front()));
-    }
+    expect_same_bits_on_every_target(p, targets, shape_str(shape));
   }
 }
 
