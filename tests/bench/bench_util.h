@@ -68,7 +68,8 @@ inline void add_host_context() {
   benchmark::AddCustomContext("bnscope_threads", std::to_string(bench_threads()));
 }
 
-// --host: prints what add_host_context records, one "key: value" a line, and runs nothing.
+// --host: prints what add_host_context records and the read probe (measured only here: the cases
+// are divided by the copy probe), one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
   if (argc == 2 && std::string(argv[1]) == "--host") {
     std::printf("caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n",

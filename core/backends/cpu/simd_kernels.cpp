@@ -4,17 +4,11 @@
 //
 // Bitwise contract: sums use Mul then Add (never a fused multiply-add; the file is built with
 // -ffp-contract=off, see deps.cmake) in the scalar loops' order, and the affine outputs apply
-// simd.h's affine() operation for operation; f16/bf16 stores port
-// convert.h's branch-free rounding, and loads use Highway's exact PromoteTo (F16C for f16 on
-// AVX2 and up). Highway 1.0's bf16 DemoteTo is not used: on x86 it truncates instead of
-// rounding to nearest even. f16 stores use F16C (AVX2 and up) after mapping NaN lanes to the
-// quiet NaN TensorFlow's conversion (and convert.h) writes. Scalar tails call convert.h directly.
-// Non-temporal stores (Stream) are used for every vector whose address is vector aligned, so dx
-// costs no read-for-ownership.
+// simd.h's affine() operation for operation; f16/bf16 loads and stores give convert.h's bits
+// (simd_vectors-inl.h). Scalar tails call convert.h directly. Non-temporal stores (Stream) are
+// used for every vector whose address is vector aligned, so dx costs no read-for-ownership.
 
-#include <algorithm>
 #include <type_traits>
-#include <vector>
 
 #include "backends/cpu/simd.h"
 
@@ -24,6 +18,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "backends/cpu/simd_vectors-inl.h"
+
 #if HWY_ARCH_X86
 #include <xmmintrin.h>
 #endif
@@ -32,53 +28,6 @@ HWY_BEFORE_NAMESPACE();
 namespace bnscope::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-using DF = hn::ScalableTag<float>;
-using VF = hn::Vec<DF>;
-using DU = hn::RebindToUnsigned<DF>;
-using DI = hn::RebindToSigned<DF>;
-using DH = hn::Rebind<std::uint16_t, DF>;  // one 16-bit element per float lane
-
-HWY_INLINE VF load_vec(DF d, const float* p) {
-  return hn::LoadU(d, p);
-}
-HWY_INLINE VF load_vec(DF d, const bf16* p) {
-  const DU du;
-  const auto w = hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p)));
-  return hn::BitCast(d, hn::ShiftLeft<16>(w));
-}
-HWY_INLINE VF load_vec(DF d, const f16* p) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
-#else
-  const DU du;
-  const DI di;
-  const auto w = hn::ShiftLeft<16>(
-      hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p))));
-  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
-  const auto two_w = hn::Add(w, w);
-  const VF normal =
-      hn::Mul(hn::BitCast(d, hn::Add(hn::ShiftRight<4>(two_w), hn::Set(du, 0xE0u << 23))),
-              hn::Set(d, 0x1.0p-112f));
-  const VF subnormal = hn::Sub(
-      hn::BitCast(d, hn::Or(hn::ShiftRight<17>(two_w), hn::Set(du, 126u << 23))), hn::Set(d, 0.5f));
-  const auto is_sub = hn::Lt(hn::BitCast(di, hn::ShiftRight<1>(two_w)), hn::Set(di, 1 << 26));
-  const VF mag = hn::IfThenElse(hn::RebindMask(d, is_sub), subnormal, normal);
-  return hn::Or(mag, hn::BitCast(d, sign));
-#endif
-}
-
-HWY_INLINE void store_u16(hn::Vec<DH> v, std::uint16_t* p, bool nt) {
-  const DH dh;
-  // On SSE4 these are 8-byte half registers, and Highway streams them with a 16-byte movntdq,
-  // which faults on the 8-byte-aligned addresses that pass the check below.
-  constexpr bool kFullRegister = hn::MaxLanes(DH()) * 2 >= 16;
-  if (kFullRegister && nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
-    hn::Stream(v, dh, p);
-  else
-    hn::StoreU(v, dh, p);
-}
 
 // Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
 // the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data
@@ -101,105 +50,6 @@ HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
   hwy::Prefetch(b + kAhead);
 #endif
 }
-
-// Writes 16-bit patterns h (held in 32-bit lanes, each <= 0xFFFF).
-template <class VU>
-HWY_INLINE void store_bits16(VU h, std::uint16_t* p, bool nt) {
-  store_u16(hn::DemoteTo(DH(), hn::BitCast(DI(), h)), p, nt);
-}
-
-HWY_INLINE void store_vec(VF v, float* p, bool nt) {
-  const DF d;
-  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(d) * 4)) == 0)
-    hn::Stream(v, d, p);
-  else
-    hn::StoreU(v, d, p);
-}
-// The bfloat16 patterns of v (convert.h's store<bf16>), one in the low half of each 32-bit lane.
-HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
-  const DU du;
-  const auto u = hn::BitCast(du, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
-  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
-  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded);
-}
-HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
-  store_bits16(bf16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
-}
-
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-// The float16 patterns of v by F16C (convert.h's store<f16>).
-HWY_INLINE hn::Vec<DH> f16_bits(VF v) {
-  const DF d;
-  const DU du;
-  // F16C rounds to nearest even exactly as convert.h does; it differs only on NaN, whose payload
-  // it keeps. A NaN lane is first replaced by the float quiet NaN of its sign, which F16C turns
-  // into convert.h's canonical 0x7E00 (with the sign).
-  const VF quiet = hn::Or(hn::And(v, hn::BitCast(d, hn::Set(du, 0x80000000u))),
-                          hn::BitCast(d, hn::Set(du, 0x7FC00000u)));
-  const VF clean = hn::IfThenElse(hn::IsNaN(v), quiet, v);
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  return hn::BitCast(DH(), hn::DemoteTo(dh, clean));
-}
-#endif
-
-HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  store_u16(f16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
-#else
-  const DF d;
-  const DU du;
-  const DI di;
-  const auto w = hn::BitCast(du, v);
-  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
-  const auto abs = hn::BitCast(di, hn::And(w, hn::Set(du, 0x7fffffffu)));
-  VF base = hn::Mul(hn::Mul(hn::BitCast(d, abs), hn::Set(d, 0x1.0p+112f)), hn::Set(d, 0x1.0p-110f));
-  const auto exp = hn::Max(hn::And(abs, hn::Set(di, 0x7F800000)), hn::Set(di, 0x38800000));
-  base = hn::Add(hn::BitCast(d, hn::Add(exp, hn::Set(di, 0x07800000))), base);
-  const auto bits = hn::BitCast(du, base);
-  const auto nonsign = hn::Add(hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x7C00u)),
-                               hn::And(bits, hn::Set(du, 0x0FFFu)));
-  const auto is_nan = hn::Gt(abs, hn::Set(di, 0x7F800000));
-  const auto h = hn::Or(hn::ShiftRight<16>(sign),
-                        hn::IfThenElse(hn::RebindMask(du, is_nan), hn::Set(du, 0x7E00u), nonsign));
-  store_bits16(h, reinterpret_cast<std::uint16_t*>(p), nt);
-#endif
-}
-
-// Two vectors of 16-bit results, v0 then v1, to p with one full-width store. On AVX2 a vector's
-// results fill half a register: bfloat16 takes one unsigned pack of both vectors and one lane
-// permute where one vector at a time takes a pack and a permute each, float16 one 128-bit insert,
-// and a pair writes 32 bytes in one (non-temporal) store instead of two of 16. The 16-bit write
-// sweeps are short of memory by their instructions on AVX2 (README); pairs ran the bfloat16
-// training grads 0.76-0.94x the time of single vectors on the AVX2 EPYC.
-#if HWY_TARGET == HWY_AVX2
-HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
-  auto* dst = static_cast<__m256i*>(p);
-  if (nt && reinterpret_cast<std::uintptr_t>(p) % 32 == 0)
-    _mm256_stream_si256(dst, v);
-  else
-    _mm256_storeu_si256(dst, v);
-}
-HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
-  store_256(
-      _mm256_permute4x64_epi64(_mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw), 0xD8), p,
-      nt);
-}
-HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
-  store_256(_mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1),
-            p, nt);
-}
-#endif
-template <class T>
-HWY_INLINE void store_pair(VF v0, VF v1, T* p, bool nt) {
-  store_vec(v0, p, nt);
-  store_vec(v1, p + hn::Lanes(DF()), nt);
-}
-
-// Whether the affine loops store two vectors at a time (store_pair): 16-bit outputs on AVX2.
-template <class T>
-constexpr bool kPairs = HWY_TARGET == HWY_AVX2 && !std::is_same_v<T, float>;
 
 // One vector of a sweep: the sums of simd.h's Sweep, in the scalar loops' order.
 template <bool Moments>
@@ -558,7 +408,7 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     T* po = out + k * stride;
-    const auto one = [&](std::int64_t at) {
+    const auto vec = [&](std::int64_t at) {  // the output vector at lane `at`
       const VF av = load_vec(d, pa + at);
       const VF bv = Normalize ? av : load_vec(d, pb + at);
       return affine_vec<Normalize>(av, bv, hn::LoadU(d, p + at), hn::LoadU(d, q + at),
@@ -568,11 +418,11 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     if constexpr (kPairs<T>)
       for (; j + 2 * N <= Lv; j += 2 * N) {
         prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-        store_pair(one(j), one(j + N), po + j, nt);
+        store_pair(vec(j), vec(j + N), po + j, nt);
       }
     for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-      store_vec(one(j), po + j, nt);
+      store_vec(vec(j), po + j, nt);
     }
     for (; j < L; ++j)
       po[j] = store<T>(
@@ -597,7 +447,7 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   // pairs), so the stores can be non-temporal.
   const std::size_t vbytes = static_cast<std::size_t>(kPairs<T> ? 2 * N : N) * sizeof(T);
   while (nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
-  const auto at = [&](std::int64_t k) {
+  const auto vec = [&](std::int64_t k) {  // the output vector at element k
     const VF av = load_vec(d, a + k);
     const VF bv = Normalize ? av : load_vec(d, b + k);
     return affine_vec<Normalize>(av, bv, pv, qv, mv, rv);
@@ -605,11 +455,11 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   if constexpr (kPairs<T>)
     for (; i + 2 * N <= n; i += 2 * N) {
       prefetch_ahead(a + i, Normalize ? a + i : b + i);
-      store_pair(at(i), at(i + N), out + i, nt);
+      store_pair(vec(i), vec(i + N), out + i, nt);
     }
   for (; i + N <= n; i += N) {
     prefetch_ahead(a + i, Normalize ? a + i : b + i);
-    store_vec(at(i), out + i, nt);
+    store_vec(vec(i), out + i, nt);
   }
   for (; i < n; ++i) one(i);
 }
@@ -693,97 +543,6 @@ void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, fl
   by_elem(s.elem,
           [&](auto tag) { PlaneAffineT<typename decltype(tag)::type>(s, runs, p, q, m, r); });
 }
-// Rounds every lane to half and back: one F16C conversion each way, round to nearest even as
-// convert.h's store<f16> (a NaN stays a NaN; its payload, which no output keeps, may differ).
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-HWY_INLINE VF half_round(VF v) {
-  const DF d;
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  return hn::PromoteTo(d, hn::DemoteTo(dh, v));
-}
-#endif
-
-// Row by row, each row's channels [c0, c1) in vectors: the sums stay one chain per channel in
-// row order, as TensorFlow adds them, and the vectors run independent channels side by side. The
-// last channels, short of a vector, then run down all rows as one vector whose sums stay in
-// registers (reading past them into the next row, whose lanes are dropped): a handful of channels
-// (C = 3) is otherwise one long dependent chain through memory per row. The [C] arrays are
-// padded for that vector (global_grad_half.cpp).
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-void GlobalHalfRows(const HalfRows& h, std::int64_t c0, std::int64_t c1) {
-  const DF d;
-  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  // Locals: the sums' stores could alias h, whose fields would then be reloaded every vector.
-  // The running sums in this thread's own memory: stored every row, they would share cache lines
-  // with the next thread's channels in h.db and h.s2 (2 threads ran 2-3x slower than one).
-  const std::int64_t width = c1 - c0 + 2 * N;
-  std::vector<float> sums(static_cast<std::size_t>(2 * width));
-  std::copy_n(h.db + c0, c1 - c0, sums.begin());
-  std::copy_n(h.s2 + c0, c1 - c0, sums.begin() + width);
-  const f16* HWY_RESTRICT x = h.x;
-  const f16* HWY_RESTRICT dy = h.dy;
-  f16* HWY_RESTRICT dx = h.dx;
-  const float* HWY_RESTRICT mean = h.mean;
-  const float* HWY_RESTRICT gk = h.gk;
-  float* HWY_RESTRICT db = sums.data() - c0;  // indexed by channel, as h.db
-  float* HWY_RESTRICT s2 = db + width;
-  const std::int64_t C = h.channels, rows = h.rows;
-  const bool nt = h.nt;
-  const std::int64_t vend = c0 + (c1 - c0) / N * N, rest = c1 - vend;
-  // One vector of one row: the sums in and out through sum_db/sum_s2.
-  const auto step = [&](VF xv, VF g, VF m, VF& sum_db, VF& sum_s2) {
-    const VF dev = half_round(hn::Sub(xv, m));
-    sum_s2 = half_round(hn::Add(sum_s2, half_round(hn::Mul(g, dev))));
-    sum_db = half_round(hn::Add(sum_db, g));
-  };
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t at = r * C;
-    for (std::int64_t c = c0; c < vend; c += N) {
-      const VF g = load_vec(d, dy + at + c);
-      VF sum_db = hn::LoadU(d, db + c), sum_s2 = hn::LoadU(d, s2 + c);
-      step(load_vec(d, x + at + c), g, hn::LoadU(d, mean + c), sum_db, sum_s2);
-      hn::StoreU(sum_db, d, db + c);
-      hn::StoreU(sum_s2, d, s2 + c);
-      store_vec(hn::Mul(g, hn::LoadU(d, gk + c)), dx + at + c, nt);
-    }
-  }
-  const auto write_back = [&] {
-    std::copy_n(db + c0, c1 - c0, h.db + c0);
-    std::copy_n(s2 + c0, c1 - c0, h.s2 + c0);
-  };
-  if (rest == 0) return write_back();
-  const VF m = hn::LoadU(d, mean + vend), k = hn::LoadU(d, gk + vend);
-  VF sum_db = hn::LoadU(d, db + vend), sum_s2 = hn::LoadU(d, s2 + vend);
-  f16 xt[16] = {}, gt[16] = {}, ot[16];
-  for (std::int64_t r = 0, at = vend; r < rows; ++r, at += C) {
-    const bool inside = at + N <= rows * C;  // the last row's vector would pass the end
-    if (!inside) {
-      std::copy_n(x + at, rest, xt);
-      std::copy_n(dy + at, rest, gt);
-    }
-    const VF g = load_vec(d, inside ? dy + at : gt);
-    step(load_vec(d, inside ? x + at : xt), g, m, sum_db, sum_s2);
-    store_vec(hn::Mul(g, k), ot, false);
-    std::copy_n(ot, rest, dx + at);
-  }
-  hn::StoreU(sum_db, d, db + vend);
-  hn::StoreU(sum_s2, d, s2 + vend);
-  write_back();
-}
-#else
-// Targets without F16C: the rounding in convert.h's scalar form, channel by channel.
-void GlobalHalfRows(const HalfRows& h, std::int64_t c0, std::int64_t c1) {
-  const auto round = [](float v) { return load(store<f16>(v)); };
-  for (std::int64_t r = 0; r < h.rows; ++r)
-    for (std::int64_t c = c0, at = r * h.channels; c < c1; ++c) {
-      const float g = load(h.dy[at + c]);
-      h.db[c] = round(h.db[c] + g);
-      h.s2[c] = round(h.s2[c] + round(g * round(load(h.x[at + c]) - h.mean[c])));
-      h.dx[at + c] = store<f16>(g * h.gk[c]);
-    }
-}
-#endif
-
 void AddWidened(const float* HWY_RESTRICT src, double* HWY_RESTRICT dst, std::int64_t n) {
   std::int64_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
@@ -815,7 +574,6 @@ HWY_EXPORT(PlaneSweep);
 HWY_EXPORT(RowsAffine);
 HWY_EXPORT(PlaneAffine);
 HWY_EXPORT(AddWidened);
-HWY_EXPORT(GlobalHalfRows);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(VectorBytes);
 
@@ -835,9 +593,6 @@ void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, f
 }
 void add_widened(const float* src, double* dst, std::int64_t n) {
   HWY_DYNAMIC_DISPATCH(AddWidened)(src, dst, n);
-}
-void global_half_rows(const HalfRows& h, std::int64_t c0, std::int64_t c1) {
-  HWY_DYNAMIC_DISPATCH(GlobalHalfRows)(h, c0, c1);
 }
 const char* target_name() {
   return HWY_DYNAMIC_DISPATCH(TargetName)();

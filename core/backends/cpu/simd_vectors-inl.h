@@ -1,0 +1,189 @@
+// Lane conversions shared by the cpu backend's Highway files (simd_kernels.cpp,
+// simd_global_half.cpp), included once per target: f16/bf16 loads and stores that give
+// convert.h's bits, stores of two vectors at once, and rounding to half in registers.
+// Loads use Highway's exact PromoteTo (F16C for f16 on AVX2 and up). Highway 1.0's bf16 DemoteTo
+// is not used: on x86 it truncates instead of rounding to nearest even. f16 stores use F16C (AVX2
+// and up) after mapping NaN lanes to the quiet NaN TensorFlow's conversion (and convert.h) writes.
+// Per-target include guard, as Highway's own -inl headers: this file is meant to be included
+// again for every target foreach_target compiles.
+
+#if defined(BNSCOPE_CPU_SIMD_VECTORS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BNSCOPE_CPU_SIMD_VECTORS_INL_H_
+#undef BNSCOPE_CPU_SIMD_VECTORS_INL_H_
+#else
+#define BNSCOPE_CPU_SIMD_VECTORS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "backends/cpu/convert.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace bnscope::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using DH = hn::Rebind<std::uint16_t, DF>;  // one 16-bit element per float lane
+
+HWY_INLINE VF load_vec(DF d, const float* p) {
+  return hn::LoadU(d, p);
+}
+HWY_INLINE VF load_vec(DF d, const bf16* p) {
+  const DU du;
+  const auto w = hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p)));
+  return hn::BitCast(d, hn::ShiftLeft<16>(w));
+}
+HWY_INLINE VF load_vec(DF d, const f16* p) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+#else
+  const DU du;
+  const DI di;
+  const auto w = hn::ShiftLeft<16>(
+      hn::PromoteTo(du, hn::LoadU(DH(), reinterpret_cast<const std::uint16_t*>(p))));
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  const auto two_w = hn::Add(w, w);
+  const VF normal =
+      hn::Mul(hn::BitCast(d, hn::Add(hn::ShiftRight<4>(two_w), hn::Set(du, 0xE0u << 23))),
+              hn::Set(d, 0x1.0p-112f));
+  const VF subnormal = hn::Sub(
+      hn::BitCast(d, hn::Or(hn::ShiftRight<17>(two_w), hn::Set(du, 126u << 23))), hn::Set(d, 0.5f));
+  const auto is_sub = hn::Lt(hn::BitCast(di, hn::ShiftRight<1>(two_w)), hn::Set(di, 1 << 26));
+  const VF mag = hn::IfThenElse(hn::RebindMask(d, is_sub), subnormal, normal);
+  return hn::Or(mag, hn::BitCast(d, sign));
+#endif
+}
+
+HWY_INLINE void store_u16(hn::Vec<DH> v, std::uint16_t* p, bool nt) {
+  const DH dh;
+  // On SSE4 these are 8-byte half registers, and Highway streams them with a 16-byte movntdq,
+  // which faults on the 8-byte-aligned addresses that pass the check below.
+  constexpr bool kFullRegister = hn::MaxLanes(DH()) * 2 >= 16;
+  if (kFullRegister && nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(dh) * 2)) == 0)
+    hn::Stream(v, dh, p);
+  else
+    hn::StoreU(v, dh, p);
+}
+
+// Writes 16-bit patterns h (held in 32-bit lanes, each <= 0xFFFF).
+template <class VU>
+HWY_INLINE void store_bits16(VU h, std::uint16_t* p, bool nt) {
+  store_u16(hn::DemoteTo(DH(), hn::BitCast(DI(), h)), p, nt);
+}
+
+HWY_INLINE void store_vec(VF v, float* p, bool nt) {
+  const DF d;
+  if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(d) * 4)) == 0)
+    hn::Stream(v, d, p);
+  else
+    hn::StoreU(v, d, p);
+}
+// The bfloat16 patterns of v (convert.h's store<bf16>), one in the low half of each 32-bit lane.
+HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
+  const DU du;
+  const auto u = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
+  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
+  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded);
+}
+HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
+  store_bits16(bf16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// The float16 patterns of v by F16C (convert.h's store<f16>).
+HWY_INLINE hn::Vec<DH> f16_bits(VF v) {
+  const DF d;
+  const DU du;
+  // F16C rounds to nearest even exactly as convert.h does; it differs only on NaN, whose payload
+  // it keeps. A NaN lane is first replaced by the float quiet NaN of its sign, which F16C turns
+  // into convert.h's canonical 0x7E00 (with the sign).
+  const VF quiet = hn::Or(hn::And(v, hn::BitCast(d, hn::Set(du, 0x80000000u))),
+                          hn::BitCast(d, hn::Set(du, 0x7FC00000u)));
+  const VF clean = hn::IfThenElse(hn::IsNaN(v), quiet, v);
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::BitCast(DH(), hn::DemoteTo(dh, clean));
+}
+#endif
+
+HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  store_u16(f16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
+#else
+  const DF d;
+  const DU du;
+  const DI di;
+  const auto w = hn::BitCast(du, v);
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  const auto abs = hn::BitCast(di, hn::And(w, hn::Set(du, 0x7fffffffu)));
+  VF base = hn::Mul(hn::Mul(hn::BitCast(d, abs), hn::Set(d, 0x1.0p+112f)), hn::Set(d, 0x1.0p-110f));
+  const auto exp = hn::Max(hn::And(abs, hn::Set(di, 0x7F800000)), hn::Set(di, 0x38800000));
+  base = hn::Add(hn::BitCast(d, hn::Add(exp, hn::Set(di, 0x07800000))), base);
+  const auto bits = hn::BitCast(du, base);
+  const auto nonsign = hn::Add(hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x7C00u)),
+                               hn::And(bits, hn::Set(du, 0x0FFFu)));
+  const auto is_nan = hn::Gt(abs, hn::Set(di, 0x7F800000));
+  const auto h = hn::Or(hn::ShiftRight<16>(sign),
+                        hn::IfThenElse(hn::RebindMask(du, is_nan), hn::Set(du, 0x7E00u), nonsign));
+  store_bits16(h, reinterpret_cast<std::uint16_t*>(p), nt);
+#endif
+}
+
+// Two vectors of 16-bit results, v0 then v1, to p with one full-width store. On AVX2 a vector's
+// results fill half a register: bfloat16 takes one unsigned pack of both vectors and one lane
+// permute where one vector at a time takes a pack and a permute each, float16 one 128-bit insert,
+// and a pair writes 32 bytes in one (non-temporal) store instead of two of 16. The 16-bit write
+// sweeps are short of memory by their instructions on AVX2 (README); pairs ran the bfloat16
+// training grads 0.76-0.94x the time of single vectors on the AVX2 EPYC.
+#if HWY_TARGET == HWY_AVX2
+HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
+  auto* dst = static_cast<__m256i*>(p);
+  if (nt && reinterpret_cast<std::uintptr_t>(p) % 32 == 0)
+    _mm256_stream_si256(dst, v);
+  else
+    _mm256_storeu_si256(dst, v);
+}
+HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
+  store_256(
+      _mm256_permute4x64_epi64(_mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw), 0xD8), p,
+      nt);
+}
+HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
+  store_256(_mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1),
+            p, nt);
+}
+#endif
+template <class T>
+HWY_INLINE void store_pair(VF v0, VF v1, T* p, bool nt) {
+  store_vec(v0, p, nt);
+  store_vec(v1, p + hn::Lanes(DF()), nt);
+}
+
+// Whether the affine loops store two vectors at a time (store_pair): 16-bit outputs on AVX2.
+template <class T>
+constexpr bool kPairs = HWY_TARGET == HWY_AVX2 && !std::is_same_v<T, float>;
+
+// Rounds every lane to half and back: one F16C conversion each way, round to nearest even as
+// convert.h's store<f16> (a NaN stays a NaN; its payload, which no output keeps, may differ).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+HWY_INLINE VF half_round(VF v) {
+  const DF d;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(d, hn::DemoteTo(dh, v));
+}
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bnscope::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // BNSCOPE_CPU_SIMD_VECTORS_INL_H_
