@@ -75,6 +75,8 @@ TEST(HostCaches, ReadsASysfsTree) {
   EXPECT_EQ(c.l2_sharing, 1);
   EXPECT_EQ(c.l3_sharing, 2);
   EXPECT_EQ(c.reuse_bytes(), std::size_t{448} << 10);  // 512 KiB less an eighth
+  // and a quarter of this CPU's half of the L3
+  EXPECT_EQ(c.resident_bytes(), (std::size_t{448} << 10) + (std::size_t{4} << 20));
   EXPECT_EQ(c.llc_bytes(), std::size_t{32} << 20);
   EXPECT_EQ(cpu::describe(c), "L1d 32 KiB, L2 512 KiB, L3 32 MiB shared by 2 (sysfs)");
 }
@@ -87,6 +89,7 @@ TEST(HostCaches, SharedL2AndNoL3) {
   EXPECT_EQ(c.l2, std::size_t{2} << 20);
   EXPECT_EQ(c.l3, 0u);
   EXPECT_EQ(c.reuse_bytes(), std::size_t{896} << 10);  // this CPU's 1 MiB less an eighth
+  EXPECT_EQ(c.resident_bytes(), c.reuse_bytes());      // no L3 to add
   EXPECT_EQ(c.llc_bytes(), std::size_t{2} << 20);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/host_caches.h"
 #include "engine/engine.h"
 #include "problem_maker.h"
 
@@ -71,6 +72,24 @@ TEST(CpuPassPhases, PlanFollowsModeLayoutAndThreads) {
       sweep_variant(find_op("FusedBatchNormV3"), "NHWC", true, DType::F32, {2, 3, 3, 4}, 3)));
   EXPECT_EQ(cpu_pass_plan(forward, 2),
             (std::vector<std::string>{"pass:mean", "pass:variance", "pass:write"}));
+}
+
+TEST(CpuPassPhases, ChannelsFirstPlanesFollowTheHostsCaches) {
+  // A float32 plane whose x+dy is past a core's L2 share but within what it keeps with its part
+  // of the L3 takes the planes structure; one past that, two passes.
+  const cpu::HostCaches& c = cpu::host_caches();
+  if (c.resident_bytes() <= c.reuse_bytes())
+    GTEST_SKIP() << "no L3 on this host: " << cpu::describe(c);
+  const OpSpec* grad = find_op("FusedBatchNormGradV3");
+  auto plan_for = [&](std::size_t plane_bytes) {  // x+dy of one channel, one image, W = 64
+    const std::int64_t h = static_cast<std::int64_t>(plane_bytes / (2 * sizeof(float) * 64));
+    return cpu_pass_plan(
+        prepare(make_problem(sweep_variant(grad, "NCHW", true, DType::F32, {1, h, 64, 2}, 5))), 1);
+  };
+  EXPECT_EQ(plan_for((c.reuse_bytes() + c.resident_bytes()) / 2),
+            std::vector<std::string>{"pass:planes"});
+  EXPECT_EQ(plan_for(c.resident_bytes() + 2 * sizeof(float) * 64 * 2),
+            (std::vector<std::string>{"pass:reduce", "pass:write"}));
 }
 
 // The tensor passes each structure costs, as passes.h counts them (minimum 3 for a grad).

@@ -66,6 +66,11 @@ std::size_t HostCaches::reuse_bytes() const {
   return share - share / 8;
 }
 
+std::size_t HostCaches::resident_bytes() const {
+  const std::size_t l3_share = l3 / static_cast<std::size_t>(l3_sharing > 0 ? l3_sharing : 1);
+  return reuse_bytes() + l3_share / 4;
+}
+
 std::size_t HostCaches::llc_bytes() const {
   return l3 > 0 ? l3 : l2;
 }

@@ -6,8 +6,9 @@
 //                      stay in cache between the two (NHWC with large M, big NCHW planes);
 //                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
 //   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
-//                      planes of <= 512 elements) x+dy fits this host's L2 less an
-//                      eighth (host_caches.h): reduce, then write while cache-hot; 3 passes.
+//                      planes of <= 512 elements) x+dy fits what a core keeps between two
+//                      sweeps (host_caches.h: resident_bytes): reduce, then write while
+//                      cache-hot; 3 passes.
 //   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
 //                      needs no reduction, so sums and dx in one sweep, 3 passes.
 // pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
@@ -75,8 +76,8 @@ template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
                 const Affine<Acc<T>>& per_channel);
 
-// Channel planes (or blocks) small enough to stay in a core's L2 between the reduction and the
-// write, and enough of them to keep every thread busy.
+// Channel planes (or blocks) small enough to stay in a core's caches between the reduction and
+// the write, and enough of them to keep every thread busy.
 bool planes_fit(const Geometry& g, std::size_t element_size, int threads);
 
 // Coefficients p, q, r of a channel's output from its totals (m is the centre passed in).
