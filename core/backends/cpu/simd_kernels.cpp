@@ -9,6 +9,7 @@
 // used for every vector whose address is vector aligned, so dx costs no read-for-ownership.
 
 #include <type_traits>
+#include <vector>
 
 #include "backends/cpu/simd.h"
 
@@ -404,6 +405,18 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   T* out = static_cast<T*>(s.out);
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const std::int64_t Lv = L / N * N;
+  // bfloat16 on AVX2: the coefficients of each 16 lanes side by side (p, q, m, r), each in
+  // load_unpacked's order, so a group's four operands lie in one 256-byte run.
+  float* coefs = nullptr;
+  if constexpr (kUnpacked<T>) {
+    thread_local std::vector<float> buf;
+    const std::int64_t groups = L / 16;
+    if (buf.size() < static_cast<std::size_t>(64 * groups)) buf.resize(64 * groups);
+    coefs = buf.data();
+    const float* src[4] = {p, q, m, r};
+    for (std::int64_t g = 0; g < groups; ++g)
+      for (int k = 0; k < 4; ++k) unpack_order(src[k] + 16 * g, coefs + 64 * g + 16 * k);
+  }
   for (std::int64_t k = 0; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
@@ -415,11 +428,30 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                                    hn::LoadU(d, m + at), hn::LoadU(d, r + at));
     };
     std::int64_t j = 0;
-    if constexpr (kPairs<T>)
+    if constexpr (kUnpacked<T>) {
+      for (; j + 16 <= L; j += 16) {
+        prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
+        VF a0, a1, b0, b1;
+        load_unpacked(pa + j, a0, a1);
+        if (Normalize) {
+          b0 = a0;
+          b1 = a1;
+        } else {
+          load_unpacked(pb + j, b0, b1);
+        }
+        const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in unpack order
+        const auto half = [&](VF av, VF bv, std::int64_t h) {
+          return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
+                                       hn::LoadU(d, c + 32 + h), hn::LoadU(d, c + 48 + h));
+        };
+        store_unpacked(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
+      }
+    } else if constexpr (kPairs<T>) {
       for (; j + 2 * N <= Lv; j += 2 * N) {
         prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
         store_pair(vec(j), vec(j + N), po + j, nt);
       }
+    }
     for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
       store_vec(vec(j), po + j, nt);
@@ -452,11 +484,26 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
     const VF bv = Normalize ? av : load_vec(d, b + k);
     return affine_vec<Normalize>(av, bv, pv, qv, mv, rv);
   };
-  if constexpr (kPairs<T>)
+  if constexpr (kUnpacked<T>) {
+    for (; i + 16 <= n; i += 16) {
+      prefetch_ahead(a + i, Normalize ? a + i : b + i);
+      VF a0, a1, b0, b1;
+      load_unpacked(a + i, a0, a1);
+      if (Normalize) {
+        b0 = a0;
+        b1 = a1;
+      } else {
+        load_unpacked(b + i, b0, b1);
+      }
+      store_unpacked(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
+                     affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
+    }
+  } else if constexpr (kPairs<T>) {
     for (; i + 2 * N <= n; i += 2 * N) {
       prefetch_ahead(a + i, Normalize ? a + i : b + i);
       store_pair(vec(i), vec(i + N), out + i, nt);
     }
+  }
   for (; i + N <= n; i += N) {
     prefetch_ahead(a + i, Normalize ? a + i : b + i);
     store_vec(vec(i), out + i, nt);

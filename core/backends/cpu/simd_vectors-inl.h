@@ -161,7 +161,38 @@ HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
   store_256(_mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1),
             p, nt);
 }
+
+// Sixteen bfloat16 values as two float vectors in unpack order: lo holds elements 0-3 and 8-11,
+// hi 4-7 and 12-15, the order a 16-bit unpack leaves within each 128-bit half. One load and two
+// unpacks (each puts the bf16 bits in the high half of a zeroed lane) where element order takes
+// two widenings and two shifts; an unsigned pack of two such vectors' results is back in element
+// order, so no lane permute either. Per-lane operands must be in the same order (unpack_order).
+HWY_INLINE void load_unpacked(const bf16* p, VF& lo, VF& hi) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i zero = _mm256_setzero_si256();
+  lo.raw = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, v));
+  hi.raw = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, v));
+}
+HWY_INLINE void store_unpacked(VF lo, VF hi, bf16* p, bool nt) {
+  store_256(_mm256_packus_epi32(bf16_bits(lo).raw, bf16_bits(hi).raw), p, nt);
+}
 #endif
+
+// Whether the bfloat16 pair loops take their inputs in unpack order (load_unpacked): AVX2.
+template <class T>
+constexpr bool kUnpacked = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
+
+// dst[0..16) = src[0..16) in unpack order (elements 0-3, 8-11, 4-7, 12-15): per-lane operands of
+// values loaded by load_unpacked.
+HWY_INLINE void unpack_order(const float* src, float* dst) {
+  for (int k = 0; k < 4; ++k) {
+    dst[k] = src[k];
+    dst[4 + k] = src[8 + k];
+    dst[8 + k] = src[4 + k];
+    dst[12 + k] = src[12 + k];
+  }
+}
+
 template <class T>
 HWY_INLINE void store_pair(VF v0, VF v1, T* p, bool nt) {
   store_vec(v0, p, nt);
