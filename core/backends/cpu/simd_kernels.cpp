@@ -276,10 +276,45 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // AVX2, README). Reductions only: with an output, pairs interleave non-temporal stores to two
   // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
   std::int64_t k = 0;
+  // bfloat16 on AVX2: whole groups of 16 lanes in unpack order (load_unpacked), the accumulators
+  // and centres of those lanes reordered to match for the pairs and back after them.
+  std::int64_t L16 = 0;
+  float* mu = nullptr;
+  if constexpr (kUnpacked<T>) {
+    if (!out && n_groups >= 2) {
+      L16 = L / 16 * 16;
+      thread_local std::vector<float> buf;
+      if (buf.size() < static_cast<std::size_t>(L16)) buf.resize(static_cast<std::size_t>(L16));
+      mu = buf.data();
+      for (std::int64_t j = 0; j < L16; j += 16) {
+        unpack_order(m + j, mu + j);
+        reorder_in_place(acc0 + j);
+        reorder_in_place(acc1 + j);
+      }
+    }
+  }
   for (; !out && k + 2 <= n_groups; k += 2) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
-    for (std::int64_t j = 0; j < Lv; j += N) {
+    if constexpr (kUnpacked<T>)
+      for (std::int64_t j = 0; j < L16; j += 16) {
+        prefetch_ahead(pa + j, pb + j);
+        prefetch_ahead(pa + stride + j, pb + stride + j);
+        VF av[2][2], bv[2][2];  // [row][half]
+        for (int row = 0; row < 2; ++row) {
+          load_unpacked(pa + row * stride + j, av[row][0], av[row][1]);
+          load_unpacked(pb + row * stride + j, bv[row][0], bv[row][1]);
+        }
+        for (int h = 0; h < 2; ++h) {  // each half's lanes: row k, then row k + 1
+          VF s0 = hn::LoadU(d, acc0 + j + 8 * h), s1 = hn::LoadU(d, acc1 + j + 8 * h);
+          const VF mv = hn::LoadU(d, mu + j + 8 * h);
+          accumulate_vec<Moments>(av[0][h], bv[0][h], mv, s0, s1);
+          accumulate_vec<Moments>(av[1][h], bv[1][h], mv, s0, s1);
+          hn::StoreU(s0, d, acc0 + j + 8 * h);
+          hn::StoreU(s1, d, acc1 + j + 8 * h);
+        }
+      }
+    for (std::int64_t j = L16; j < Lv; j += N) {
       prefetch_ahead(pa + j, pb + j);
       prefetch_ahead(pa + stride + j, pb + stride + j);
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
@@ -293,6 +328,11 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     tail(k);
     tail(k + 1);
   }
+  if constexpr (kUnpacked<T>)
+    for (std::int64_t j = 0; j < L16; j += 16) {
+      reorder_in_place(acc0 + j);
+      reorder_in_place(acc1 + j);
+    }
   for (; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
@@ -341,7 +381,36 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const VF mv = hn::Set(d, m), pv = hn::Set(d, p);
   std::int64_t i = 0;
-  if (N <= kL) {
+  if constexpr (kUnpacked<T>) {
+    // The 16 lanes as two vectors in unpack order (load_unpacked), reordered in and out here.
+    alignas(32) float t0[kL], t1[kL];
+    for (int j = 0; j < kL; ++j) {
+      t0[j] = l0[j];
+      t1[j] = l1[j];
+    }
+    reorder_in_place(t0);
+    reorder_in_place(t1);
+    VF s0[2] = {hn::Load(d, t0), hn::Load(d, t0 + 8)};
+    VF s1[2] = {hn::Load(d, t1), hn::Load(d, t1 + 8)};
+    for (; i + kL <= n; i += kL) {
+      prefetch_ahead(a + i, b + i);
+      VF av[2], bv[2];
+      load_unpacked(a + i, av[0], av[1]);
+      load_unpacked(b + i, bv[0], bv[1]);
+      for (int h = 0; h < 2; ++h) accumulate_vec<Moments>(av[h], bv[h], mv, s0[h], s1[h]);
+      if (out) store_unpacked(hn::Mul(pv, bv[0]), hn::Mul(pv, bv[1]), out + i, nt);
+    }
+    for (int h = 0; h < 2; ++h) {
+      hn::Store(s0[h], d, t0 + 8 * h);
+      hn::Store(s1[h], d, t1 + 8 * h);
+    }
+    reorder_in_place(t0);
+    reorder_in_place(t1);
+    for (int j = 0; j < kL; ++j) {
+      l0[j] = t0[j];
+      l1[j] = t1[j];
+    }
+  } else if (N <= kL) {
     // 16 lanes as 16/N vectors; lane j of the scalar loop is lane j % N of vector j / N.
     constexpr std::int64_t kMaxV = 16;
     VF s0[kMaxV], s1[kMaxV];

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "backends/cpu/convert.h"
 
@@ -191,6 +192,12 @@ HWY_INLINE void unpack_order(const float* src, float* dst) {
     dst[8 + k] = src[4 + k];
     dst[12 + k] = src[12 + k];
   }
+}
+
+// 16 lanes into unpack order, or back: the order swaps lanes 4-7 with 8-11, so applying it twice
+// restores the first.
+HWY_INLINE void reorder_in_place(float* v) {
+  for (int k = 0; k < 4; ++k) std::swap(v[4 + k], v[8 + k]);
 }
 
 template <class T>
