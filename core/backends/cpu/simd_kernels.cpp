@@ -117,6 +117,54 @@ HWY_INLINE void BlockRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
   }
 }
 
+// BlockRows of one 16-lane block of bfloat16 (T) without an output, the inputs in unpack order
+// (load_unpacked): centres and accumulators are in that order too (reordered by the caller).
+template <bool Moments, class T, class Ahead>
+HWY_INLINE void BlockRowsUnpacked(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
+                                  std::int64_t rows, std::int64_t stride, Ahead&& ahead,
+                                  const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
+                                  float* HWY_RESTRICT acc1) {
+  const DF d;
+  VF s0[2], s1[2], mv[2];
+  for (int h = 0; h < 2; ++h) {
+    s0[h] = hn::LoadU(d, acc0 + 8 * h);
+    s1[h] = hn::LoadU(d, acc1 + 8 * h);
+    mv[h] = hn::LoadU(d, mu + 8 * h);
+  }
+  for (std::int64_t k = 0; k < rows; ++k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    ahead(pa, pb);
+    ahead(pa + 8, pb + 8);
+    VF av[2], bv[2];
+    load_unpacked(pa, av[0], av[1]);
+    load_unpacked(pb, bv[0], bv[1]);
+    for (int h = 0; h < 2; ++h) accumulate_vec<Moments>(av[h], bv[h], mv[h], s0[h], s1[h]);
+  }
+  for (int h = 0; h < 2; ++h) {
+    hn::StoreU(s0[h], d, acc0 + 8 * h);
+    hn::StoreU(s1[h], d, acc1 + 8 * h);
+  }
+}
+
+// Reorders lanes [0, L16) of acc0 and acc1 into unpack order (and back: the order is its own
+// inverse) and fills mu with the centres of those lanes in that order; L16 a multiple of 16.
+HWY_INLINE void reorder_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
+                              float* acc1) {
+  for (std::int64_t j = 0; j < L16; j += 16) {
+    if (mu) unpack_order(m + j, mu + j);
+    reorder_in_place(acc0 + j);
+    reorder_in_place(acc1 + j);
+  }
+}
+
+// Per-thread room for the reordered centres of lanes [0, n).
+HWY_INLINE float* unpacked_centres(std::int64_t n) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
+  return buf.data();
+}
+
 // Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
 // in registers across rows instead of going through memory each row, whose store-to-load
 // latency would otherwise bound a row of 16 lanes. Same additions in the same order.
@@ -207,6 +255,15 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   const std::int64_t Lv = L / N * N;
   constexpr int V = kBlockVectors;
   if (n_groups <= 0) return;
+  // bfloat16 on AVX2 without an output: whole 16-lane blocks in unpack order (load_unpacked).
+  std::int64_t L16 = 0;
+  float* mu = nullptr;
+  if constexpr (kUnpacked<T>)
+    if (!out) {
+      L16 = L / 16 * 16;
+      mu = unpacked_centres(L16);
+      reorder_lanes(L16, m, mu, acc0, acc1);
+    }
   const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
   const std::int64_t tile = (n_groups + tiles - 1) / tiles;
   const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
@@ -223,6 +280,10 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        N * E};
     const auto next_tile = [&ahead](const T*, const T*) { ahead.next(); };
     std::int64_t j = 0;
+    if constexpr (kUnpacked<T>)
+      for (; j < L16; j += 16)
+        BlockRowsUnpacked<Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
+                                   acc1 + j);
     for (; j + V * N <= Lv; j += V * N)
       BlockRows<V, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt, rows, stride, next_tile,
                             m + j, p + j, acc0 + j, acc1 + j);
@@ -249,6 +310,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        acc0, acc1);
     if (to) TileOut(tb, to, nt, rows, L, stride, p);
   }
+  if constexpr (kUnpacked<T>) reorder_lanes(L16, m, nullptr, acc0, acc1);
 }
 
 // Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
@@ -283,14 +345,8 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   if constexpr (kUnpacked<T>) {
     if (!out && n_groups >= 2) {
       L16 = L / 16 * 16;
-      thread_local std::vector<float> buf;
-      if (buf.size() < static_cast<std::size_t>(L16)) buf.resize(static_cast<std::size_t>(L16));
-      mu = buf.data();
-      for (std::int64_t j = 0; j < L16; j += 16) {
-        unpack_order(m + j, mu + j);
-        reorder_in_place(acc0 + j);
-        reorder_in_place(acc1 + j);
-      }
+      mu = unpacked_centres(L16);
+      reorder_lanes(L16, m, mu, acc0, acc1);
     }
   }
   for (; !out && k + 2 <= n_groups; k += 2) {
@@ -328,11 +384,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     tail(k);
     tail(k + 1);
   }
-  if constexpr (kUnpacked<T>)
-    for (std::int64_t j = 0; j < L16; j += 16) {
-      reorder_in_place(acc0 + j);
-      reorder_in_place(acc1 + j);
-    }
+  if constexpr (kUnpacked<T>) reorder_lanes(L16, m, nullptr, acc0, acc1);
   for (; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
