@@ -516,6 +516,20 @@ HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
   }
 }
 
+// The inputs of 16 lanes of an affine loop, prefetched ahead and loaded in unpack order
+// (load_unpacked); in the forward form b is a.
+template <bool Normalize, class T>
+HWY_INLINE void affine_inputs_unpacked(const T* a, const T* b, VF& a0, VF& a1, VF& b0, VF& b1) {
+  prefetch_ahead(a, Normalize ? a : b);
+  load_unpacked(a, a0, a1);
+  if (Normalize) {
+    b0 = a0;
+    b1 = a1;
+  } else {
+    load_unpacked(b, b0, b1);
+  }
+}
+
 template <bool Normalize, class T>
 void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* p, const float* q, const float* m, const float* r) {
@@ -551,15 +565,8 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     std::int64_t j = 0;
     if constexpr (kUnpacked<T>) {
       for (; j + 16 <= L; j += 16) {
-        prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
         VF a0, a1, b0, b1;
-        load_unpacked(pa + j, a0, a1);
-        if (Normalize) {
-          b0 = a0;
-          b1 = a1;
-        } else {
-          load_unpacked(pb + j, b0, b1);
-        }
+        affine_inputs_unpacked<Normalize>(pa + j, pb + j, a0, a1, b0, b1);
         const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in unpack order
         const auto half = [&](VF av, VF bv, std::int64_t h) {
           return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
@@ -607,15 +614,8 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   };
   if constexpr (kUnpacked<T>) {
     for (; i + 16 <= n; i += 16) {
-      prefetch_ahead(a + i, Normalize ? a + i : b + i);
       VF a0, a1, b0, b1;
-      load_unpacked(a + i, a0, a1);
-      if (Normalize) {
-        b0 = a0;
-        b1 = a1;
-      } else {
-        load_unpacked(b + i, b0, b1);
-      }
+      affine_inputs_unpacked<Normalize>(a + i, b + i, a0, a1, b0, b1);
       store_unpacked(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
                      affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
     }
