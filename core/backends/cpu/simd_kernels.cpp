@@ -148,7 +148,8 @@ HWY_INLINE void BlockRowsUnpacked(const T* HWY_RESTRICT a, const T* HWY_RESTRICT
 }
 
 // Reorders lanes [0, L16) of acc0 and acc1 into unpack order (and back: the order is its own
-// inverse) and fills mu with the centres of those lanes in that order; L16 a multiple of 16.
+// inverse) and, where mu is given, fills it with the centres of those lanes in that order; L16 a
+// multiple of 16.
 HWY_INLINE void reorder_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
                               float* acc1) {
   for (std::int64_t j = 0; j < L16; j += 16) {
@@ -158,8 +159,9 @@ HWY_INLINE void reorder_lanes(std::int64_t L16, const float* m, float* mu, float
   }
 }
 
-// Per-thread room for the reordered centres of lanes [0, n).
-HWY_INLINE float* unpacked_centres(std::int64_t n) {
+// Per-thread room for n floats of lane operands in unpack order (the reordered centres of the
+// reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
+HWY_INLINE float* unpacked_scratch(std::int64_t n) {
   thread_local std::vector<float> buf;
   if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
   return buf.data();
@@ -261,7 +263,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   if constexpr (kUnpacked<T>)
     if (!out) {
       L16 = L / 16 * 16;
-      mu = unpacked_centres(L16);
+      mu = unpacked_scratch(L16);
       reorder_lanes(L16, m, mu, acc0, acc1);
     }
   const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
@@ -345,7 +347,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   if constexpr (kUnpacked<T>) {
     if (!out && n_groups >= 2) {
       L16 = L / 16 * 16;
-      mu = unpacked_centres(L16);
+      mu = unpacked_scratch(L16);
       reorder_lanes(L16, m, mu, acc0, acc1);
     }
   }
@@ -435,15 +437,9 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   std::int64_t i = 0;
   if constexpr (kUnpacked<T>) {
     // The 16 lanes as two vectors in unpack order (load_unpacked), reordered in and out here.
-    alignas(32) float t0[kL], t1[kL];
-    for (int j = 0; j < kL; ++j) {
-      t0[j] = l0[j];
-      t1[j] = l1[j];
-    }
-    reorder_in_place(t0);
-    reorder_in_place(t1);
-    VF s0[2] = {hn::Load(d, t0), hn::Load(d, t0 + 8)};
-    VF s1[2] = {hn::Load(d, t1), hn::Load(d, t1 + 8)};
+    reorder_lanes(kL, nullptr, nullptr, l0, l1);
+    VF s0[2] = {hn::LoadU(d, l0), hn::LoadU(d, l0 + 8)};
+    VF s1[2] = {hn::LoadU(d, l1), hn::LoadU(d, l1 + 8)};
     for (; i + kL <= n; i += kL) {
       prefetch_ahead(a + i, b + i);
       VF av[2], bv[2];
@@ -453,15 +449,10 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
       if (out) store_unpacked(hn::Mul(pv, bv[0]), hn::Mul(pv, bv[1]), out + i, nt);
     }
     for (int h = 0; h < 2; ++h) {
-      hn::Store(s0[h], d, t0 + 8 * h);
-      hn::Store(s1[h], d, t1 + 8 * h);
+      hn::StoreU(s0[h], d, l0 + 8 * h);
+      hn::StoreU(s1[h], d, l1 + 8 * h);
     }
-    reorder_in_place(t0);
-    reorder_in_place(t1);
-    for (int j = 0; j < kL; ++j) {
-      l0[j] = t0[j];
-      l1[j] = t1[j];
-    }
+    reorder_lanes(kL, nullptr, nullptr, l0, l1);
   } else if (N <= kL) {
     // 16 lanes as 16/N vectors; lane j of the scalar loop is lane j % N of vector j / N.
     constexpr std::int64_t kMaxV = 16;
@@ -544,10 +535,8 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // load_unpacked's order, so a group's four operands lie in one 256-byte run.
   float* coefs = nullptr;
   if constexpr (kUnpacked<T>) {
-    thread_local std::vector<float> buf;
     const std::int64_t groups = L / 16;
-    if (buf.size() < static_cast<std::size_t>(64 * groups)) buf.resize(64 * groups);
-    coefs = buf.data();
+    coefs = unpacked_scratch(64 * groups);
     const float* src[4] = {p, q, m, r};
     for (std::int64_t g = 0; g < groups; ++g)
       for (int k = 0; k < 4; ++k) unpack_order(src[k] + 16 * g, coefs + 64 * g + 16 * k);
