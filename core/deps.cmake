@@ -12,6 +12,7 @@ target_link_libraries(bnscope_core PUBLIC PkgConfig::HWY)
 # Each Highway file includes itself once per target (foreach_target): it stays out of unity
 # batches, where that re-inclusion would meet another such file.
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_kernels.cpp
+                            ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_affine.cpp
                             ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_global_half.cpp
                             ${CMAKE_CURRENT_SOURCE_DIR}/analysis/diff_scan.cpp
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off" SKIP_UNITY_BUILD_INCLUSION ON)

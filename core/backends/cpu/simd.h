@@ -1,6 +1,6 @@
 #pragma once
 // Vector inner loops of the cpu backend (Highway, one binary for every x86-64 level: the best
-// target the running CPU has is picked at the first call; see simd_kernels.cpp).
+// target the running CPU has is picked at the first call; see simd_kernels.cpp, simd_affine.cpp).
 //
 // Every loop adds in exactly the order of the scalar loops in kernels.h and converts f16/bf16
 // bit for bit as convert.h does, so sums and outputs are identical whichever target runs and

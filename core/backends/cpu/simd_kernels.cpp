@@ -1,56 +1,29 @@
-// Highway bodies of the loops declared in simd.h, compiled once per x86-64 target
+// Highway bodies of simd.h's reduce sweeps (rows_sweep, plane_sweep: per-channel sums, with
+// out = p*b in the single sweep) and add_widened, compiled once per x86-64 target
 // (foreach_target) and picked at run time (HWY_DYNAMIC_DISPATCH): no -march flag, so the same
 // binary uses AVX-512 or AVX2 where present and still runs on SSE-only CPUs.
 //
 // Bitwise contract: sums use Mul then Add (never a fused multiply-add; the file is built with
-// -ffp-contract=off, see deps.cmake) in the scalar loops' order, and the affine outputs apply
-// simd.h's affine() operation for operation; f16/bf16 loads and stores give convert.h's bits
-// (simd_vectors-inl.h). Scalar tails call convert.h directly. Non-temporal stores (Stream) are
-// used for every vector whose address is vector aligned, so dx costs no read-for-ownership.
+// -ffp-contract=off, see deps.cmake) in the scalar loops' order; f16/bf16 loads and stores give
+// convert.h's bits (simd_vectors-inl.h). The write sweeps are in simd_affine.cpp. Scalar tails call
+// convert.h directly. Non-temporal stores (Stream) are used for every vector whose address is
+// vector aligned, so dx costs no read-for-ownership.
 
 #include <type_traits>
-#include <vector>
 
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd_kernels.cpp"
-#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include "backends/cpu/simd_vectors-inl.h"
 
-#if HWY_ARCH_X86
-#include <xmmintrin.h>
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace bnscope::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
-// the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data
-// (measured: 5-12% on the large channels-last shapes). A prefetch past the end is harmless.
-// Into L2 (T1) unless ToL1: on the Zen 4 EPYC a read-x-read-dy-stream-dx loop fell from
-// 46-66 GB/s to 29-39 GB/s with a T0 (or NTA) prefetch per line at 1-4 KiB ahead and ran at
-// its unprefetched speed with T1 or T2, and in the backend an L2 prefetch ran the sweeps whose
-// accumulator rows live in L1 (wide rows, channel blocks) and the plane sweeps faster, the
-// register-row sweep (C <= 64) slower (README, "Where the time went on the Zen 4"). Only that
-// loop, whose L1 holds nothing of its own, prefetches into L1 (Highway's Prefetch is T0).
-template <bool ToL1 = false, class T>
-HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
-  constexpr std::size_t kAhead = 2048 / sizeof(T);
-#if HWY_ARCH_X86
-  constexpr auto hint = ToL1 ? _MM_HINT_T0 : _MM_HINT_T1;
-  _mm_prefetch(reinterpret_cast<const char*>(a + kAhead), hint);
-  _mm_prefetch(reinterpret_cast<const char*>(b + kAhead), hint);
-#else
-  hwy::Prefetch(a + kAhead);
-  hwy::Prefetch(b + kAhead);
-#endif
-}
 
 // One vector of a sweep: the sums of simd.h's Sweep, in the scalar loops' order.
 template <bool Moments>
@@ -157,14 +130,6 @@ HWY_INLINE void reorder_lanes(std::int64_t L16, const float* m, float* mu, float
     reorder_in_place(acc0 + j);
     reorder_in_place(acc1 + j);
   }
-}
-
-// Per-thread room for n floats of lane operands in unpack order (the reordered centres of the
-// reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
-HWY_INLINE float* unpacked_scratch(std::int64_t n) {
-  thread_local std::vector<float> buf;
-  if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
-  return buf.data();
 }
 
 // Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
@@ -495,182 +460,10 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   }
 }
 
-// Vector form of simd.h's affine, operation for operation.
-template <bool Normalize>
-HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
-  if constexpr (Normalize) {
-    (void)b;
-    (void)p;
-    return hn::Add(hn::Mul(hn::Sub(a, m), q), r);
-  } else {
-    return hn::Mul(p, hn::Add(hn::Sub(b, r), hn::Mul(hn::Sub(a, m), q)));
-  }
-}
-
-// The inputs of 16 lanes of an affine loop, prefetched ahead and loaded in unpack order
-// (load_unpacked); in the forward form b is a.
-template <bool Normalize, class T>
-HWY_INLINE void affine_inputs_unpacked(const T* a, const T* b, VF& a0, VF& a1, VF& b0, VF& b1) {
-  prefetch_ahead(a, Normalize ? a : b);
-  load_unpacked(a, a0, a1);
-  if (Normalize) {
-    b0 = a0;
-    b1 = a1;
-  } else {
-    load_unpacked(b, b0, b1);
-  }
-}
-
-template <bool Normalize, class T>
-void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                 const float* p, const float* q, const float* m, const float* r) {
-  const DF d;
-  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  const T* a = static_cast<const T*>(s.a);
-  const T* b = static_cast<const T*>(s.b);
-  T* out = static_cast<T*>(s.out);
-  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
-  const std::int64_t Lv = L / N * N;
-  // bfloat16 on AVX2: the coefficients of each 16 lanes side by side (p, q, m, r), each in
-  // load_unpacked's order, so a group's four operands lie in one 256-byte run.
-  float* coefs = nullptr;
-  if constexpr (kUnpacked<T>) {
-    const std::int64_t groups = L / 16;
-    coefs = unpacked_scratch(64 * groups);
-    const float* src[4] = {p, q, m, r};
-    for (std::int64_t g = 0; g < groups; ++g)
-      for (int k = 0; k < 4; ++k) unpack_order(src[k] + 16 * g, coefs + 64 * g + 16 * k);
-  }
-  for (std::int64_t k = 0; k < n_groups; ++k) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    T* po = out + k * stride;
-    const auto vec = [&](std::int64_t at) {  // the output vector at lane `at`
-      const VF av = load_vec(d, pa + at);
-      const VF bv = Normalize ? av : load_vec(d, pb + at);
-      return affine_vec<Normalize>(av, bv, hn::LoadU(d, p + at), hn::LoadU(d, q + at),
-                                   hn::LoadU(d, m + at), hn::LoadU(d, r + at));
-    };
-    std::int64_t j = 0;
-    if constexpr (kUnpacked<T>) {
-      for (; j + 16 <= L; j += 16) {
-        VF a0, a1, b0, b1;
-        affine_inputs_unpacked<Normalize>(pa + j, pb + j, a0, a1, b0, b1);
-        const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in unpack order
-        const auto half = [&](VF av, VF bv, std::int64_t h) {
-          return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
-                                       hn::LoadU(d, c + 32 + h), hn::LoadU(d, c + 48 + h));
-        };
-        store_unpacked(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
-      }
-    } else if constexpr (kPairs<T>) {
-      for (; j + 2 * N <= Lv; j += 2 * N) {
-        prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-        store_pair(vec(j), vec(j + N), po + j, nt);
-      }
-    }
-    for (; j < Lv; j += N) {
-      prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-      store_vec(vec(j), po + j, nt);
-    }
-    for (; j < L; ++j)
-      po[j] = store<T>(
-          affine<Normalize>(load(pa[j]), Normalize ? 0.0f : load(pb[j]), p[j], q[j], m[j], r[j]));
-  }
-}
-
-template <bool Normalize, class T>
-void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, float r) {
-  const DF d;
-  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  const T* a = static_cast<const T*>(s.a);
-  const T* b = static_cast<const T*>(s.b);
-  T* out = static_cast<T*>(s.out);
-  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
-  const VF pv = hn::Set(d, p), qv = hn::Set(d, q), mv = hn::Set(d, m), rv = hn::Set(d, r);
-  const auto one = [&](std::int64_t i) {
-    out[i] = store<T>(affine<Normalize>(load(a[i]), Normalize ? 0.0f : load(b[i]), p, q, m, r));
-  };
-  std::int64_t i = 0;
-  // Scalar head up to the output's vector alignment (of a pair of vectors where the loop stores
-  // pairs), so the stores can be non-temporal.
-  const std::size_t vbytes = static_cast<std::size_t>(kPairs<T> ? 2 * N : N) * sizeof(T);
-  while (nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
-  const auto vec = [&](std::int64_t k) {  // the output vector at element k
-    const VF av = load_vec(d, a + k);
-    const VF bv = Normalize ? av : load_vec(d, b + k);
-    return affine_vec<Normalize>(av, bv, pv, qv, mv, rv);
-  };
-  if constexpr (kUnpacked<T>) {
-    for (; i + 16 <= n; i += 16) {
-      VF a0, a1, b0, b1;
-      affine_inputs_unpacked<Normalize>(a + i, b + i, a0, a1, b0, b1);
-      store_unpacked(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
-                     affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
-    }
-  } else if constexpr (kPairs<T>) {
-    for (; i + 2 * N <= n; i += 2 * N) {
-      prefetch_ahead(a + i, Normalize ? a + i : b + i);
-      store_pair(vec(i), vec(i + N), out + i, nt);
-    }
-  }
-  for (; i + N <= n; i += N) {
-    prefetch_ahead(a + i, Normalize ? a + i : b + i);
-    store_vec(vec(i), out + i, nt);
-  }
-  for (; i < n; ++i) one(i);
-}
-
-// Calls f(sweep of one run, its length) for each run of `runs`.
-template <class T, class F>
-HWY_INLINE void for_runs(const Sweep& s, const Runs& runs, F f) {
-  Sweep r = s;
-  std::int64_t left = runs.count, off = 0, i = runs.i0;
-  while (left > 0) {
-    const std::int64_t n = std::min(runs.inner - i, left);
-    r.a = static_cast<const T*>(s.a) + off;
-    r.b = static_cast<const T*>(s.b) + off;
-    if (s.out) r.out = static_cast<T*>(s.out) + off;
-    f(r, n);
-    left -= n;
-    off += runs.stride - i;
-    i = 0;
-  }
-}
-
 template <bool Moments, class T>
 void PlaneSweepT(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   for_runs<T>(s, runs,
               [&](const Sweep& r, std::int64_t n) { PlaneRunT<Moments, T>(r, n, m, p, l0, l1); });
-}
-
-template <class T>
-void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  for_runs<T>(s, runs, [&](const Sweep& w, std::int64_t n) {
-    s.normalize ? PlaneAffineRunT<true, T>(w, n, p, q, m, r)
-                : PlaneAffineRunT<false, T>(w, n, p, q, m, r);
-  });
-}
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-// Calls f(Tag<T>{}) for the element type e names.
-template <class F>
-HWY_INLINE void by_elem(Elem e, F&& f) {
-  switch (e) {
-    case Elem::F32:
-      f(Tag<float>{});
-      break;
-    case Elem::F16:
-      f(Tag<f16>{});
-      break;
-    case Elem::BF16:
-      f(Tag<bf16>{});
-      break;
-  }
 }
 
 void RowsSweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
@@ -687,18 +480,6 @@ void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, f
     s.moments ? PlaneSweepT<true, T>(s, runs, m, p, l0, l1)
               : PlaneSweepT<false, T>(s, runs, m, p, l0, l1);
   });
-}
-void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                const float* p, const float* q, const float* m, const float* r) {
-  by_elem(s.elem, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    s.normalize ? RowsAffineT<true, T>(s, n_groups, L, stride, p, q, m, r)
-                : RowsAffineT<false, T>(s, n_groups, L, stride, p, q, m, r);
-  });
-}
-void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  by_elem(s.elem,
-          [&](auto tag) { PlaneAffineT<typename decltype(tag)::type>(s, runs, p, q, m, r); });
 }
 void AddWidened(const float* HWY_RESTRICT src, double* HWY_RESTRICT dst, std::int64_t n) {
   std::int64_t i = 0;
@@ -728,8 +509,6 @@ namespace bnscope::cpu::simd {
 
 HWY_EXPORT(RowsSweep);
 HWY_EXPORT(PlaneSweep);
-HWY_EXPORT(RowsAffine);
-HWY_EXPORT(PlaneAffine);
 HWY_EXPORT(AddWidened);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(VectorBytes);
@@ -740,13 +519,6 @@ void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
 }
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   HWY_DYNAMIC_DISPATCH(PlaneSweep)(s, runs, m, p, l0, l1);
-}
-void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
-                 const float* p, const float* q, const float* m, const float* r) {
-  HWY_DYNAMIC_DISPATCH(RowsAffine)(s, n_groups, L, stride, p, q, m, r);
-}
-void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  HWY_DYNAMIC_DISPATCH(PlaneAffine)(s, runs, p, q, m, r);
 }
 void add_widened(const float* src, double* dst, std::int64_t n) {
   HWY_DYNAMIC_DISPATCH(AddWidened)(src, dst, n);

@@ -1,6 +1,8 @@
-// Lane conversions shared by the cpu backend's Highway files (simd_kernels.cpp,
-// simd_global_half.cpp), included once per target: f16/bf16 loads and stores that give
-// convert.h's bits, stores of two vectors at once, and rounding to half in registers.
+// Per-target building blocks shared by the cpu backend's Highway files (simd_kernels.cpp: the
+// reduce sweeps, simd_affine.cpp: the write sweeps, simd_global_half.cpp), included once per
+// target: f16/bf16 loads and stores that give convert.h's bits, stores of two vectors at once,
+// bfloat16 in unpack order, rounding to half in registers; and the prefetch policy, the walk of
+// a plane's runs and the element-type dispatch the sweeps share.
 // Loads use Highway's exact PromoteTo (F16C for f16 on AVX2 and up). Highway 1.0's bf16 DemoteTo
 // is not used: on x86 it truncates instead of rounding to nearest even. f16 stores use F16C (AVX2
 // and up) after mapping NaN lanes to the quiet NaN TensorFlow's conversion (and convert.h) writes.
@@ -14,13 +16,21 @@
 #define BNSCOPE_CPU_SIMD_VECTORS_INL_H_
 #endif
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "backends/cpu/convert.h"
+#include "backends/cpu/simd.h"
+
+#if HWY_ARCH_X86
+#include <xmmintrin.h>
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace bnscope::cpu::simd {
@@ -219,6 +229,74 @@ HWY_INLINE VF half_round(VF v) {
   return hn::PromoteTo(d, hn::DemoteTo(dh, v));
 }
 #endif
+
+// Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
+// the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data
+// (measured: 5-12% on the large channels-last shapes). A prefetch past the end is harmless.
+// Into L2 (T1) unless ToL1: on the Zen 4 EPYC a read-x-read-dy-stream-dx loop fell from
+// 46-66 GB/s to 29-39 GB/s with a T0 (or NTA) prefetch per line at 1-4 KiB ahead and ran at
+// its unprefetched speed with T1 or T2, and in the backend an L2 prefetch ran the sweeps whose
+// accumulator rows live in L1 (wide rows, channel blocks) and the plane sweeps faster, the
+// register-row sweep (C <= 64) slower (README, "Where the time went on the Zen 4"). Only that
+// loop, whose L1 holds nothing of its own, prefetches into L1 (Highway's Prefetch is T0).
+template <bool ToL1 = false, class T>
+HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
+  constexpr std::size_t kAhead = 2048 / sizeof(T);
+#if HWY_ARCH_X86
+  constexpr auto hint = ToL1 ? _MM_HINT_T0 : _MM_HINT_T1;
+  _mm_prefetch(reinterpret_cast<const char*>(a + kAhead), hint);
+  _mm_prefetch(reinterpret_cast<const char*>(b + kAhead), hint);
+#else
+  hwy::Prefetch(a + kAhead);
+  hwy::Prefetch(b + kAhead);
+#endif
+}
+
+// Per-thread room for n floats of lane operands in unpack order (the reordered centres of the
+// reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
+HWY_INLINE float* unpacked_scratch(std::int64_t n) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
+  return buf.data();
+}
+
+// Calls f(sweep of one run, its length) for each run of `runs`.
+template <class T, class F>
+HWY_INLINE void for_runs(const Sweep& s, const Runs& runs, F f) {
+  Sweep r = s;
+  std::int64_t left = runs.count, off = 0, i = runs.i0;
+  while (left > 0) {
+    const std::int64_t n = std::min(runs.inner - i, left);
+    r.a = static_cast<const T*>(s.a) + off;
+    r.b = static_cast<const T*>(s.b) + off;
+    if (s.out) r.out = static_cast<T*>(s.out) + off;
+    f(r, n);
+    left -= n;
+    off += runs.stride - i;
+    i = 0;
+  }
+}
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+// Calls f(Tag<T>{}) for the element type e names.
+template <class F>
+HWY_INLINE void by_elem(Elem e, F&& f) {
+  switch (e) {
+    case Elem::F32:
+      f(Tag<float>{});
+      break;
+    case Elem::F16:
+      f(Tag<f16>{});
+      break;
+    case Elem::BF16:
+      f(Tag<bf16>{});
+      break;
+  }
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace bnscope::cpu::simd

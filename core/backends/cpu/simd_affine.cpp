@@ -1,0 +1,190 @@
+// Highway bodies of simd.h's write sweeps (rows_affine, plane_affine): each output element from
+// per-channel coefficients, the training dx or the forward y. Compiled once per x86-64 target
+// and picked at run time like simd_kernels.cpp, and built like it with -ffp-contract=off
+// (deps.cmake): the outputs apply simd.h's affine() operation for operation, never fused.
+// Non-temporal stores (Stream) for every vector whose address is vector aligned, so dx costs no
+// read-for-ownership.
+
+#include <cstdint>
+
+#include "backends/cpu/simd.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_affine.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "backends/cpu/simd_vectors-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace bnscope::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Vector form of simd.h's affine, operation for operation.
+template <bool Normalize>
+HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
+  if constexpr (Normalize) {
+    (void)b;
+    (void)p;
+    return hn::Add(hn::Mul(hn::Sub(a, m), q), r);
+  } else {
+    return hn::Mul(p, hn::Add(hn::Sub(b, r), hn::Mul(hn::Sub(a, m), q)));
+  }
+}
+
+// The inputs of 16 lanes of an affine loop, prefetched ahead and loaded in unpack order
+// (load_unpacked); in the forward form b is a.
+template <bool Normalize, class T>
+HWY_INLINE void affine_inputs_unpacked(const T* a, const T* b, VF& a0, VF& a1, VF& b0, VF& b1) {
+  prefetch_ahead(a, Normalize ? a : b);
+  load_unpacked(a, a0, a1);
+  if (Normalize) {
+    b0 = a0;
+    b1 = a1;
+  } else {
+    load_unpacked(b, b0, b1);
+  }
+}
+
+template <bool Normalize, class T>
+void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* p, const float* q, const float* m, const float* r) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
+  const std::int64_t Lv = L / N * N;
+  // bfloat16 on AVX2: the coefficients of each 16 lanes side by side (p, q, m, r), each in
+  // load_unpacked's order, so a group's four operands lie in one 256-byte run.
+  float* coefs = nullptr;
+  if constexpr (kUnpacked<T>) {
+    const std::int64_t groups = L / 16;
+    coefs = unpacked_scratch(64 * groups);
+    const float* src[4] = {p, q, m, r};
+    for (std::int64_t g = 0; g < groups; ++g)
+      for (int k = 0; k < 4; ++k) unpack_order(src[k] + 16 * g, coefs + 64 * g + 16 * k);
+  }
+  for (std::int64_t k = 0; k < n_groups; ++k) {
+    const T* pa = a + k * stride;
+    const T* pb = b + k * stride;
+    T* po = out + k * stride;
+    const auto vec = [&](std::int64_t at) {  // the output vector at lane `at`
+      const VF av = load_vec(d, pa + at);
+      const VF bv = Normalize ? av : load_vec(d, pb + at);
+      return affine_vec<Normalize>(av, bv, hn::LoadU(d, p + at), hn::LoadU(d, q + at),
+                                   hn::LoadU(d, m + at), hn::LoadU(d, r + at));
+    };
+    std::int64_t j = 0;
+    if constexpr (kUnpacked<T>) {
+      for (; j + 16 <= L; j += 16) {
+        VF a0, a1, b0, b1;
+        affine_inputs_unpacked<Normalize>(pa + j, pb + j, a0, a1, b0, b1);
+        const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in unpack order
+        const auto half = [&](VF av, VF bv, std::int64_t h) {
+          return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
+                                       hn::LoadU(d, c + 32 + h), hn::LoadU(d, c + 48 + h));
+        };
+        store_unpacked(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
+      }
+    } else if constexpr (kPairs<T>) {
+      for (; j + 2 * N <= Lv; j += 2 * N) {
+        prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
+        store_pair(vec(j), vec(j + N), po + j, nt);
+      }
+    }
+    for (; j < Lv; j += N) {
+      prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
+      store_vec(vec(j), po + j, nt);
+    }
+    for (; j < L; ++j)
+      po[j] = store<T>(
+          affine<Normalize>(load(pa[j]), Normalize ? 0.0f : load(pb[j]), p[j], q[j], m[j], r[j]));
+  }
+}
+
+template <bool Normalize, class T>
+void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, float r) {
+  const DF d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const T* a = static_cast<const T*>(s.a);
+  const T* b = static_cast<const T*>(s.b);
+  T* out = static_cast<T*>(s.out);
+  const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
+  const VF pv = hn::Set(d, p), qv = hn::Set(d, q), mv = hn::Set(d, m), rv = hn::Set(d, r);
+  const auto one = [&](std::int64_t i) {
+    out[i] = store<T>(affine<Normalize>(load(a[i]), Normalize ? 0.0f : load(b[i]), p, q, m, r));
+  };
+  std::int64_t i = 0;
+  // Scalar head up to the output's vector alignment (of a pair of vectors where the loop stores
+  // pairs), so the stores can be non-temporal.
+  const std::size_t vbytes = static_cast<std::size_t>(kPairs<T> ? 2 * N : N) * sizeof(T);
+  while (nt && i < n && reinterpret_cast<std::uintptr_t>(out + i) % vbytes != 0) one(i++);
+  const auto vec = [&](std::int64_t k) {  // the output vector at element k
+    const VF av = load_vec(d, a + k);
+    const VF bv = Normalize ? av : load_vec(d, b + k);
+    return affine_vec<Normalize>(av, bv, pv, qv, mv, rv);
+  };
+  if constexpr (kUnpacked<T>) {
+    for (; i + 16 <= n; i += 16) {
+      VF a0, a1, b0, b1;
+      affine_inputs_unpacked<Normalize>(a + i, b + i, a0, a1, b0, b1);
+      store_unpacked(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
+                     affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
+    }
+  } else if constexpr (kPairs<T>) {
+    for (; i + 2 * N <= n; i += 2 * N) {
+      prefetch_ahead(a + i, Normalize ? a + i : b + i);
+      store_pair(vec(i), vec(i + N), out + i, nt);
+    }
+  }
+  for (; i + N <= n; i += N) {
+    prefetch_ahead(a + i, Normalize ? a + i : b + i);
+    store_vec(vec(i), out + i, nt);
+  }
+  for (; i < n; ++i) one(i);
+}
+
+template <class T>
+void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  for_runs<T>(s, runs, [&](const Sweep& w, std::int64_t n) {
+    s.normalize ? PlaneAffineRunT<true, T>(w, n, p, q, m, r)
+                : PlaneAffineRunT<false, T>(w, n, p, q, m, r);
+  });
+}
+
+void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                const float* p, const float* q, const float* m, const float* r) {
+  by_elem(s.elem, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    s.normalize ? RowsAffineT<true, T>(s, n_groups, L, stride, p, q, m, r)
+                : RowsAffineT<false, T>(s, n_groups, L, stride, p, q, m, r);
+  });
+}
+void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  by_elem(s.elem,
+          [&](auto tag) { PlaneAffineT<typename decltype(tag)::type>(s, runs, p, q, m, r); });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bnscope::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace bnscope::cpu::simd {
+
+HWY_EXPORT(RowsAffine);
+HWY_EXPORT(PlaneAffine);
+
+void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
+                 const float* p, const float* q, const float* m, const float* r) {
+  HWY_DYNAMIC_DISPATCH(RowsAffine)(s, n_groups, L, stride, p, q, m, r);
+}
+void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
+  HWY_DYNAMIC_DISPATCH(PlaneAffine)(s, runs, p, q, m, r);
+}
+
+}  // namespace bnscope::cpu::simd
+#endif
