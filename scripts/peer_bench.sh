@@ -28,10 +28,14 @@ fi
 LOAD_BEFORE="$(uptime)"
 export BNSCOPE_BENCH_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS"
 # The host first: the speed tables are per host (README), and a figure means nothing without it.
+# The probes on one thread as well: how far a second thread moves each kind of traffic bounds the
+# thread scaling of the passes that move it.
 "$BUILD/tests/bench/bnscope_bench" --host >"$OUT/host.txt"
-HOST="$(python3 - "$OUT/host.txt" <<'PY'
+BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --host >"$OUT/host_1thread.txt"
+HOST="$(python3 - "$OUT/host.txt" "$OUT/host_1thread.txt" <<'PY'
 import subprocess, sys, datetime
-ctx = dict(l.split(": ", 1) for l in open(sys.argv[1]).read().splitlines() if ": " in l)
+read_ctx = lambda f: dict(l.split(": ", 1) for l in open(f).read().splitlines() if ": " in l)
+ctx, one = read_ctx(sys.argv[1]), read_ctx(sys.argv[2])
 lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
 field = lambda k: next((l.split(":", 1)[1].strip() for l in lscpu.splitlines() if l.startswith(k + ":")), "?")
 flags = field("Flags").split()
@@ -41,6 +45,11 @@ print(f"Vector extensions: {' '.join(ext)}; dispatched target {ctx.get('simd_tar
 print(f"Caches: {ctx.get('caches', '?')}")
 print(f"Copy bandwidth ({ctx.get('threads', '?')} threads, non-temporal copy): {float(ctx.get('copy_GBps', 'nan')):.1f} GB/s")
 print(f"Read bandwidth ({ctx.get('threads', '?')} threads, two arrays read side by side, no stores): {float(ctx.get('read_GBps', 'nan')):.1f} GB/s")
+print(f"Stream bandwidth ({ctx.get('threads', '?')} threads, two arrays read, their sum written non-temporally: a single sweep's traffic): {float(ctx.get('stream_GBps', 'nan')):.1f} GB/s")
+gb = lambda c, k: float(c.get(k, 'nan'))
+print("Probes on 1 thread -> " + ctx.get('threads', '?') + ": " + ", ".join(
+    f"{name} {gb(one, k):.1f} -> {gb(ctx, k):.1f} GB/s ({gb(ctx, k) / gb(one, k):.2f}x)"
+    for name, k in (("copy", "copy_GBps"), ("read", "read_GBps"), ("stream", "stream_GBps"))))
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"

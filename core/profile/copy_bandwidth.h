@@ -25,4 +25,12 @@ double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::
 // structures that read without writing are bounded by it, not by the copy.
 double measure_read_bandwidth(int threads, std::size_t bytes);
 
+// Reads two arrays of `bytes` each and writes their bytewise sum to a third with non-temporal
+// stores, every thread its own contiguous slice of all three: the traffic of a single sweep (two
+// inputs in, dx out: inference-mode grads, the write pass), two thirds reads. Returns the best of
+// a few repetitions in bytes per second, counting all three arrays (3*bytes per pass). Where
+// reads are the scarcer resource this sits between the read and the copy probes, and a sweep
+// with that traffic cannot beat it.
+double measure_stream_bandwidth(int threads, std::size_t bytes);
+
 }  // namespace bnscope

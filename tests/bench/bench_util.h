@@ -42,6 +42,14 @@ inline double read_bandwidth() {
   return bw;
 }
 
+// Two arrays read and their sum streamed to a third, each half the copy probe's size (a single
+// sweep's traffic), measured once a process.
+inline double stream_bandwidth() {
+  static const double bw = measure_stream_bandwidth(
+      bench_threads(), static_cast<std::size_t>(env_int("BNSCOPE_BENCH_COPY_MIB", 1024)) << 19);
+  return bw;
+}
+
 // GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total; the
 // names scripts/peer_merge.py reads.
 inline void set_rate_counters(benchmark::State& state, double bytes, double seconds) {
@@ -68,13 +76,15 @@ inline void add_host_context() {
   benchmark::AddCustomContext("bnscope_threads", std::to_string(bench_threads()));
 }
 
-// --host: prints what add_host_context records and the read probe (measured only here: the cases
-// are divided by the copy probe), one "key: value" a line, and runs nothing.
+// --host: prints what add_host_context records and the read and stream probes (measured only
+// here: the cases are divided by the copy probe), one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
   if (argc == 2 && std::string(argv[1]) == "--host") {
-    std::printf("caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n",
-                cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(),
-                bench_threads(), copy_bandwidth() / 1e9, read_bandwidth() / 1e9);
+    std::printf(
+        "caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n"
+        "stream_GBps: %.2f\n",
+        cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(), bench_threads(),
+        copy_bandwidth() / 1e9, read_bandwidth() / 1e9, stream_bandwidth() / 1e9);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

@@ -325,5 +325,13 @@ TEST(ReadBandwidth, ReadsBothArraysOnAnyThreadCount) {
   EXPECT_THROW(measure_read_bandwidth(1, 63), Error);
 }
 
+// The stream probe checks what it wrote (every byte the sum of its two inputs), so a positive
+// figure means the slices covered all three arrays, on any number of threads.
+TEST(StreamBandwidth, WritesTheSumOfBothArraysOnAnyThreadCount) {
+  for (int threads : {1, 2, 3})
+    EXPECT_GT(measure_stream_bandwidth(threads, (std::size_t{1} << 20) + 64 * 7), 0.0) << threads;
+  EXPECT_THROW(measure_stream_bandwidth(1, 63), Error);
+}
+
 }  // namespace
 }  // namespace bnscope
