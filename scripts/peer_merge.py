@@ -32,6 +32,10 @@ def best_of(rounds):
             if key not in rows or row["ms"] < rows[key]["ms"]:
                 rows[key] = dict(row)
     copies = [row["copy_GBps"] for r, _ in rounds for row in r.values() if row.get("copy_GBps")]
+    # Each round's own probe: a spread between rounds says the machine was shared.
+    context = dict(context, copy_by_round=[
+        next((row["copy_GBps"] for row in r.values() if row.get("copy_GBps")), None)
+        for r, _ in rounds])
     if copies:
         for row in rows.values():
             row["copy_GBps"] = max(copies)
@@ -138,8 +142,9 @@ def main():
                 ""]
     copy = next((r["copy_GBps"] for r in ours.values() if r.get("copy_GBps")), None)
     if rounds > 1:
+        by_round = ", ".join(fmt(c) for c in context.get("copy_by_round", []))
         out += [f"Best median of {rounds} rounds per case and implementation; copy bandwidth: "
-                "the best of the rounds.", ""]
+                f"the best of the rounds (by round: {by_round} GB/s).", ""]
     out += [f"Copy bandwidth (same run, NT copy, R+W): {fmt(copy)} GB/s. Host: "
             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs. "
             "Speedup = peer time / our time (> 1: we are faster); oneDNN best = the faster of "

@@ -48,6 +48,7 @@ class PeerMerge(unittest.TestCase):
         self.assertEqual(r[7], "3.00")  # oneDNN's fastest (3.0) over ours (1.0)
         self.assertEqual(r[9], "1.00")  # PyTorch's fastest (1.0) over ours
         self.assertIn("Best median of 2 rounds", out)
+        self.assertIn("(by round: 30.00, 40.00 GB/s)", out)  # each round's own probe, in order
 
     def test_one_round_is_the_plain_table(self):
         out = self.merge([(2.0, 3.0, 1.0, 30.0)])
