@@ -133,10 +133,11 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   }
   Affine<A> f = per_channel;
   if (g.rows()) {
-    f.p = tile(per_channel.p, g);
-    f.q = tile(per_channel.q, g);
-    f.m = tile(per_channel.m, g);
-    f.r = tile(per_channel.r, g);
+    const std::int64_t width = write_lanes(g);
+    f.p = tile(per_channel.p, width);
+    f.q = tile(per_channel.q, width);
+    f.m = tile(per_channel.m, width);
+    f.r = tile(per_channel.r, width);
   }
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
