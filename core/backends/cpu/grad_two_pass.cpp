@@ -133,7 +133,7 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   }
   Affine<A> f = per_channel;
   if (g.rows()) {
-    const std::int64_t width = write_lanes(g);
+    const std::int64_t width = write_lanes(g, sizeof(T));
     f.p = tile(per_channel.p, width);
     f.q = tile(per_channel.q, width);
     f.m = tile(per_channel.m, width);

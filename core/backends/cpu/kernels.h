@@ -53,7 +53,6 @@ constexpr std::int64_t kBlock = 4096;       // elements staged in L1 before a no
 constexpr std::int64_t kBlockLanes = 2048;  // target row length of a channel block
 constexpr std::int64_t kMaxBlockInner = 512;  // larger planes are long enough on their own
 constexpr std::int64_t kMaxRowLanes = 1024;   // widest folded row (rows layout)
-constexpr std::int64_t kMinWriteLanes = 512;  // narrowest row of the rows write sweep
 
 struct Geometry {
   std::int64_t outer = 0, channels = 0, inner = 0, m = 0;
@@ -192,14 +191,19 @@ std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
 }
 
 // Lanes of a row of the rows write sweep: whole accumulator rows (lanes()), as many as make at
-// least kMinWriteLanes. Each output element depends on its own inputs and channel alone, so how
-// many rows one vector loop walks changes no bit, and fewer, longer rows save per-row work:
-// float32 dx took 3.44 instructions per element in rows of 16 lanes on AVX2, 2.27 in rows of 64
-// and 1.92 in rows of 512 (bfloat16 3.24 -> 2.77 from 64 to 512 lanes). The four coefficient
-// tables of 512 lanes take 8 KiB of L1.
-inline std::int64_t write_lanes(const Geometry& g) {
+// least 512 lanes of 16-bit data or 64 of float32. Each output element depends on its own inputs
+// and channel alone, so how many rows one vector loop walks changes no bit. Longer rows spread
+// the per-row work: instructions per element of the dx write on AVX2 (callgrind), C = 64 rows
+// of 64 lanes -> 512: bfloat16 3.24 -> 2.77, float16 2.88 -> 2.38, float32 2.27 -> 1.92;
+// C = 16 from 16 lanes: 3.44 -> 1.92 (float32). The 16-bit writes are short of memory by their
+// instructions on AVX2 and ran 0.64-0.71x the time at C = 16 (rows of 64-512 lanes) and
+// 0.94-1.0x at C = 64 (512); the float32 ones are not, and rows of 512 lanes (four 2 KiB tables
+// beside the streams in L1) ran 1.07x the time of rows of 64 at 32x112x112x64 in alternating
+// runs, 1.00-1.08x at C = 16: float32 stops at 64 lanes, where C = 64 has always been.
+inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
   const std::int64_t L = g.lanes();
-  return L >= kMinWriteLanes ? L : (kMinWriteLanes + L - 1) / L * L;
+  const std::int64_t least = element_size <= 2 ? 512 : 64;
+  return L >= least ? L : (least + L - 1) / L * L;
 }
 
 // A thread's lane arrays for the rows sweeps: the two accumulator rows and its own copies of
