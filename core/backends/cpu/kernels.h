@@ -195,11 +195,11 @@ std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
 // and channel alone, so how many rows one vector loop walks changes no bit. Longer rows spread
 // the per-row work: instructions per element of the dx write on AVX2 (callgrind), C = 64 rows
 // of 64 lanes -> 512: bfloat16 3.24 -> 2.77, float16 2.88 -> 2.38, float32 2.27 -> 1.92;
-// C = 16 from 16 lanes: 3.44 -> 1.92 (float32). The 16-bit writes are short of memory by their
-// instructions on AVX2 and ran 0.64-0.71x the time at C = 16 (rows of 64-512 lanes) and
-// 0.94-1.0x at C = 64 (512); the float32 ones are not, and rows of 512 lanes (four 2 KiB tables
-// beside the streams in L1) ran 1.07x the time of rows of 64 at 32x112x112x64 in alternating
-// runs, 1.00-1.08x at C = 16: float32 stops at 64 lanes, where C = 64 has always been.
+// C = 16 from 16 lanes: bfloat16 4.88 -> 2.77, float32 3.44 -> 2.27 (64 lanes). The 16-bit writes
+// are short of memory by their instructions on AVX2 and ran 0.64-0.71x the time at C = 16 (rows of
+// 64-512 lanes) and 0.94-1.0x at C = 64 (512); the float32 ones are not, and rows of 512 lanes
+// (four 2 KiB tables beside the streams in L1) ran 1.07x the time of rows of 64 at 32x112x112x64 in
+// alternating runs, 1.00-1.08x at C = 16: float32 stops at 64 lanes, where C = 64 has always been.
 inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
   const std::int64_t L = g.lanes();
   const std::int64_t least = element_size <= 2 ? 512 : 64;
