@@ -50,6 +50,7 @@ gb = lambda c, k: float(c.get(k, 'nan'))
 print("Probes on 1 thread -> " + ctx.get('threads', '?') + ": " + ", ".join(
     f"{name} {gb(one, k):.1f} -> {gb(ctx, k):.1f} GB/s ({gb(ctx, k) / gb(one, k):.2f}x)"
     for name, k in (("copy", "copy_GBps"), ("read", "read_GBps"), ("stream", "stream_GBps"))))
+print(f"Wide single sweeps (measured at start): {ctx.get('row_walks', '?')}")
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"

@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "backends/cpu/host_caches.h"
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/row_walk.h"
 #include "backends/cpu/simd.h"
 #include "profile/copy_bandwidth.h"
 
@@ -80,11 +82,17 @@ inline void add_host_context() {
 // here: the cases are divided by the copy probe), one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
   if (argc == 2 && std::string(argv[1]) == "--host") {
+    // The wide single sweeps' walks, as the first run of each would measure them.
+    for (const std::int64_t lanes : {1024, 2048})
+      for (const auto elem : {cpu::simd::Elem::F32, cpu::simd::Elem::BF16, cpu::simd::Elem::F16})
+        cpu::single_sweep_tile(lanes, elem,
+                               cpu::row_tile(lanes, elem == cpu::simd::Elem::F32 ? 4 : 2, true));
     std::printf(
         "caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n"
-        "stream_GBps: %.2f\n",
+        "stream_GBps: %.2f\nrow_walks: %s\n",
         cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(), bench_threads(),
-        copy_bandwidth() / 1e9, read_bandwidth() / 1e9, stream_bandwidth() / 1e9);
+        copy_bandwidth() / 1e9, read_bandwidth() / 1e9, stream_bandwidth() / 1e9,
+        cpu::describe_row_walks().c_str());
     return 0;
   }
   benchmark::Initialize(&argc, argv);

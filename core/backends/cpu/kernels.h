@@ -36,6 +36,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/host_caches.h"
+#include "backends/cpu/row_walk.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/simd.h"
 #include "tensor/layout.h"
@@ -121,7 +122,8 @@ inline Geometry make_geometry(const ChannelView& v) {
 // or faster at 1024 lanes (0.77-0.98x with tiles) until the lane arrays alone fill L1: at 2048
 // lanes (32x7x7x2048 channels-last float32 training) tiles ran the reduce pass 1.13x faster
 // (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2 threads). With 16-bit inputs it
-// stores one byte per byte read, as the single sweep does, and tiles paid.
+// stores one byte per byte read, as the single sweep does, and tiles paid. Where this gives a
+// single sweep (with an output) a tile, the walk it takes is measured per host (row_walk.h).
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes) {
   const HostCaches& caches = host_caches();
   const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
@@ -258,7 +260,11 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
-    simd::rows_sweep(s, n_groups, L, L, row_tile(L, sizeof(T), W), mL, pL, acc0, acc1);
+    // With an output the walk is the host's measured choice (row_walk.h).
+    const std::int64_t tile =
+        W ? single_sweep_tile(L, simd::elem_of<T>(), row_tile(L, sizeof(T), true))
+          : row_tile(L, sizeof(T), false);
+    simd::rows_sweep(s, n_groups, L, L, tile, mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
   while (r + g.group <= r1) {
