@@ -24,6 +24,13 @@ TEST(RowWalk, NoTileNeedsNoMeasurement) {
   EXPECT_EQ(cpu::describe_row_walks().find("2048 lanes float32"), std::string::npos);
 }
 
+TEST(RowWalk, RowsOfMegabytesKeepTheRulesTile) {
+  if (cpu::row_walk_policy() != cpu::RowWalkPolicy::Measure)
+    GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
+  EXPECT_EQ(cpu::single_sweep_tile(std::int64_t{1} << 20, cpu::simd::Elem::F32, 1), 1);
+  EXPECT_EQ(cpu::describe_row_walks().find("1048576 lanes"), std::string::npos);
+}
+
 TEST(RowWalk, ADecisionIsMadeOnceAndKept) {
   if (cpu::row_walk_policy() != cpu::RowWalkPolicy::Measure)
     GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";

@@ -154,6 +154,9 @@ std::int64_t single_sweep_tile(std::int64_t lanes, simd::Elem elem, std::int64_t
     case RowWalkPolicy::Measure:
       break;
   }
+  // Rows of megabytes each (millions of channels) would make the measurement itself a large
+  // pass: there the rule's tile stands.
+  if (static_cast<std::size_t>(lanes) * element_size(elem) > kInputBytes / 4) return tile;
   // The first thread to need a decision measures while the others wait for it here, so the
   // timing is not shared with the pass that asked.
   const std::lock_guard<std::mutex> lock(decisions_mutex());
