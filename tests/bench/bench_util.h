@@ -85,8 +85,7 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
     // The wide single sweeps' walks, as the first run of each would measure them.
     for (const std::int64_t lanes : {1024, 2048})
       for (const auto elem : {cpu::simd::Elem::F32, cpu::simd::Elem::BF16, cpu::simd::Elem::F16})
-        cpu::single_sweep_tile(lanes, elem,
-                               cpu::row_tile(lanes, elem == cpu::simd::Elem::F32 ? 4 : 2, true));
+        cpu::sweep_tile(lanes, elem, /*writes=*/true);
     std::printf(
         "caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n"
         "stream_GBps: %.2f\nrow_walks: %s\n",

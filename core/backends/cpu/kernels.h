@@ -134,6 +134,13 @@ inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool 
   return static_cast<std::int64_t>(std::max<std::size_t>(1, caches.reuse_bytes() / 4 / row_bytes));
 }
 
+// The tile a rows sweep of `lanes` lanes walks (0: row at a time): row_tile's rule, and with an
+// output (the single sweep) the walk this host measured where the rule gives a tile (row_walk.h).
+inline std::int64_t sweep_tile(std::int64_t lanes, simd::Elem elem, bool writes) {
+  const std::int64_t tile = row_tile(lanes, dtype_size(simd::dtype_of(elem)), writes);
+  return writes ? single_sweep_tile(lanes, elem, tile) : tile;
+}
+
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
 // does not cost a read-for-ownership and does not evict x and dy from the caches.
 template <class T>
@@ -260,11 +267,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
-    // With an output the walk is the host's measured choice (row_walk.h).
-    const std::int64_t tile =
-        W ? single_sweep_tile(L, simd::elem_of<T>(), row_tile(L, sizeof(T), true))
-          : row_tile(L, sizeof(T), false);
-    simd::rows_sweep(s, n_groups, L, L, tile, mL, pL, acc0, acc1);
+    simd::rows_sweep(s, n_groups, L, L, sweep_tile(L, simd::elem_of<T>(), W), mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
   while (r + g.group <= r1) {

@@ -2,15 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <sstream>
 #include <utility>
 
 #include "backends/cpu/kernels.h"
+#include "tensor/error.h"
+#include "tensor/tensor.h"
 
 namespace bnscope::cpu {
 
@@ -41,32 +41,6 @@ std::map<Key, Decision>& decisions() {
   return d;
 }
 
-std::size_t element_size(simd::Elem elem) {
-  return elem == simd::Elem::F32 ? 4 : 2;
-}
-
-struct FreeBytes {
-  void operator()(void* p) const { std::free(p); }
-};
-using Bytes = std::unique_ptr<unsigned char[], FreeBytes>;
-
-Bytes cache_line_aligned(std::size_t bytes) {
-  bytes = (bytes + 63) / 64 * 64;
-  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, bytes));
-  if (!p) throw std::bad_alloc();
-  return Bytes(p);
-}
-
-// Fills n elements with 1.0 in the element's encoding.
-void fill_ones(unsigned char* p, std::size_t n, simd::Elem elem) {
-  if (elem == simd::Elem::F32) {
-    std::fill_n(reinterpret_cast<float*>(p), n, 1.0f);
-  } else {
-    const std::uint16_t one = elem == simd::Elem::BF16 ? 0x3F80 : 0x3C00;
-    std::fill_n(reinterpret_cast<std::uint16_t*>(p), n, one);
-  }
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -75,19 +49,18 @@ double median(std::vector<double> v) {
 // Times the single sweep of `rows` rows of `lanes` lanes both ways, alternating which goes
 // first, in the lane arrays the backend uses.
 Decision measure(std::int64_t lanes, simd::Elem elem, std::int64_t tile) {
-  const std::size_t esize = element_size(elem);
+  const DType dtype = simd::dtype_of(elem);
   const std::int64_t rows = std::max<std::int64_t>(
-      4 * tile, static_cast<std::int64_t>(kInputBytes / (static_cast<std::size_t>(lanes) * esize)));
-  const std::size_t n = static_cast<std::size_t>(rows * lanes);
-  Bytes a = cache_line_aligned(n * esize), b = cache_line_aligned(n * esize);
-  Bytes out = cache_line_aligned(n * esize);
-  fill_ones(a.get(), n, elem);
-  fill_ones(b.get(), n, elem);
-  std::memset(out.get(), 0, n * esize);
+      4 * tile, static_cast<std::int64_t>(kInputBytes /
+                                          (static_cast<std::size_t>(lanes) * dtype_size(dtype))));
+  // Zeros (the same bits in every dtype): the sweep's time does not depend on the values.
+  // Tensors, as the backend's inputs and outputs are: cache-line aligned, so dx streams.
+  Tensor a(dtype, {rows, lanes}), b(dtype, {rows, lanes}), out(dtype, {rows, lanes});
   LaneArrays<float> arrays(lanes, 4);
   std::fill_n(arrays[2], lanes, 0.5f);
   std::fill_n(arrays[3], lanes, 0.5f);
-  const simd::Sweep s{elem, false, a.get(), b.get(), out.get(), /*nt=*/true};
+  const simd::Sweep s{elem,       false, std::as_const(a).raw(), std::as_const(b).raw(), out.raw(),
+                      /*nt=*/true};
   const auto once = [&](std::int64_t t) {
     std::fill_n(arrays[0], lanes, 0.0f);
     std::fill_n(arrays[1], lanes, 0.0f);
@@ -113,18 +86,6 @@ Decision measure(std::int64_t lanes, simd::Elem elem, std::int64_t tile) {
   d.rows_seconds = median(by_rows);
   d.tile = rows_walk_faster(tiles, by_rows) ? 0 : tile;
   return d;
-}
-
-const char* elem_name(simd::Elem elem) {
-  switch (elem) {
-    case simd::Elem::F32:
-      return "float32";
-    case simd::Elem::F16:
-      return "float16";
-    case simd::Elem::BF16:
-      return "bfloat16";
-  }
-  return "?";
 }
 
 }  // namespace
@@ -156,7 +117,8 @@ std::int64_t single_sweep_tile(std::int64_t lanes, simd::Elem elem, std::int64_t
   }
   // Rows of megabytes each (millions of channels) would make the measurement itself a large
   // pass: there the rule's tile stands.
-  if (static_cast<std::size_t>(lanes) * element_size(elem) > kInputBytes / 4) return tile;
+  if (static_cast<std::size_t>(lanes) * dtype_size(simd::dtype_of(elem)) > kInputBytes / 4)
+    return tile;
   // The first thread to need a decision measures while the others wait for it here, so the
   // timing is not shared with the pass that asked.
   const std::lock_guard<std::mutex> lock(decisions_mutex());
@@ -167,8 +129,8 @@ std::int64_t single_sweep_tile(std::int64_t lanes, simd::Elem elem, std::int64_t
     Decision d;
     try {
       d = measure(lanes, elem, tile);
-    } catch (const std::bad_alloc&) {
-      d.tile = tile;  // no room to measure: the rule's tile
+    } catch (const Error&) {  // ResourceExhausted
+      d.tile = tile;          // no room to measure: the rule's tile
     }
     it = known.emplace(key, d).first;
   }
@@ -180,7 +142,8 @@ std::string describe_row_walks() {
   std::ostringstream out;
   for (const auto& [key, d] : decisions()) {
     if (out.tellp() > 0) out << "; ";
-    out << key.lanes << " lanes " << elem_name(key.elem) << ": " << (d.tile > 0 ? "tiles" : "rows");
+    out << key.lanes << " lanes " << dtype_name(simd::dtype_of(key.elem)) << ": "
+        << (d.tile > 0 ? "tiles" : "rows");
     if (d.tiles_seconds > 0)
       out << " (rows " << static_cast<int>(100 * d.rows_seconds / d.tiles_seconds + 0.5)
           << "% of tiles' time)";

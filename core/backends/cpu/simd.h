@@ -31,6 +31,11 @@ constexpr Elem elem_of() {
   return Elem::F32;
 }
 
+// The tensor element type a sweep's Elem reads and writes.
+inline DType dtype_of(Elem e) {
+  return e == Elem::F32 ? DType::F32 : e == Elem::F16 ? DType::F16 : DType::BF16;
+}
+
 // What one sweep computes. a, b, out point at the first element of the span.
 struct Sweep {
   Elem elem = Elem::F32;
