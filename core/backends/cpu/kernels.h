@@ -256,7 +256,7 @@ template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
                  const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
-                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1) {
+                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1, bool pairs = true) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   std::fill(acc0, acc0 + L, A(0));
@@ -267,6 +267,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
+    s.pairs = pairs;
     simd::rows_sweep(s, n_groups, L, L, sweep_tile(L, simd::elem_of<T>(), W), mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }

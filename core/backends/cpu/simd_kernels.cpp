@@ -303,20 +303,22 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
   // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
   // AVX2, README). Reductions only: with an output, pairs interleave non-temporal stores to two
-  // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
+  // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host. And only where the
+  // caller asks (s.pairs): the reduce pass times both walks on its own chunks (pair_trial.h).
   std::int64_t k = 0;
   // bfloat16 on AVX2: whole groups of 16 lanes in unpack order (load_unpacked), the accumulators
   // and centres of those lanes reordered to match for the pairs and back after them.
+  const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   std::int64_t L16 = 0;
   float* mu = nullptr;
   if constexpr (kUnpacked<T>) {
-    if (!out && n_groups >= 2) {
+    if (pairs) {
       L16 = L / 16 * 16;
       mu = unpacked_scratch(L16);
       reorder_lanes(L16, m, mu, acc0, acc1);
     }
   }
-  for (; !out && k + 2 <= n_groups; k += 2) {
+  for (; pairs && k + 2 <= n_groups; k += 2) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     if constexpr (kUnpacked<T>)

@@ -1,0 +1,119 @@
+#include "backends/cpu/pair_trial.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace bnscope::cpu {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Timed chunk i walks pairs at 0, 3, 4, 7, ...: each walk goes first as often as the other, so a
+// drift in the host's speed over the trial favours neither.
+bool trial_pairs(std::int64_t i) {
+  const std::int64_t r = i % 4;
+  return r == 0 || r == 3;
+}
+
+std::mutex& walks_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+PairPolicy pair_policy() {
+  const char* v = std::getenv("BNSCOPE_ROW_PAIRS");
+  if (v && std::strcmp(v, "pairs") == 0) return PairPolicy::Pairs;
+  if (v && std::strcmp(v, "rows") == 0) return PairPolicy::Rows;
+  return PairPolicy::Measure;
+}
+
+PairVerdict pair_verdict(std::vector<double> pairs_seconds, std::vector<double> rows_seconds) {
+  if (pairs_seconds.empty() || rows_seconds.empty()) return PairVerdict::None;
+  const double p = median(std::move(pairs_seconds)), r = median(std::move(rows_seconds));
+  if (r < 0.95 * p) return PairVerdict::Rows;
+  if (p < 0.95 * r) return PairVerdict::Pairs;
+  return PairVerdict::None;
+}
+
+std::optional<bool> PairWalks::pairs(std::int64_t lanes, simd::Elem elem) const {
+  const std::lock_guard<std::mutex> lock(walks_mutex());
+  for (const State& s : states_)
+    if (s.lanes == lanes && s.elem == elem) return s.pairs;
+  return std::nullopt;
+}
+
+void PairWalks::add(std::int64_t lanes, simd::Elem elem, PairVerdict verdict) {
+  const std::lock_guard<std::mutex> lock(walks_mutex());
+  auto it = std::find_if(states_.begin(), states_.end(),
+                         [&](const State& s) { return s.lanes == lanes && s.elem == elem; });
+  if (it == states_.end()) it = states_.insert(states_.end(), State{lanes, elem});
+  ++it->trials;
+  if (verdict == PairVerdict::None || it->pairs) return;
+  if (it->last == verdict) it->pairs = verdict == PairVerdict::Pairs;
+  it->last = verdict;
+}
+
+int PairWalks::trials(std::int64_t lanes, simd::Elem elem) const {
+  const std::lock_guard<std::mutex> lock(walks_mutex());
+  for (const State& s : states_)
+    if (s.lanes == lanes && s.elem == elem) return s.trials;
+  return 0;
+}
+
+void PairWalks::clear() {
+  const std::lock_guard<std::mutex> lock(walks_mutex());
+  states_.clear();
+}
+
+PairWalks& pair_walks() {
+  static PairWalks w;
+  return w;
+}
+
+PairTrial::PairTrial(std::int64_t lanes, simd::Elem elem, std::int64_t chunks, PairPolicy policy,
+                     PairWalks& walks)
+    : lanes_(lanes), elem_(elem), walks_(&walks) {
+  switch (policy) {
+    case PairPolicy::Pairs:
+      return;
+    case PairPolicy::Rows:
+      pairs_ = false;
+      return;
+    case PairPolicy::Measure:
+      break;
+  }
+  if (const std::optional<bool> decided = walks.pairs(lanes, elem)) {
+    pairs_ = *decided;
+    return;
+  }
+  if (chunks >= kMinChunks) first_ = chunks / 2 - kTimed;
+}
+
+bool PairTrial::timed() const {
+  return first_ >= 0 && next_ >= first_ && next_ < first_ + 2 * kTimed;
+}
+
+bool PairTrial::pairs() const {
+  return timed() ? trial_pairs(next_ - first_) : pairs_;
+}
+
+void PairTrial::record(double seconds) {
+  if (timed()) {
+    (pairs() ? pairs_seconds_ : rows_seconds_).push_back(seconds);
+    if (next_ + 1 == first_ + 2 * kTimed) {
+      walks_->add(lanes_, elem_, pair_verdict(pairs_seconds_, rows_seconds_));
+      pairs_ = walks_->pairs(lanes_, elem_).value_or(true);
+    }
+  }
+  ++next_;
+}
+
+}  // namespace bnscope::cpu
