@@ -11,51 +11,57 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/host_caches.h"
 #include "engine/engine.h"
 #include "problem_maker.h"
 
 namespace bnscope::testing {
 namespace {
 
+using cpu::PairKey;
 using cpu::PairPolicy;
 using cpu::PairTrial;
 using cpu::PairVerdict;
 using cpu::PairWalks;
 using cpu::simd::Elem;
 
-TEST(PairTrial, AVerdictNeedsAFivePercentGapInMedians) {
-  EXPECT_EQ(cpu::pair_verdict({1.0, 1.0, 1.0}, {0.9, 0.9, 5.0}), PairVerdict::Rows);
-  EXPECT_EQ(cpu::pair_verdict({0.9, 5.0, 0.9}, {1.0, 1.0, 1.0}), PairVerdict::Pairs);
-  EXPECT_EQ(cpu::pair_verdict({1.0, 1.0, 1.0}, {0.96, 0.96, 0.96}), PairVerdict::None);
-  EXPECT_EQ(cpu::pair_verdict({0.96, 0.96, 0.96}, {1.0, 1.0, 1.0}), PairVerdict::None);
+const PairKey k256{256, Elem::F32, true};
+const PairKey k512{512, Elem::BF16, true};
+
+TEST(PairTrial, AVerdictNeedsATenPercentGapInMedians) {
+  EXPECT_EQ(cpu::pair_verdict({1.0, 1.0, 1.0}, {0.85, 0.85, 5.0}), PairVerdict::Rows);
+  EXPECT_EQ(cpu::pair_verdict({0.85, 5.0, 0.85}, {1.0, 1.0, 1.0}), PairVerdict::Pairs);
+  EXPECT_EQ(cpu::pair_verdict({1.0, 1.0, 1.0}, {0.92, 0.92, 0.92}), PairVerdict::None);
+  EXPECT_EQ(cpu::pair_verdict({0.92, 0.92, 0.92}, {1.0, 1.0, 1.0}), PairVerdict::None);
   EXPECT_EQ(cpu::pair_verdict({}, {1.0}), PairVerdict::None);
   EXPECT_EQ(cpu::pair_verdict({1.0}, {}), PairVerdict::None);
 }
 
 TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   PairWalks walks;
-  EXPECT_FALSE(walks.pairs(256, Elem::F32).has_value());
-  walks.add(256, Elem::F32, PairVerdict::Rows);
-  EXPECT_FALSE(walks.pairs(256, Elem::F32).has_value());
-  walks.add(256, Elem::F32, PairVerdict::Pairs);  // disagrees: starts over
-  EXPECT_FALSE(walks.pairs(256, Elem::F32).has_value());
-  walks.add(256, Elem::F32, PairVerdict::None);  // says nothing
-  walks.add(256, Elem::F32, PairVerdict::Pairs);
-  ASSERT_TRUE(walks.pairs(256, Elem::F32).has_value());
-  EXPECT_TRUE(*walks.pairs(256, Elem::F32));
-  walks.add(256, Elem::F32, PairVerdict::Rows);
-  walks.add(256, Elem::F32, PairVerdict::Rows);
-  EXPECT_TRUE(*walks.pairs(256, Elem::F32)) << "a decision is kept";
-  EXPECT_EQ(walks.trials(256, Elem::F32), 6);
+  EXPECT_FALSE(walks.pairs(k256).has_value());
+  walks.add(k256, PairVerdict::Rows);
+  EXPECT_FALSE(walks.pairs(k256).has_value());
+  walks.add(k256, PairVerdict::Pairs);  // disagrees: starts over
+  EXPECT_FALSE(walks.pairs(k256).has_value());
+  walks.add(k256, PairVerdict::None);  // says nothing
+  walks.add(k256, PairVerdict::Pairs);
+  ASSERT_TRUE(walks.pairs(k256).has_value());
+  EXPECT_TRUE(*walks.pairs(k256));
+  walks.add(k256, PairVerdict::Rows);
+  walks.add(k256, PairVerdict::Rows);
+  EXPECT_TRUE(*walks.pairs(k256)) << "a decision is kept";
+  EXPECT_EQ(walks.trials(k256), 6);
   // Keyed by lanes and element type.
-  EXPECT_FALSE(walks.pairs(256, Elem::BF16).has_value());
-  EXPECT_FALSE(walks.pairs(512, Elem::F32).has_value());
-  walks.add(512, Elem::BF16, PairVerdict::Rows);
-  walks.add(512, Elem::BF16, PairVerdict::Rows);
-  EXPECT_FALSE(*walks.pairs(512, Elem::BF16));
+  EXPECT_FALSE(walks.pairs({256, Elem::BF16}).has_value());
+  EXPECT_FALSE(walks.pairs({512, Elem::F32}).has_value());
+  EXPECT_FALSE(walks.pairs({256, Elem::F32, false}).has_value()) << "nor for a pass within the LLC";
+  walks.add(k512, PairVerdict::Rows);
+  walks.add(k512, PairVerdict::Rows);
+  EXPECT_FALSE(*walks.pairs(k512));
   walks.clear();
-  EXPECT_FALSE(walks.pairs(512, Elem::BF16).has_value());
-  EXPECT_EQ(walks.trials(512, Elem::BF16), 0);
+  EXPECT_FALSE(walks.pairs(k512).has_value());
+  EXPECT_EQ(walks.trials(k512), 0);
 }
 
 // Walks a span the way the reduce pass does, chunk i taking pairs_time or rows_time seconds;
@@ -78,35 +84,37 @@ TEST(PairTrial, TimesAlternatingChunksInTheMiddleOfALongSpan) {
   const std::string window = "prrpprrpprrp";
   ASSERT_EQ(window.size(), 2u * PairTrial::kTimed);
 
-  PairTrial one(256, Elem::F32, chunks, PairPolicy::Measure, walks);
+  PairTrial one(k256, chunks, true, PairPolicy::Measure, walks);
   const std::string a = walk(one, chunks, 2.0, 1.0);
   EXPECT_EQ(a.substr(0, first), std::string(first, 'P'));
   EXPECT_EQ(a.substr(first, window.size()), window);
   // One verdict decides nothing yet: the span goes on in pairs.
   EXPECT_EQ(a.substr(first + window.size()), std::string(chunks - first - window.size(), 'P'));
-  EXPECT_FALSE(walks.pairs(256, Elem::F32).has_value());
+  EXPECT_FALSE(walks.pairs(k256).has_value());
 
-  PairTrial two(256, Elem::F32, chunks, PairPolicy::Measure, walks);
+  PairTrial two(k256, chunks, true, PairPolicy::Measure, walks);
   const std::string b = walk(two, chunks, 2.0, 1.0);
   EXPECT_EQ(b.substr(first, window.size()), window);
   EXPECT_EQ(b.substr(first + window.size()), std::string(chunks - first - window.size(), 'R'))
       << "the second agreeing verdict decides the rest of its span";
 
-  PairTrial three(256, Elem::F32, chunks, PairPolicy::Measure, walks);
+  PairTrial three(k256, chunks, true, PairPolicy::Measure, walks);
   EXPECT_EQ(walk(three, chunks, 2.0, 1.0), std::string(chunks, 'R')) << "decided: no trial";
-  EXPECT_EQ(walks.trials(256, Elem::F32), 2);
+  EXPECT_EQ(walks.trials(k256), 2);
 }
 
-TEST(PairTrial, ShortSpansAndForcedPoliciesAreNotTimed) {
+TEST(PairTrial, ShortSpansForcedPoliciesAndOtherThreadsAreNotTimed) {
   PairWalks walks;
-  PairTrial short_span(256, Elem::F32, PairTrial::kMinChunks - 1, PairPolicy::Measure, walks);
+  PairTrial short_span(k256, PairTrial::kMinChunks - 1, true, PairPolicy::Measure, walks);
   EXPECT_EQ(walk(short_span, PairTrial::kMinChunks - 1, 2.0, 1.0),
             std::string(PairTrial::kMinChunks - 1, 'P'));
-  PairTrial pairs(256, Elem::F32, 100, PairPolicy::Pairs, walks);
+  PairTrial pairs(k256, 100, true, PairPolicy::Pairs, walks);
   EXPECT_EQ(walk(pairs, 100, 2.0, 1.0), std::string(100, 'P'));
-  PairTrial rows(256, Elem::F32, 100, PairPolicy::Rows, walks);
+  PairTrial rows(k256, 100, true, PairPolicy::Rows, walks);
   EXPECT_EQ(walk(rows, 100, 1.0, 2.0), std::string(100, 'R'));
-  EXPECT_EQ(walks.trials(256, Elem::F32), 0);
+  PairTrial other_thread(k256, 100, false, PairPolicy::Measure, walks);
+  EXPECT_EQ(walk(other_thread, 100, 2.0, 1.0), std::string(100, 'P'));
+  EXPECT_EQ(walks.trials(k256), 0);
 }
 
 Elem elem_of(DType dtype) {
@@ -118,7 +126,8 @@ struct EnvGuard {
 };
 
 // Channels-last training grads of 16384 rows of 256 channels: 64 chunks of 256 rows, past the
-// caches, so the two-pass structure runs and one thread's span is long enough for a trial.
+// caches (x and dy 32 MiB in float32, 16 MiB in 16 bits: more than the L2 keeps for a single
+// sweep), so the two-pass structure runs and one thread's span is long enough for a trial.
 TEST(PairTrial, BothWalksAndTheTrialGiveTheSameBits) {
   if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
   EnvGuard guard;
@@ -131,8 +140,10 @@ TEST(PairTrial, BothWalksAndTheTrialGiveTheSameBits) {
     ctx.threads = 1;
     cpu::pair_walks().clear();
     const Result measured = run_problem(pb, "cpu", ctx);
-    EXPECT_EQ(cpu::pair_walks().trials(256, elem_of(dtype)), 1)
-        << describe(v) << ": the reduce pass ran one trial";
+    const double read = 2.0 * 4 * 64 * 64 * 256 * static_cast<double>(dtype_size(dtype));
+    const PairKey key{256, elem_of(dtype),
+                      read > static_cast<double>(cpu::host_caches().llc_bytes())};
+    EXPECT_EQ(cpu::pair_walks().trials(key), 1) << describe(v) << ": the reduce pass ran one trial";
     setenv("BNSCOPE_ROW_PAIRS", "pairs", 1);
     expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " pairs");
     setenv("BNSCOPE_ROW_PAIRS", "rows", 1);

@@ -102,7 +102,10 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc0 = lanes[0];
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
-      PairTrial trial(g.lanes(), simd::elem_of<T>(), span.end - span.begin);
+      const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);  // x and dy
+      const PairKey key{g.lanes(), simd::elem_of<T>(),
+                        read > static_cast<double>(host_caches().llc_bytes())};
+      PairTrial trial(key, span.end - span.begin, /*times=*/t == 0);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;

@@ -38,33 +38,33 @@ PairPolicy pair_policy() {
 PairVerdict pair_verdict(std::vector<double> pairs_seconds, std::vector<double> rows_seconds) {
   if (pairs_seconds.empty() || rows_seconds.empty()) return PairVerdict::None;
   const double p = median(std::move(pairs_seconds)), r = median(std::move(rows_seconds));
-  if (r < 0.95 * p) return PairVerdict::Rows;
-  if (p < 0.95 * r) return PairVerdict::Pairs;
+  if (r < 0.9 * p) return PairVerdict::Rows;
+  if (p < 0.9 * r) return PairVerdict::Pairs;
   return PairVerdict::None;
 }
 
-std::optional<bool> PairWalks::pairs(std::int64_t lanes, simd::Elem elem) const {
+std::optional<bool> PairWalks::pairs(const PairKey& key) const {
   const std::lock_guard<std::mutex> lock(walks_mutex());
   for (const State& s : states_)
-    if (s.lanes == lanes && s.elem == elem) return s.pairs;
+    if (s.key == key) return s.pairs;
   return std::nullopt;
 }
 
-void PairWalks::add(std::int64_t lanes, simd::Elem elem, PairVerdict verdict) {
+void PairWalks::add(const PairKey& key, PairVerdict verdict) {
   const std::lock_guard<std::mutex> lock(walks_mutex());
-  auto it = std::find_if(states_.begin(), states_.end(),
-                         [&](const State& s) { return s.lanes == lanes && s.elem == elem; });
-  if (it == states_.end()) it = states_.insert(states_.end(), State{lanes, elem});
+  auto it =
+      std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
+  if (it == states_.end()) it = states_.insert(states_.end(), State{key});
   ++it->trials;
   if (verdict == PairVerdict::None || it->pairs) return;
   if (it->last == verdict) it->pairs = verdict == PairVerdict::Pairs;
   it->last = verdict;
 }
 
-int PairWalks::trials(std::int64_t lanes, simd::Elem elem) const {
+int PairWalks::trials(const PairKey& key) const {
   const std::lock_guard<std::mutex> lock(walks_mutex());
   for (const State& s : states_)
-    if (s.lanes == lanes && s.elem == elem) return s.trials;
+    if (s.key == key) return s.trials;
   return 0;
 }
 
@@ -78,9 +78,9 @@ PairWalks& pair_walks() {
   return w;
 }
 
-PairTrial::PairTrial(std::int64_t lanes, simd::Elem elem, std::int64_t chunks, PairPolicy policy,
+PairTrial::PairTrial(const PairKey& key, std::int64_t chunks, bool times, PairPolicy policy,
                      PairWalks& walks)
-    : lanes_(lanes), elem_(elem), walks_(&walks) {
+    : key_(key), walks_(&walks) {
   switch (policy) {
     case PairPolicy::Pairs:
       return;
@@ -90,11 +90,11 @@ PairTrial::PairTrial(std::int64_t lanes, simd::Elem elem, std::int64_t chunks, P
     case PairPolicy::Measure:
       break;
   }
-  if (const std::optional<bool> decided = walks.pairs(lanes, elem)) {
+  if (const std::optional<bool> decided = walks.pairs(key)) {
     pairs_ = *decided;
     return;
   }
-  if (chunks >= kMinChunks) first_ = chunks / 2 - kTimed;
+  if (times && chunks >= kMinChunks) first_ = chunks / 2 - kTimed;
 }
 
 bool PairTrial::timed() const {
@@ -109,8 +109,8 @@ void PairTrial::record(double seconds) {
   if (timed()) {
     (pairs() ? pairs_seconds_ : rows_seconds_).push_back(seconds);
     if (next_ + 1 == first_ + 2 * kTimed) {
-      walks_->add(lanes_, elem_, pair_verdict(pairs_seconds_, rows_seconds_));
-      pairs_ = walks_->pairs(lanes_, elem_).value_or(true);
+      walks_->add(key_, pair_verdict(pairs_seconds_, rows_seconds_));
+      pairs_ = walks_->pairs(key_).value_or(true);
     }
   }
   ++next_;

@@ -7,9 +7,11 @@
 // one row at a time), where pairs of 2 KiB rows (32x28x28x512 float32, 0.89x) and of 128 bytes
 // (16-bit C = 64, 0.93-0.96x) ran faster; no prefetch order tried made pairs of 1 KiB fast, and
 // from caches the two walks take the same time. So no synthetic measurement at start (it would
-// need buffers past the last-level cache): threads of long reduce passes time chunks of their
-// own both ways, alternating, in the middle of their span (its start is often still in cache
-// from the write pass before), and the process keeps the walk two such trials agree on.
+// need buffers past the last-level cache): the first thread of a long reduce pass times chunks
+// of its own both ways, alternating, in the middle of its span (the start is often still in cache
+// from the write pass before), and the process keeps the walk two passes in a row agree on. One
+// trial per pass, since the threads of one pass share the host's moment: on the shared Zen 3 VM
+// both threads of a pass often agreed with each other and not with the next pass.
 
 #include <cstdint>
 #include <optional>
@@ -23,23 +25,37 @@ namespace bnscope::cpu {
 enum class PairPolicy { Measure, Pairs, Rows };
 PairPolicy pair_policy();
 
-// What one trial says: a walk whose median time is under 0.95 of the other's, else nothing.
+// What one trial says: a walk whose median time is under 0.9 of the other's, else nothing. The
+// effects worth a walk of their own measured 15-30%; pairs of 128-byte rows ran 4-7% faster than
+// single rows, within what chunks of a busy host vary by.
 enum class PairVerdict { None, Pairs, Rows };
 PairVerdict pair_verdict(std::vector<double> pairs_seconds, std::vector<double> rows_seconds);
 
-// The walks decided per (lanes, elem): a walk is kept once two trials in a row say it; a trial
-// that says nothing changes nothing. Thread-safe; one process-wide instance (pair_walks()).
+// What a walk is decided for: the row's lanes and element type, and whether the pass reads more
+// than the last-level cache holds. Pairs of 128-byte rows read from memory (32x112x112x64
+// channels-last bfloat16) timed slower than single rows in trials, while the same rows of a
+// layer a quarter that size (32x56x56x64, mostly in the L3) ran 1.33x slower as single rows.
+struct PairKey {
+  std::int64_t lanes = 0;
+  simd::Elem elem = simd::Elem::F32;
+  bool past_llc = true;
+  bool operator==(const PairKey& o) const {
+    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc;
+  }
+};
+
+// The walks decided per key: a walk is kept once two trials in a row say it; a trial that says
+// nothing changes nothing. Thread-safe; one process-wide instance (pair_walks()).
 class PairWalks {
  public:
-  std::optional<bool> pairs(std::int64_t lanes, simd::Elem elem) const;  // nullopt: undecided
-  void add(std::int64_t lanes, simd::Elem elem, PairVerdict verdict);
-  int trials(std::int64_t lanes, simd::Elem elem) const;  // verdicts added, None included
+  std::optional<bool> pairs(const PairKey& key) const;  // nullopt: undecided
+  void add(const PairKey& key, PairVerdict verdict);
+  int trials(const PairKey& key) const;  // verdicts added, None included
   void clear();
 
  private:
   struct State {
-    std::int64_t lanes;
-    simd::Elem elem;
+    PairKey key;
     PairVerdict last = PairVerdict::None;  // the previous trial's verdict
     std::optional<bool> pairs;             // decided
     int trials = 0;
@@ -48,24 +64,23 @@ class PairWalks {
 };
 PairWalks& pair_walks();
 
-// One thread's walk of its chunks of a reduce pass over rows of `lanes` lanes: the decided walk,
-// else pairs, except 2 * kTimed chunks from the middle of a span of at least kMinChunks, which
-// alternate pairs and rows (pairs, rows, rows, pairs, ...) and are timed; their verdict goes to
-// `walks`, and the rest of the span takes a walk it decides.
+// One thread's walk of its chunks of a reduce pass (rows of key.lanes lanes): the decided walk,
+// else pairs. A thread that `times` walks 2 * kTimed chunks from the middle of a span of at least
+// kMinChunks alternating pairs and rows (pairs, rows, rows, pairs, ...) and times them; their
+// verdict goes to `walks`, and the rest of the span takes a walk it decides.
 class PairTrial {
  public:
   static constexpr int kTimed = 6;
   static constexpr std::int64_t kMinChunks = 48;
 
-  PairTrial(std::int64_t lanes, simd::Elem elem, std::int64_t chunks,
+  PairTrial(const PairKey& key, std::int64_t chunks, bool times = true,
             PairPolicy policy = pair_policy(), PairWalks& walks = pair_walks());
   bool pairs() const;           // the walk of the next chunk
   bool timed() const;           // whether the next chunk's time is to be recorded
   void record(double seconds);  // after each chunk; the time counts only when timed()
 
  private:
-  std::int64_t lanes_;
-  simd::Elem elem_;
+  PairKey key_;
   PairWalks* walks_;
   std::int64_t next_ = 0, first_ = -1;  // first_: the first timed chunk, -1 for none
   bool pairs_ = true;
