@@ -64,7 +64,8 @@ MERGE_ARGS=()
 for round in $(seq 1 "$ROUNDS"); do
   R="$OUT/round$round"
   mkdir -p "$R"
-  "$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$R/ours.json"
+  "$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$R/ours.json" \
+    2>"$R/ours_walks.txt"
   BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$LARGE" \
     "${GB[@]}" >"$R/ours_1thread.json"
   "$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$R/onednn.json"
@@ -78,7 +79,9 @@ META="$(echo "$HOST" | tr '\n' ' ') Measured $(date -u '+%Y-%m-%d %H:%M UTC') on
 $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
-$(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json")."
+$(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json"). \
+Reduce-pass row walks decided in round 1 (pair trials): \
+$(sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt")."
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

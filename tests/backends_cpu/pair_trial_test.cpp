@@ -59,9 +59,15 @@ TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   walks.add(k512, PairVerdict::Rows);
   walks.add(k512, PairVerdict::Rows);
   EXPECT_FALSE(*walks.pairs(k512));
+  walks.add({64, Elem::F16, false}, PairVerdict::None);
+  EXPECT_EQ(
+      walks.describe(),
+      "256 lanes float32 past the LLC: pairs (6 trials); 512 lanes bfloat16 past the LLC: rows "
+      "(2 trials); 64 lanes float16 within the LLC: undecided (1 trial)");
   walks.clear();
   EXPECT_FALSE(walks.pairs(k512).has_value());
   EXPECT_EQ(walks.trials(k512), 0);
+  EXPECT_EQ(walks.describe(), "none");
 }
 
 // Walks a span the way the reduce pass does, chunk i taking pairs_time or rows_time seconds;

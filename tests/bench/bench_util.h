@@ -12,6 +12,7 @@
 
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/pair_trial.h"
 #include "backends/cpu/row_walk.h"
 #include "backends/cpu/simd.h"
 #include "profile/copy_bandwidth.h"
@@ -100,6 +101,8 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  // Decided while the cases ran, so not in the context printed before them.
+  std::fprintf(stderr, "reduce_pair_walks: %s\n", cpu::pair_walks().describe().c_str());
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "tensor/dtype.h"
+
 namespace bnscope::cpu {
 
 namespace {
@@ -71,6 +73,20 @@ int PairWalks::trials(const PairKey& key) const {
 void PairWalks::clear() {
   const std::lock_guard<std::mutex> lock(walks_mutex());
   states_.clear();
+}
+
+std::string PairWalks::describe() const {
+  const std::lock_guard<std::mutex> lock(walks_mutex());
+  std::string out;
+  for (const State& s : states_) {
+    if (!out.empty()) out += "; ";
+    out += std::to_string(s.key.lanes) + " lanes " +
+           std::string(dtype_name(simd::dtype_of(s.key.elem))) +
+           (s.key.past_llc ? " past the LLC: " : " within the LLC: ") +
+           (s.pairs ? (*s.pairs ? "pairs" : "rows") : "undecided") + " (" +
+           std::to_string(s.trials) + (s.trials == 1 ? " trial)" : " trials)");
+  }
+  return out.empty() ? "none" : out;
 }
 
 PairWalks& pair_walks() {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/simd.h"
@@ -52,6 +53,9 @@ class PairWalks {
   void add(const PairKey& key, PairVerdict verdict);
   int trials(const PairKey& key) const;  // verdicts added, None included
   void clear();
+  // One "256 lanes float32 past the LLC: rows (2 trials)" per key tried, "; "-separated, for
+  // benchmark records; "none" when no trial ran.
+  std::string describe() const;
 
  private:
   struct State {
