@@ -163,10 +163,25 @@ HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
   else
     _mm256_storeu_si256(dst, v);
 }
+// bf16_bits of two vectors, packed: lane k of v0 to 16-bit lane k of each 128-bit half's low
+// part, v1's to the high part. One unordered compare finds a NaN in either vector, and only then
+// do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
+// vector where the select added three (the bfloat16 write sweeps are short of memory by their
+// instructions on AVX2, README).
+HWY_INLINE __m256i bf16_rounded(VF v) {
+  const __m256i u = _mm256_castps_si256(v.raw);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb),
+                           16);
+}
+HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
+  const __m256 nan = _mm256_cmp_ps(v0.raw, v1.raw, _CMP_UNORD_Q);
+  if (HWY_LIKELY(_mm256_testz_ps(nan, nan)))
+    return _mm256_packus_epi32(bf16_rounded(v0), bf16_rounded(v1));
+  return _mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw);
+}
 HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
-  store_256(
-      _mm256_permute4x64_epi64(_mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw), 0xD8), p,
-      nt);
+  store_256(_mm256_permute4x64_epi64(bf16_pack(v0, v1), 0xD8), p, nt);
 }
 HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
   store_256(_mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1),
@@ -185,7 +200,7 @@ HWY_INLINE void load_unpacked(const bf16* p, VF& lo, VF& hi) {
   hi.raw = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, v));
 }
 HWY_INLINE void store_unpacked(VF lo, VF hi, bf16* p, bool nt) {
-  store_256(_mm256_packus_epi32(bf16_bits(lo).raw, bf16_bits(hi).raw), p, nt);
+  store_256(bf16_pack(lo, hi), p, nt);
 }
 #endif
 
