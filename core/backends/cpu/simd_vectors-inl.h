@@ -183,9 +183,18 @@ HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
 HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
   store_256(_mm256_permute4x64_epi64(bf16_pack(v0, v1), 0xD8), p, nt);
 }
+// f16_bits of two vectors, v0's in the low half: as bf16_pack, the NaN lanes' replacement only
+// where an unordered compare finds a NaN in either vector.
+HWY_INLINE __m256i f16_pack(VF v0, VF v1) {
+  const __m256 nan = _mm256_cmp_ps(v0.raw, v1.raw, _CMP_UNORD_Q);
+  constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  if (HWY_LIKELY(_mm256_testz_ps(nan, nan)))
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(v0.raw, kNearestEven)),
+                                   _mm256_cvtps_ph(v1.raw, kNearestEven), 1);
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1);
+}
 HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
-  store_256(_mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1),
-            p, nt);
+  store_256(f16_pack(v0, v1), p, nt);
 }
 
 // Sixteen bfloat16 values as two float vectors in unpack order: lo holds elements 0-3 and 8-11,
