@@ -11,7 +11,7 @@ namespace bnscope::cpu {
 
 namespace {
 
-double median(std::vector<double> v) {
+double median_seconds(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
@@ -39,7 +39,8 @@ PairPolicy pair_policy() {
 
 PairVerdict pair_verdict(std::vector<double> pairs_seconds, std::vector<double> rows_seconds) {
   if (pairs_seconds.empty() || rows_seconds.empty()) return PairVerdict::None;
-  const double p = median(std::move(pairs_seconds)), r = median(std::move(rows_seconds));
+  const double p = median_seconds(std::move(pairs_seconds)),
+               r = median_seconds(std::move(rows_seconds));
   if (r < 0.9 * p) return PairVerdict::Rows;
   if (p < 0.9 * r) return PairVerdict::Pairs;
   return PairVerdict::None;
