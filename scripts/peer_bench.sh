@@ -81,7 +81,7 @@ Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json"). \
 Reduce-pass row walks decided in round 1 (pair trials): \
-$(sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt")."
+$(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none)."
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

@@ -37,6 +37,20 @@ TEST(PairTrial, AVerdictNeedsATenPercentGapInMedians) {
   EXPECT_EQ(cpu::pair_verdict({1.0}, {}), PairVerdict::None);
 }
 
+TEST(PairTrial, PairsAreKeptAfterEightTrialsWithoutADecision) {
+  PairWalks walks;
+  const PairKey key{64, Elem::F16, true};
+  const PairVerdict flips[] = {PairVerdict::Rows, PairVerdict::Pairs, PairVerdict::None};
+  for (int i = 0; i + 1 < PairWalks::kMaxTrials; ++i) {
+    walks.add(key, flips[i % 3]);
+    ASSERT_FALSE(walks.pairs(key).has_value()) << "trial " << i + 1;
+  }
+  walks.add(key, PairVerdict::None);  // the eighth says nothing either
+  ASSERT_TRUE(walks.pairs(key).has_value());
+  EXPECT_TRUE(*walks.pairs(key));
+  EXPECT_EQ(walks.trials(key), PairWalks::kMaxTrials);
+}
+
 TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   PairWalks walks;
   EXPECT_FALSE(walks.pairs(k256).has_value());
@@ -51,7 +65,7 @@ TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   walks.add(k256, PairVerdict::Rows);
   walks.add(k256, PairVerdict::Rows);
   EXPECT_TRUE(*walks.pairs(k256)) << "a decision is kept";
-  EXPECT_EQ(walks.trials(k256), 6);
+  EXPECT_EQ(walks.trials(k256), 4) << "trials after the decision do not count";
   // Keyed by lanes and element type.
   EXPECT_FALSE(walks.pairs({256, Elem::BF16}).has_value());
   EXPECT_FALSE(walks.pairs({512, Elem::F32}).has_value());
@@ -62,7 +76,7 @@ TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   walks.add({64, Elem::F16, false}, PairVerdict::None);
   EXPECT_EQ(
       walks.describe(),
-      "256 lanes float32 past the LLC: pairs (6 trials); 512 lanes bfloat16 past the LLC: rows "
+      "256 lanes float32 past the LLC: pairs (4 trials); 512 lanes bfloat16 past the LLC: rows "
       "(2 trials); 64 lanes float16 within the LLC: undecided (1 trial)");
   walks.clear();
   EXPECT_FALSE(walks.pairs(k512).has_value());

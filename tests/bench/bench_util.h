@@ -101,8 +101,10 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  // Decided while the cases ran, so not in the context printed before them.
-  std::fprintf(stderr, "reduce_pair_walks: %s\n", cpu::pair_walks().describe().c_str());
+  // Decided while the cases ran, so not in the context printed before them; benchmarks that run
+  // no reduce pass (the peers') say nothing.
+  if (const std::string walks = cpu::pair_walks().describe(); walks != "none")
+    std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
   return 0;
 }
 

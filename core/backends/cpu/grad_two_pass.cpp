@@ -79,6 +79,19 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
   });
 }
 
+// Thread t's walk of its chunks of the rows reduce pass (pair_trial.h): timed by the first
+// thread only, and only where rows go through the accumulator rows in L1, the one walk that
+// pairs change (not row tiles, not rows held in registers).
+template <class T>
+PairTrial pair_trial(const Geometry& g, const Span& span, int t) {
+  const std::int64_t L = g.lanes();
+  const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);  // x and dy
+  const PairKey key{L, simd::elem_of<T>(), read > static_cast<double>(host_caches().llc_bytes())};
+  const bool in_l1 = simd::kVector<T> && sweep_tile(L, simd::elem_of<T>(), false) == 0 &&
+                     simd::register_row_vectors(L, simd::vector_bytes() / 4) == 0;
+  return PairTrial(key, span.end - span.begin, t == 0 && in_l1);
+}
+
 }  // namespace
 
 template <class T>
@@ -102,10 +115,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc0 = lanes[0];
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
-      const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);  // x and dy
-      const PairKey key{g.lanes(), simd::elem_of<T>(),
-                        read > static_cast<double>(host_caches().llc_bytes())};
-      PairTrial trial(key, span.end - span.begin, /*times=*/t == 0);
+      PairTrial trial = pair_trial<T>(g, span, t);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;

@@ -58,10 +58,13 @@ void PairWalks::add(const PairKey& key, PairVerdict verdict) {
   auto it =
       std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
   if (it == states_.end()) it = states_.insert(states_.end(), State{key});
+  if (it->pairs) return;
   ++it->trials;
-  if (verdict == PairVerdict::None || it->pairs) return;
-  if (it->last == verdict) it->pairs = verdict == PairVerdict::Pairs;
-  it->last = verdict;
+  if (verdict != PairVerdict::None && it->last == verdict)
+    it->pairs = verdict == PairVerdict::Pairs;
+  else if (it->trials >= kMaxTrials)
+    it->pairs = true;
+  if (verdict != PairVerdict::None) it->last = verdict;
 }
 
 int PairWalks::trials(const PairKey& key) const {

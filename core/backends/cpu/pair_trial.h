@@ -46,9 +46,13 @@ struct PairKey {
 };
 
 // The walks decided per key: a walk is kept once two trials in a row say it; a trial that says
-// nothing changes nothing. Thread-safe; one process-wide instance (pair_walks()).
+// nothing changes nothing, and after kMaxTrials without a decision the pairs are kept (the walks
+// tie there, or the host's noise is larger than their gap). Thread-safe; one process-wide
+// instance (pair_walks()).
 class PairWalks {
  public:
+  static constexpr int kMaxTrials = 8;
+
   std::optional<bool> pairs(const PairKey& key) const;  // nullopt: undecided
   void add(const PairKey& key, PairVerdict verdict);
   int trials(const PairKey& key) const;  // verdicts added, None included

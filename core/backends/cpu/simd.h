@@ -118,4 +118,13 @@ const char* target_name();
 // Bytes of one vector of that target (64 on AVX-512, 32 on AVX2, 16 on SSE4).
 std::int64_t vector_bytes();
 
+// The vectors of a row of L lanes that rows_sweep keeps in registers across rows, for vectors
+// of `vector_lanes` floats (1, 2 or 4), or 0: such rows never go through the accumulator rows
+// in L1, so neither tiles nor Sweep::pairs change how they are walked.
+constexpr int register_row_vectors(std::int64_t L, std::int64_t vector_lanes) {
+  if (vector_lanes <= 0 || L % vector_lanes != 0) return 0;
+  const std::int64_t v = L / vector_lanes;
+  return v == 1 || v == 2 || v == 4 ? static_cast<int>(v) : 0;
+}
+
 }  // namespace bnscope::cpu::simd

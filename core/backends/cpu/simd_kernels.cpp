@@ -377,16 +377,16 @@ void RowsSweepT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
                 float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  if (L % N == 0) switch (L / N) {
-      case 1:
-        return RowsSweepRegs<1, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
-      case 2:
-        return RowsSweepRegs<2, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
-      case 4:
-        return RowsSweepRegs<4, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
-      default:
-        break;
-    }
+  switch (register_row_vectors(L, N)) {
+    case 1:
+      return RowsSweepRegs<1, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+    case 2:
+      return RowsSweepRegs<2, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+    case 4:
+      return RowsSweepRegs<4, Moments, T>(s, n_groups, stride, m, p, acc0, acc1);
+    default:
+      break;
+  }
   if (tile <= 0) return RowsSweepL1<Moments, T>(s, n_groups, L, stride, m, p, acc0, acc1);
   RowsSweepTiled<Moments, T>(s, n_groups, L, stride, tile, m, p, acc0, acc1);
 }
