@@ -55,7 +55,7 @@ class PairWalks {
 
   std::optional<bool> pairs(const PairKey& key) const;  // nullopt: undecided
   void add(const PairKey& key, PairVerdict verdict);
-  int trials(const PairKey& key) const;  // verdicts added, None included
+  int trials(const PairKey& key) const;  // verdicts until the decision, None included
   void clear();
   // One "256 lanes float32 past the LLC: rows (2 trials)" per key tried, "; "-separated, for
   // benchmark records; "none" when no trial ran.
