@@ -81,7 +81,7 @@ TEST(PairTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   walks.clear();
   EXPECT_FALSE(walks.pairs(k512).has_value());
   EXPECT_EQ(walks.trials(k512), 0);
-  EXPECT_EQ(walks.describe(), "none");
+  EXPECT_EQ(walks.describe(), "");
 }
 
 // Walks a span the way the reduce pass does, chunk i taking pairs_time or rows_time seconds;

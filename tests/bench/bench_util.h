@@ -103,7 +103,7 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   benchmark::Shutdown();
   // Decided while the cases ran, so not in the context printed before them; benchmarks that run
   // no reduce pass (the peers') say nothing.
-  if (const std::string walks = cpu::pair_walks().describe(); walks != "none")
+  if (const std::string walks = cpu::pair_walks().describe(); !walks.empty())
     std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
   return 0;
 }

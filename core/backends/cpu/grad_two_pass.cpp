@@ -11,7 +11,6 @@
 // each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The forward ops
 // reuse both passes for their statistics and y.
 
-#include <chrono>
 #include <type_traits>
 
 #include "backends/cpu/block_kernels.h"
@@ -21,8 +20,6 @@
 namespace bnscope::cpu {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Calls f with the kind of sum as a compile-time constant (the reduce loops are templates on it).
 template <class F>
@@ -120,13 +117,12 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-        const bool timed = trial.timed();
-        const auto start = timed ? Clock::now() : Clock::time_point{};
-        by_sum(kind, [&](auto S) {
-          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
-                                                    acc1, nullptr, p0, p1, trial.pairs());
+        trial.walk([&](bool pairs) {
+          by_sum(kind, [&](auto S) {
+            rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
+                                                      acc1, nullptr, p0, p1, pairs);
+          });
         });
-        trial.record(timed ? std::chrono::duration<double>(Clock::now() - start).count() : 0.0);
       }
       return;
     }

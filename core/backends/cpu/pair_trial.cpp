@@ -5,27 +5,18 @@
 #include <cstring>
 #include <mutex>
 
+#include "backends/cpu/walk_timing.h"
 #include "tensor/dtype.h"
 
 namespace bnscope::cpu {
 
 namespace {
 
-double median_seconds(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Timed chunk i walks pairs at 0, 3, 4, 7, ...: each walk goes first as often as the other, so a
 // drift in the host's speed over the trial favours neither.
 bool trial_pairs(std::int64_t i) {
   const std::int64_t r = i % 4;
   return r == 0 || r == 3;
-}
-
-std::mutex& walks_mutex() {
-  static std::mutex m;
-  return m;
 }
 
 }  // namespace
@@ -47,14 +38,14 @@ PairVerdict pair_verdict(std::vector<double> pairs_seconds, std::vector<double> 
 }
 
 std::optional<bool> PairWalks::pairs(const PairKey& key) const {
-  const std::lock_guard<std::mutex> lock(walks_mutex());
+  const std::lock_guard<std::mutex> lock(mutex_);
   for (const State& s : states_)
     if (s.key == key) return s.pairs;
   return std::nullopt;
 }
 
 void PairWalks::add(const PairKey& key, PairVerdict verdict) {
-  const std::lock_guard<std::mutex> lock(walks_mutex());
+  const std::lock_guard<std::mutex> lock(mutex_);
   auto it =
       std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
   if (it == states_.end()) it = states_.insert(states_.end(), State{key});
@@ -68,19 +59,19 @@ void PairWalks::add(const PairKey& key, PairVerdict verdict) {
 }
 
 int PairWalks::trials(const PairKey& key) const {
-  const std::lock_guard<std::mutex> lock(walks_mutex());
+  const std::lock_guard<std::mutex> lock(mutex_);
   for (const State& s : states_)
     if (s.key == key) return s.trials;
   return 0;
 }
 
 void PairWalks::clear() {
-  const std::lock_guard<std::mutex> lock(walks_mutex());
+  const std::lock_guard<std::mutex> lock(mutex_);
   states_.clear();
 }
 
 std::string PairWalks::describe() const {
-  const std::lock_guard<std::mutex> lock(walks_mutex());
+  const std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   for (const State& s : states_) {
     if (!out.empty()) out += "; ";
@@ -90,7 +81,7 @@ std::string PairWalks::describe() const {
            (s.pairs ? (*s.pairs ? "pairs" : "rows") : "undecided") + " (" +
            std::to_string(s.trials) + (s.trials == 1 ? " trial)" : " trials)");
   }
-  return out.empty() ? "none" : out;
+  return out;
 }
 
 PairWalks& pair_walks() {

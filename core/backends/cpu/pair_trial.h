@@ -13,7 +13,9 @@
 // trial per pass, since the threads of one pass share the host's moment: on the shared Zen 3 VM
 // both threads of a pass often agreed with each other and not with the next pass.
 
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +60,7 @@ class PairWalks {
   int trials(const PairKey& key) const;  // verdicts until the decision, None included
   void clear();
   // One "256 lanes float32 past the LLC: rows (2 trials)" per key tried, "; "-separated, for
-  // benchmark records; "none" when no trial ran.
+  // benchmark records; empty when no trial ran.
   std::string describe() const;
 
  private:
@@ -68,6 +70,7 @@ class PairWalks {
     std::optional<bool> pairs;             // decided
     int trials = 0;
   };
+  mutable std::mutex mutex_;
   std::vector<State> states_;
 };
 PairWalks& pair_walks();
@@ -83,6 +86,17 @@ class PairTrial {
 
   PairTrial(const PairKey& key, std::int64_t chunks, bool times = true,
             PairPolicy policy = pair_policy(), PairWalks& walks = pair_walks());
+  // Walks the next chunk: chunk(pairs) with this trial's walk, timed where the trial asks.
+  template <class F>
+  void walk(F&& chunk) {
+    if (!timed()) {
+      chunk(pairs());
+      return record(0.0);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    chunk(pairs());
+    record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   bool pairs() const;           // the walk of the next chunk
   bool timed() const;           // whether the next chunk's time is to be recorded
   void record(double seconds);  // after each chunk; the time counts only when timed()

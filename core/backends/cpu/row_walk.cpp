@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/walk_timing.h"
 #include "tensor/error.h"
 #include "tensor/tensor.h"
 
@@ -39,11 +40,6 @@ std::mutex& decisions_mutex() {
 std::map<Key, Decision>& decisions() {
   static std::map<Key, Decision> d;
   return d;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // Times the single sweep of `rows` rows of `lanes` lanes both ways, alternating which goes
@@ -82,8 +78,8 @@ Decision measure(std::int64_t lanes, simd::Elem elem, std::int64_t tile) {
     }
   }
   Decision d;
-  d.tiles_seconds = median(tiles);
-  d.rows_seconds = median(by_rows);
+  d.tiles_seconds = median_seconds(tiles);
+  d.rows_seconds = median_seconds(by_rows);
   d.tile = rows_walk_faster(tiles, by_rows) ? 0 : tile;
   return d;
 }
@@ -102,7 +98,7 @@ RowWalkPolicy row_walk_policy() {
 
 bool rows_walk_faster(std::vector<double> tiles_seconds, std::vector<double> rows_seconds) {
   if (tiles_seconds.empty() || rows_seconds.empty()) return false;
-  return median(std::move(rows_seconds)) < 0.97 * median(std::move(tiles_seconds));
+  return median_seconds(std::move(rows_seconds)) < 0.97 * median_seconds(std::move(tiles_seconds));
 }
 
 std::int64_t single_sweep_tile(std::int64_t lanes, simd::Elem elem, std::int64_t tile) {

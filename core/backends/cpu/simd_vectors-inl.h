@@ -174,10 +174,13 @@ HWY_INLINE __m256i bf16_rounded(VF v) {
   return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb),
                            16);
 }
-HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
+// Whether neither v0 nor v1 holds a NaN: one unordered compare of the two.
+HWY_INLINE bool no_nan(VF v0, VF v1) {
   const __m256 nan = _mm256_cmp_ps(v0.raw, v1.raw, _CMP_UNORD_Q);
-  if (HWY_LIKELY(_mm256_testz_ps(nan, nan)))
-    return _mm256_packus_epi32(bf16_rounded(v0), bf16_rounded(v1));
+  return _mm256_testz_ps(nan, nan);
+}
+HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
+  if (HWY_LIKELY(no_nan(v0, v1))) return _mm256_packus_epi32(bf16_rounded(v0), bf16_rounded(v1));
   return _mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw);
 }
 HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
@@ -186,9 +189,8 @@ HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
 // f16_bits of two vectors, v0's in the low half: as bf16_pack, the NaN lanes' replacement only
 // where an unordered compare finds a NaN in either vector.
 HWY_INLINE __m256i f16_pack(VF v0, VF v1) {
-  const __m256 nan = _mm256_cmp_ps(v0.raw, v1.raw, _CMP_UNORD_Q);
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  if (HWY_LIKELY(_mm256_testz_ps(nan, nan)))
+  if (HWY_LIKELY(no_nan(v0, v1)))
     return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(v0.raw, kNearestEven)),
                                    _mm256_cvtps_ph(v1.raw, kNearestEven), 1);
   return _mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1);
