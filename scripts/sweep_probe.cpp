@@ -1,6 +1,6 @@
 // The single sweep taken apart: loops with its memory traffic (read x and dy, write dx = p*dy)
 // to which the cpu backend's pieces are added one at a time, to find what limits it on a host
-// that exposes no hardware counters (README, "Where the time went on the Zen 4").
+// that exposes no hardware counters (docs/performance-zen4-avx512.md).
 //
 //   g++ -O2 -mavx512f -std=c++20 -pthread scripts/sweep_probe.cpp -o /tmp/sweep_probe
 //   /tmp/sweep_probe ELEMENTS THREADS [REPS]      e.g. 6422528 2 40

@@ -33,7 +33,7 @@ struct HostCaches {
   // all of it: the L3 also holds the other cores' working sets and, in a VM, those of other
   // guests that sysfs does not count among its sharers. On the Zen 3 VM channel planes of up to
   // 3.2 MB (channels-first float32 training at 112x112) ran 0.65-0.9x the time of two sweeps
-  // (README); 4.4 MiB there.
+  // (docs/performance-zen3-avx2.md); 4.4 MiB there.
   std::size_t resident_bytes() const;
   // Bytes of the last-level cache (L3, else L2): a run's threads share it.
   std::size_t llc_bytes() const;

@@ -112,18 +112,19 @@ inline Geometry make_geometry(const ChannelView& v) {
 // streaming inputs; from half of L1 up (1024 float lanes on a 32 KiB L1d) inputs and their
 // prefetches push them out and their per-row stores bound it: tiles ran the 2048-lane single
 // sweep 1.15-1.35x and 16-bit reductions of 1024 lanes 1.2-1.45x faster, the float32 single
-// sweep of 1024 lanes, at the edge, 0.9-1.0x, and narrower rows 0.8-0.9x (Zen 4, README). A tile:
-// its x and dy and the next tile's, prefetched while it is walked, within a quarter of what a core
-// can keep in its L2, so lines the other work on the core brings in do not push the next tile out
-// before it is read. From the host (host_caches.h), since the tile only decides which lanes are
-// walked first, never the order of a lane's additions. A reduction without an output (`writes`
-// false) adds two rows per trip through the accumulator rows, so with 4-byte inputs it stores half
-// a byte of accumulators per byte read, and there the row-at-a-time loop measured as fast as tiles
-// or faster at 1024 lanes (0.77-0.98x with tiles) until the lane arrays alone fill L1: at 2048
-// lanes (32x7x7x2048 channels-last float32 training) tiles ran the reduce pass 1.13x faster
-// (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2 threads). With 16-bit inputs it
-// stores one byte per byte read, as the single sweep does, and tiles paid. Where this gives a
-// single sweep (with an output) a tile, the walk it takes is measured per host (row_walk.h).
+// sweep of 1024 lanes, at the edge, 0.9-1.0x, and narrower rows 0.8-0.9x
+// (docs/performance-zen4-avx512.md). A tile: its x and dy and the next tile's, prefetched while it
+// is walked, within a quarter of what a core can keep in its L2, so lines the other work on the
+// core brings in do not push the next tile out before it is read. From the host (host_caches.h),
+// since the tile only decides which lanes are walked first, never the order of a lane's additions.
+// A reduction without an output (`writes` false) adds two rows per trip through the accumulator
+// rows, so with 4-byte inputs it stores half a byte of accumulators per byte read, and there the
+// row-at-a-time loop measured as fast as tiles or faster at 1024 lanes (0.77-0.98x with tiles)
+// until the lane arrays alone fill L1: at 2048 lanes (32x7x7x2048 channels-last float32 training)
+// tiles ran the reduce pass 1.13x faster (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2
+// threads). With 16-bit inputs it stores one byte per byte read, as the single sweep does, and
+// tiles paid. Where this gives a single sweep (with an output) a tile, the walk it takes is
+// measured per host (row_walk.h).
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes) {
   const HostCaches& caches = host_caches();
   const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
@@ -224,7 +225,7 @@ inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
 // slower in one program than in another on the AVX2 host. The buffer starts on a cache line
 // (the heap promises 16 bytes): the sweeps store a vector of every accumulator row per row, and
 // on the Zen 4 a 64-byte store that straddles two lines ran the wide-row single sweep up to 1.6x
-// slower (README).
+// slower (docs/performance-zen4-avx512.md).
 template <class A>
 class LaneArrays {
  public:

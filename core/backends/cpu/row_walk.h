@@ -5,10 +5,10 @@
 // changes no bit; only the time. Cache sizes do not settle it: on the Zen 4 EPYC tiles ran the
 // 2048-lane single sweep 1.15-1.35x faster than rows, on the Zen 3 EPYC (the same L1, half the
 // L2, AVX2) rows ran the 1024- and 2048-lane single sweeps 0.70-0.93x the time of tiles (six
-// alternating runs, 2 threads, README). So the first wide sweep of each kind in a process times
-// both walks on a few MiB of its own and keeps the faster; tiles stay unless rows are clearly
-// faster. Sweeps without an output (the reduce pass) keep row_tile's rule: there the two walks
-// measured within 5% of each other on the Zen 3.
+// alternating runs, 2 threads, docs/performance-zen3-avx2.md). So the first wide sweep of each kind
+// in a process times both walks on a few MiB of its own and keeps the faster; tiles stay unless
+// rows are clearly faster. Sweeps without an output (the reduce pass) keep row_tile's rule: there
+// the two walks measured within 5% of each other on the Zen 3.
 
 #include <cstdint>
 #include <string>

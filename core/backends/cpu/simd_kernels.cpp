@@ -179,17 +179,17 @@ struct TilePrefetch {
 // each walked one channel block at a time (BlockRows). Keeping the accumulator rows in L1 and
 // adding every row into them costs a load and a store of two accumulator vectors per input vector,
 // and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
-// 42-46 GB/s without them, README); here they come once per tile. The caller sizes the tile from
-// the L2 (kernels.h) so that a tile and the next, prefetched while it is walked, fit in it. The
-// call's rows are cut into equal tiles, so the last tile of one chunk prefetches the whole first
-// tile of the next (a thread takes consecutive chunks).
-// With an output (out = p*b, the single sweep), the blocks only sum and the tile's out rows are
-// written after them, row by row, from b still in cache (TileOut). Written inside the blocks, each
-// out vector of row k was followed by the loads of row k + 1 at the same column: with rows a
-// multiple of 4 KiB long (C = 1024, 2048 in float32) and out, a and b alike aligned, every such
-// load shares its page offset with the store just made, and the core holds it back as possibly
-// dependent (4K aliasing). The single sweep of 32x7x7x2048 and 32x14x14x1024 channels-last ran
-// 4.5-5x slower that way on the AVX2 EPYC than rows taken one at a time (README).
+// 42-46 GB/s without them, docs/performance-zen4-avx512.md); here they come once per tile. The
+// caller sizes the tile from the L2 (kernels.h) so that a tile and the next, prefetched while it is
+// walked, fit in it. The call's rows are cut into equal tiles, so the last tile of one chunk
+// prefetches the whole first tile of the next (a thread takes consecutive chunks). With an output
+// (out = p*b, the single sweep), the blocks only sum and the tile's out rows are written after
+// them, row by row, from b still in cache (TileOut). Written inside the blocks, each out vector of
+// row k was followed by the loads of row k + 1 at the same column: with rows a multiple of 4 KiB
+// long (C = 1024, 2048 in float32) and out, a and b alike aligned, every such load shares its page
+// offset with the store just made, and the core holds it back as possibly dependent (4K aliasing).
+// The single sweep of 32x7x7x2048 and 32x14x14x1024 channels-last ran 4.5-5x slower that way on the
+// AVX2 EPYC than rows taken one at a time (docs/performance-zen3-avx2.md).
 template <class T>
 void TileOut(const T* HWY_RESTRICT b, T* HWY_RESTRICT out, bool nt, std::int64_t rows,
              std::int64_t L, std::int64_t stride, const float* HWY_RESTRICT p) {
@@ -283,7 +283,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
 // Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
 // narrow enough that their lane arrays share L1 with the inputs, and the channel blocks of small
 // channels-first planes, whose rows lie C*inner apart: row tiles there walk rows hundreds of KB
-// apart, a page or two each, and ran 0.7-0.8x slower (Zen 4, README).
+// apart, a page or two each, and ran 0.7-0.8x slower (docs/performance-zen4-avx512.md).
 template <bool Moments, class T>
 void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
@@ -302,9 +302,10 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
   // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
   // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
-  // AVX2, README). Reductions only: with an output, pairs interleave non-temporal stores to two
-  // rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host. And only where the
-  // caller asks (s.pairs): the reduce pass times both walks on its own chunks (pair_trial.h).
+  // AVX2, docs/performance-zen3-avx2.md). Reductions only: with an output, pairs interleave
+  // non-temporal stores to two rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
+  // And only where the caller asks (s.pairs): the reduce pass times both walks on its own chunks
+  // (pair_trial.h).
   std::int64_t k = 0;
   // bfloat16 on AVX2: whole groups of 16 lanes in unpack order (load_unpacked), the accumulators
   // and centres of those lanes reordered to match for the pairs and back after them.

@@ -153,8 +153,8 @@ HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
 // results fill half a register: bfloat16 takes one unsigned pack of both vectors and one lane
 // permute where one vector at a time takes a pack and a permute each, float16 one 128-bit insert,
 // and a pair writes 32 bytes in one (non-temporal) store instead of two of 16. The 16-bit write
-// sweeps are short of memory by their instructions on AVX2 (README); pairs ran the bfloat16
-// training grads 0.76-0.94x the time of single vectors on the AVX2 EPYC.
+// sweeps are short of memory by their instructions on AVX2 (docs/performance-zen3-avx2.md); pairs
+// ran the bfloat16 training grads 0.76-0.94x the time of single vectors on the AVX2 EPYC.
 #if HWY_TARGET == HWY_AVX2
 HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
   auto* dst = static_cast<__m256i*>(p);
@@ -167,7 +167,7 @@ HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
 // part, v1's to the high part. One unordered compare finds a NaN in either vector, and only then
 // do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
 // vector where the select added three (the bfloat16 write sweeps are short of memory by their
-// instructions on AVX2, README).
+// instructions on AVX2, docs/performance-zen3-avx2.md).
 HWY_INLINE __m256i bf16_rounded(VF v) {
   const __m256i u = _mm256_castps_si256(v.raw);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -263,7 +263,7 @@ HWY_INLINE VF half_round(VF v) {
 // 46-66 GB/s to 29-39 GB/s with a T0 (or NTA) prefetch per line at 1-4 KiB ahead and ran at
 // its unprefetched speed with T1 or T2, and in the backend an L2 prefetch ran the sweeps whose
 // accumulator rows live in L1 (wide rows, channel blocks) and the plane sweeps faster, the
-// register-row sweep (C <= 64) slower (README, "Where the time went on the Zen 4"). Only that
+// register-row sweep (C <= 64) slower (docs/performance-zen4-avx512.md). Only that
 // loop, whose L1 holds nothing of its own, prefetches into L1 (Highway's Prefetch is T0).
 template <bool ToL1 = false, class T>
 HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
