@@ -57,6 +57,25 @@ class PeerMerge(unittest.TestCase):
         self.assertEqual(r[7], "1.50")
         self.assertNotIn("rounds", out)
 
+    def verdict(self, out):
+        return {l.split(": ")[0][2:]: l.split(": ", 1)[1] for l in out.splitlines()
+                if l.startswith("* ") and ("met (" in l)}
+
+    def test_verdict_names_the_cases_that_miss_a_goal(self):
+        v = self.verdict(self.merge([(2.0, 3.0, 1.0, 30.0)]))  # 0.64 of copy; PyTorch 2x faster
+        self.assertEqual(v["freeze geomean >= 0.85, none under 0.7"],
+                         f"NOT met (0.64, worst 0.64; under 0.7: {CASE})")
+        self.assertEqual(v["faster than torch on every case"],
+                         f"NOT met (worst 0.50x; not faster: {CASE} 0.50x)")
+        self.assertEqual(v["faster than onednn on every case"], "met (worst 1.50x)")
+
+    def test_verdict_met_and_the_hosts_table_row(self):
+        out = self.merge([(1.0, 3.0, 2.0, 30.0)])  # 1.28 of copy; 3x oneDNN, 2x PyTorch
+        v = self.verdict(out)
+        self.assertEqual(v["freeze geomean >= 0.85, none under 0.7"], "met (1.28, worst 1.28)")
+        self.assertEqual(v["faster than torch on every case"], "met (worst 2.00x)")
+        self.assertTrue(out.rstrip().endswith("| — / — / — | 1.28 (1.28) | — | 3.00x / 2.00x / — |"))
+
 
 if __name__ == "__main__":
     unittest.main()
