@@ -278,6 +278,16 @@ HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
 #endif
 }
 
+// Vectors of T that load_vec reads per 64-byte line, at least 1 (from MaxLanes: never more than
+// fill a line on any width the target may run at). A loop that prefetches once per line takes
+// this many vectors per step; a prefetch that starts inside a line covers that line, and the
+// next starts within 64 bytes of it, so no line is missed.
+template <class T>
+constexpr std::int64_t vectors_per_line() {
+  constexpr std::size_t bytes = hn::MaxLanes(DF()) * sizeof(T);
+  return bytes >= 64 ? 1 : static_cast<std::int64_t>(64 / bytes);
+}
+
 // Per-thread room for n floats of lane operands in unpack order (the reordered centres of the
 // reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
 HWY_INLINE float* unpacked_scratch(std::int64_t n) {
