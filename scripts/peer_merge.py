@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Merges bnscope_bench, bnscope_onednn_bench (Google Benchmark JSON) and scripts/peer_bench.py
 output into one markdown table: our time, effective GB/s (minimum-traffic model), fraction of
-the same-run copy bandwidth, and speedups t_peer / t_ours per peer, plus the goal summaries.
+the same-run copy bandwidth, and speedups t_peer / t_ours per peer, plus the goal summaries
+and a verdict per goal.
 
   python3 scripts/peer_merge.py --ours ours.json [--onednn onednn.json] [--peers peers.json]
                                 [--ours-1thread ours_1thread.json]
