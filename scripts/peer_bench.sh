@@ -85,3 +85,5 @@ $(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^redu
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"
+# The verdict on the terminal too: whether this host meets the goals is the first thing to know.
+sed -n '/^## Verdict/,/^For README/p' "$OUT/peer_table.md"
