@@ -97,14 +97,19 @@ HWY_INLINE void store_vec(VF v, float* p, bool nt) {
   else
     hn::StoreU(v, d, p);
 }
-// The bfloat16 patterns of v (convert.h's store<bf16>), one in the low half of each 32-bit lane.
-HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
+// v rounded to nearest even bfloat16, the pattern in the low half of each 32-bit lane; right
+// for every lane but NaN (bf16_bits).
+HWY_INLINE hn::Vec<DU> bf16_rounded(VF v) {
   const DU du;
   const auto u = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
-  const auto nan = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
-  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, rounded);
+  return hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
+}
+// The bfloat16 patterns of v (convert.h's store<bf16>), one in the low half of each 32-bit lane.
+HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
+  const DU du;
+  const auto nan = hn::Or(hn::ShiftRight<16>(hn::BitCast(du, v)), hn::Set(du, 0x40u));
+  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, bf16_rounded(v));
 }
 HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
   store_bits16(bf16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
@@ -163,24 +168,19 @@ HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
   else
     _mm256_storeu_si256(dst, v);
 }
-// bf16_bits of two vectors, packed: lane k of v0 to 16-bit lane k of each 128-bit half's low
-// part, v1's to the high part. One unordered compare finds a NaN in either vector, and only then
-// do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
-// vector where the select added three (the bfloat16 write sweeps are short of memory by their
-// instructions on AVX2, docs/performance-zen3-avx2.md).
-HWY_INLINE __m256i bf16_rounded(VF v) {
-  const __m256i u = _mm256_castps_si256(v.raw);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb),
-                           16);
-}
 // Whether neither v0 nor v1 holds a NaN: one unordered compare of the two.
 HWY_INLINE bool no_nan(VF v0, VF v1) {
   const __m256 nan = _mm256_cmp_ps(v0.raw, v1.raw, _CMP_UNORD_Q);
   return _mm256_testz_ps(nan, nan);
 }
+// bf16_bits of two vectors, packed: lane k of v0 to 16-bit lane k of each 128-bit half's low
+// part, v1's to the high part. One unordered compare finds a NaN in either vector, and only then
+// do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
+// vector where the select added three (the bfloat16 write sweeps are short of memory by their
+// instructions on AVX2, docs/performance-zen3-avx2.md).
 HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
-  if (HWY_LIKELY(no_nan(v0, v1))) return _mm256_packus_epi32(bf16_rounded(v0), bf16_rounded(v1));
+  if (HWY_LIKELY(no_nan(v0, v1)))
+    return _mm256_packus_epi32(bf16_rounded(v0).raw, bf16_rounded(v1).raw);
   return _mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw);
 }
 HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
