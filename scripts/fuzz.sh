@@ -21,7 +21,7 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$SCRATCH/$t" "$BUILD/artifacts/$t"
   echo "== fuzz_$t for ${SECONDS_PER_TARGET}s"
   # The scratch folder comes first so that it receives the new entries; the seeds are read only.
-  if ! "$BUILD/fuzz_$t" "$SCRATCH/$t" "tests/fuzz/corpus/$t" -max_total_time="$SECONDS_PER_TARGET" \
+  if ! "$BUILD/tests/fuzz/fuzz_$t" "$SCRATCH/$t" "tests/fuzz/corpus/$t" -max_total_time="$SECONDS_PER_TARGET" \
     -max_len=4096 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$BUILD/artifacts/$t/"; then
     echo "fuzz_$t found a failure; see $BUILD/artifacts/$t/" >&2

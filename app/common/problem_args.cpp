@@ -67,7 +67,7 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
       auto [name, path] = split_assignment(a, value(i));
       const OpSpec* op = find_op(p.op);
       p.inputs[name] =
-          op ? read_input_tensor(*op, name, path, [&] { return read_tensor_arg(path); })
+          op ? read_input_tensor(*op, name, path, [&file = path] { return read_tensor_arg(file); })
              : read_tensor_arg(path);
       out.inputs_given = true;
     } else if (a == "--inputs") {

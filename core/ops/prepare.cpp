@@ -89,8 +89,9 @@ DType infer_t(const Problem& pb, const OpSpec& op) {
 
 void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
-  for (const auto& [name, tensor] : pb.inputs)
-    if (op.input_index(name) < 0)
+  // Named, not a structured binding: clang before 16 cannot capture one in the lambda.
+  for (const auto& entry : pb.inputs)
+    if (const std::string& name = entry.first; op.input_index(name) < 0)
       ck.run(name, [&] {
         fail("unknown input '" + name + "' for " + std::string(op.name) + "; expected one of " +
              names_of(op.inputs));
@@ -122,8 +123,8 @@ void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
 // channel axis is then unknown).
 bool resolve_attrs(const Problem& pb, Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
-  for (const auto& [name, value] : pb.attrs)
-    if (!op.attr(name))
+  for (const auto& entry : pb.attrs)
+    if (const std::string& name = entry.first; !op.attr(name))
       ck.run(name, [&] {
         std::string names;
         for (const AttrSpec& s : op.attrs)

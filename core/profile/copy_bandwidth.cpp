@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -172,7 +173,8 @@ double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::
 double measure_read_bandwidth(int threads, std::size_t bytes) {
   threads = resolve_threads(threads);
   bytes = whole_lines(bytes, "read");
-  auto [a, b] = touched_buffers(threads, bytes, 1, 2);
+  Buffer a, b;  // not a structured binding: clang before 16 cannot capture one in a lambda
+  std::tie(a, b) = touched_buffers(threads, bytes, 1, 2);
   std::atomic<std::uint64_t> total{0};
   const double best = best_of_four(bytes, [&] {
     parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
@@ -190,7 +192,8 @@ double measure_read_bandwidth(int threads, std::size_t bytes) {
 double measure_stream_bandwidth(int threads, std::size_t bytes) {
   threads = resolve_threads(threads);
   bytes = whole_lines(bytes, "stream");
-  auto [a, b] = touched_buffers(threads, bytes, 1, 2);
+  Buffer a, b;  // not a structured binding: clang before 16 cannot capture one in a lambda
+  std::tie(a, b) = touched_buffers(threads, bytes, 1, 2);
   Buffer out = allocate(bytes);
   parallel_slices(threads, bytes, [&](std::size_t from, std::size_t to) {
     std::memset(out.get() + from, 0, to - from);
