@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Peer comparison of the cpu backend: builds the benchmarks, runs ours, oneDNN, PyTorch and
 # TensorFlow on the same shapes with the same thread count, ours again on one thread for the
-# thread scaling, and writes peer_table.md.
+# thread scaling, `bnscope-cli bench` on the ResNet-50 shapes (its agreement with the benchmark
+# target), and writes peer_table.md.
 #   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 ROUNDS=2 OUT=<build-dir>/peer)
 # Every implementation runs ROUNDS times, one after the other; the table takes each case's best
 # median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
@@ -18,7 +19,7 @@ mkdir -p "$OUT"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBNSCOPE_BUILD_GUI=OFF \
   -DBNSCOPE_BUILD_GPU=OFF -DBNSCOPE_BUILD_BENCHMARKS=ON >/dev/null
-ninja -C "$BUILD" bnscope_bench bnscope_onednn_bench bnscope_interactive_bench
+ninja -C "$BUILD" bnscope_bench bnscope_onednn_bench bnscope_interactive_bench bnscope-cli
 
 if [ ! -x "$ROOT/.venv-peers/bin/python" ]; then
   python3 -m venv "$ROOT/.venv-peers"
@@ -69,6 +70,16 @@ for round in $(seq 1 "$ROUNDS"); do
   BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$LARGE" \
     "${GB[@]}" >"$R/ours_1thread.json"
   "$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$R/onednn.json"
+  # The CLI on the cases the benchmark has (training in every dtype, inference in float32), each
+  # checked against cpu-reference on this host before it is timed.
+  for cli_case in "training float32,bfloat16,float16" "inference float32"; do
+    read -r modes dtypes <<<"$cli_case"
+    "$BUILD/app/cli/bnscope-cli" bench --backends cpu --shapes resnet50 --formats NHWC,NCHW \
+      --modes "$modes" --dtypes "$dtypes" --threads "$THREADS" --reps 20 --warmup 3 \
+      --json "$R/cli_$modes.json" >"$R/cli_$modes.txt" ||
+      echo "bnscope-cli bench: a case disagrees with cpu-reference, see $R/cli_$modes.txt" >&2
+    if [ -s "$R/cli_$modes.json" ]; then MERGE_ARGS+=(--cli "$R/cli_$modes.json"); fi
+  done
   "$ROOT/.venv-peers/bin/python" "$ROOT/scripts/peer_bench.py" --threads "$THREADS" \
     --out "$R/peers.json"
   MERGE_ARGS+=(--ours "$R/ours.json" --onednn "$R/onednn.json" --peers "$R/peers.json"

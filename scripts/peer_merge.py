@@ -15,6 +15,10 @@ can slow one whole case for seconds; the best of a few rounds is what the code c
 
 --ours-1thread: bnscope_bench again with BNSCOPE_BENCH_THREADS=1 (the large shapes); adds the
 "Thread scaling" section, one-thread time against the main run's.
+
+--cli: `bnscope-cli bench --json` over the same shapes with the same threads; adds the section
+that compares its times with the Google Benchmark target's, case by case, and a verdict on
+whether the two agree within the benchmark's own spread between rounds.
 """
 import argparse
 import json
@@ -69,6 +73,71 @@ def gbench(path, prefix):
                      "frac_copy": b.get("frac_copy"), "copy_GBps": b.get("copy_GBps"),
                      "threads": b.get("threads"), "label": b.get("label", "")}
     return rows, context
+
+
+def cli_bench(path):
+    """`bnscope-cli bench --json`: key (as the benchmark names it) -> {ms, frac_copy, copy_GBps}."""
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    for p in data.get("profiles", []):
+        if p.get("backend") != "cpu" or not p.get("kernel_seconds"):
+            continue
+        mode = "train" if p.get("is_training") else "freeze"
+        key = "/".join(["x".join(map(str, p["shape"])), p["data_format"], mode, p["dtype"]])
+        copy = p.get("roofline_gbps")
+        rows[key] = {"ms": p["kernel_seconds"] * 1e3, "GBps": p.get("achieved_gbps"),
+                     "frac_copy": p.get("roofline_fraction"), "copy_GBps": copy}
+    return rows, {}
+
+
+def round_spread(paths, prefix):
+    """Per case the slowest round's median over the fastest's: how far the benchmark moves
+    between rounds of the same run, the yardstick for a gap to another program."""
+    rounds = [gbench(p, prefix)[0] for p in paths or []]
+    spread = {}
+    for key in rounds[0] if len(rounds) > 1 else {}:
+        ms = [r[key]["ms"] for r in rounds if key in r]
+        if len(ms) > 1:
+            spread[key] = max(ms) / min(ms)
+    return spread
+
+
+def cli_agreement(ours, cli, spread):
+    """Markdown lines: per case both programs' times and fractions, then the summary and its
+    verdict line."""
+    cols = ["shape", "layout", "mode", "dtype", "benchmark ms", "CLI ms", "CLI / benchmark",
+            "benchmark frac_copy", "CLI frac_copy"]
+    out = ["", "## `bnscope-cli bench` against the Google Benchmark target", "",
+           "The same cases with the same threads, each program with its own copy probe (the "
+           "CLI's 256 MiB, the benchmark's 1 GiB), data (sampled normal, a uniform fill) and "
+           "statistic (median of single calls, median of repetitions of back-to-back calls).",
+           "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    ratios = []
+    for key, c in cli.items():
+        b = ours.get(key)
+        if not b:
+            continue
+        ratios.append((key, c["ms"] / b["ms"]))
+        out.append("| " + " | ".join(key.split("/") + [
+            fmt(b["ms"], 3), fmt(c["ms"], 3), fmt(ratios[-1][1]), fmt(b.get("frac_copy")),
+            fmt(c.get("frac_copy"))]) + " |")
+    if not ratios:
+        return out + ["", "* no case in common"], None
+    g = geomean([r for _, r in ratios])
+    lo, hi = min(ratios, key=lambda kr: kr[1]), max(ratios, key=lambda kr: kr[1])
+    noise = geomean([spread[k] for k, _ in ratios if k in spread])
+    summary = (f"CLI / benchmark time geomean {fmt(g)}, from {fmt(lo[1])} ({lo[0]}) to "
+               f"{fmt(hi[1])} ({hi[0]}) over {len(ratios)} cases")
+    if math.isnan(noise):
+        return out + ["", f"* {summary}; one round, so no spread to judge it by"], None
+    summary += f"; the benchmark's own spread between rounds: geomean {fmt(noise)}"
+    out += ["", f"* {summary}"]
+    # Agreement within noise: the systematic part of the gap (its geomean) no larger than how far
+    # the benchmark itself moves between rounds of the same run.
+    met = 1 / noise <= g <= noise
+    return out, f"* `bnscope-cli bench` agrees with the benchmark within its round-to-round " \
+                f"spread: {'met' if met else 'NOT met'} ({summary})"
 
 
 def geomean(xs):
@@ -192,6 +261,7 @@ def main():
     ap.add_argument("--peers", action="append")
     ap.add_argument("--ours-1thread", action="append",
                     help="bnscope_bench JSON run with BNSCOPE_BENCH_THREADS=1")
+    ap.add_argument("--cli", action="append", help="bnscope-cli bench --json of the same cases")
     ap.add_argument("--meta", default="")
     ap.add_argument("--html", help="also write the table as a self-contained HTML page here")
     args = ap.parse_args()
@@ -245,6 +315,13 @@ def main():
                                       fmt(ratios["tensorflow"])]) + " |")
 
     out += goals(ours, speed)
+    if args.cli:
+        section, verdict = cli_agreement(ours, best_of([cli_bench(p) for p in args.cli])[0],
+                                         round_spread(args.ours, "cpu"))
+        if verdict:  # beside the other verdicts, before the hosts-table row
+            at = next(i for i, l in enumerate(out) if l.startswith("For README's table"))
+            out.insert(at - 1, verdict)
+        out += section
     if args.ours_1thread:
         out += thread_scaling(ours, gbench_rounds(args.ours_1thread, "cpu")[0])
     print("\n".join(out))

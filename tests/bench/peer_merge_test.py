@@ -25,13 +25,24 @@ def row(table):
     return next(l for l in table.splitlines() if l.startswith("| 32x7x7x2048")).split(" | ")
 
 
+def cli(ms, copy):
+    """bnscope-cli bench --json of CASE: the logical shape NHWC, physical in the report."""
+    gbps = BYTES / (ms * 1e-3) / 1e9
+    return {"profiles": [{"backend": "cpu", "shape": [32, 7, 7, 2048], "data_format": "NHWC",
+                          "is_training": False, "dtype": "float32", "kernel_seconds": ms * 1e-3,
+                          "achieved_gbps": gbps, "roofline_gbps": copy,
+                          "roofline_fraction": gbps / copy}]}
+
+
 class PeerMerge(unittest.TestCase):
-    def merge(self, rounds):
+    def merge(self, rounds, cli_ms=()):
         with tempfile.TemporaryDirectory() as d:
             args = [sys.executable, MERGE]
             for i, (ours, onednn, torch, copy) in enumerate(rounds):
                 files = {"ours": gbench("cpu", ours, copy), "onednn": gbench("onednn", onednn, copy),
                          "peers": [{"peer": "torch", "version": "x", "name": CASE, "ms": torch}]}
+                if i < len(cli_ms):
+                    files["cli"] = cli(cli_ms[i], copy)
                 for k, v in files.items():
                     path = os.path.join(d, f"{k}{i}.json")
                     with open(path, "w") as f:
@@ -75,6 +86,34 @@ class PeerMerge(unittest.TestCase):
         self.assertEqual(v["freeze geomean >= 0.85, none under 0.7"], "met (1.28, worst 1.28)")
         self.assertEqual(v["faster than torch on every case"], "met (worst 2.00x)")
         self.assertTrue(out.rstrip().endswith("| — / — / — | 1.28 (1.28) | — | 3.00x / 2.00x / — |"))
+
+    def test_cli_within_the_benchmarks_own_spread_agrees(self):
+        # Benchmark rounds 1.0 and 1.2 ms (spread 1.2); the CLI's best 1.1 ms: 1.10x.
+        out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.2, 3.0, 2.0, 30.0)], cli_ms=(1.1, 1.3))
+        cli_row = next(l for l in out.splitlines()
+                       if l.startswith("| 32x7x7x2048") and l.count("|") == 10).split(" | ")
+        self.assertEqual(cli_row[4:7], ["1.000", "1.100", "1.10"])
+        v = self.verdict(out)
+        self.assertTrue(v["`bnscope-cli bench` agrees with the benchmark within its "
+                           "round-to-round spread"].startswith("met (CLI / benchmark time geomean "
+                                                               "1.10"), v)
+        # The verdict line sits among the verdicts, before the hosts-table row.
+        lines = out.splitlines()
+        at = next(i for i, l in enumerate(lines) if "agrees with the benchmark" in l)
+        self.assertTrue(lines[at - 1].startswith("* small-C") or "met (" in lines[at - 1])
+        self.assertLess(at, next(i for i, l in enumerate(lines) if l.startswith("For README")))
+
+    def test_cli_gap_beyond_the_spread_is_named(self):
+        out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.05, 3.0, 2.0, 30.0)], cli_ms=(1.5, 1.6))
+        v = self.verdict(out)
+        self.assertIn(f"NOT met (CLI / benchmark time geomean 1.50, from 1.50 ({CASE})",
+                      v["`bnscope-cli bench` agrees with the benchmark within its "
+                        "round-to-round spread"])
+
+    def test_cli_of_one_round_reports_without_a_verdict(self):
+        out = self.merge([(1.0, 3.0, 2.0, 30.0)], cli_ms=(1.5,))
+        self.assertIn("one round, so no spread to judge it by", out)
+        self.assertNotIn("agrees with the benchmark", out)
 
 
 if __name__ == "__main__":
