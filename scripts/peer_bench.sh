@@ -51,7 +51,6 @@ gb = lambda c, k: float(c.get(k, 'nan'))
 print("Probes on 1 thread -> " + ctx.get('threads', '?') + ": " + ", ".join(
     f"{name} {gb(one, k):.1f} -> {gb(ctx, k):.1f} GB/s ({gb(ctx, k) / gb(one, k):.2f}x)"
     for name, k in (("copy", "copy_GBps"), ("read", "read_GBps"), ("stream", "stream_GBps"))))
-print(f"Wide single sweeps (measured at start): {ctx.get('row_walks', '?')}")
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"
@@ -91,8 +90,10 @@ $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json"). \
-Reduce-pass row walks decided in round 1 (pair trials): \
-$(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none)."
+Reduce-pass row walks decided in round 1 (trials): \
+$(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
+Single-sweep walks of wide rows decided in round 1 (trials): \
+$(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none)."
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

@@ -3,7 +3,7 @@
 // (and dx) must equal those of the row-at-a-time loop bit for bit on every target: full blocks,
 // the vectors left after them, a scalar tail (L = 203 on every target), tiles that do not divide
 // the rows. With an output the tiles only sum and write out afterwards, row by row. The
-// row-at-a-time loop without an output takes rows in pairs or singly (pair_trial.h): both too,
+// row-at-a-time loop without an output takes rows in pairs or singly (walk_trial.h): both too,
 // over adjacent rows (channels-last) and rows further apart (channel blocks).
 
 #include <gtest/gtest.h>

@@ -12,9 +12,8 @@
 
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/pair_trial.h"
-#include "backends/cpu/row_walk.h"
 #include "backends/cpu/simd.h"
+#include "backends/cpu/walk_trial.h"
 #include "profile/copy_bandwidth.h"
 
 namespace bnscope {
@@ -83,16 +82,11 @@ inline void add_host_context() {
 // here: the cases are divided by the copy probe), one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
   if (argc == 2 && std::string(argv[1]) == "--host") {
-    // The wide single sweeps' walks, as the first run of each would measure them.
-    for (const std::int64_t lanes : {1024, 2048})
-      for (const auto elem : {cpu::simd::Elem::F32, cpu::simd::Elem::BF16, cpu::simd::Elem::F16})
-        cpu::sweep_tile(lanes, elem, /*writes=*/true);
     std::printf(
         "caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n"
-        "stream_GBps: %.2f\nrow_walks: %s\n",
+        "stream_GBps: %.2f\n",
         cpu::describe(cpu::host_caches()).c_str(), cpu::simd::target_name(), bench_threads(),
-        copy_bandwidth() / 1e9, read_bandwidth() / 1e9, stream_bandwidth() / 1e9,
-        cpu::describe_row_walks().c_str());
+        copy_bandwidth() / 1e9, read_bandwidth() / 1e9, stream_bandwidth() / 1e9);
     return 0;
   }
   benchmark::Initialize(&argc, argv);
@@ -105,6 +99,8 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   // no reduce pass (the peers') say nothing.
   if (const std::string walks = cpu::pair_walks().describe(); !walks.empty())
     std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
+  if (const std::string walks = cpu::tile_walks().describe(); !walks.empty())
+    std::fprintf(stderr, "single_sweep_walks: %s\n", walks.c_str());
   return 0;
 }
 

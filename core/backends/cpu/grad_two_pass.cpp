@@ -14,7 +14,6 @@
 #include <type_traits>
 
 #include "backends/cpu/block_kernels.h"
-#include "backends/cpu/pair_trial.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
@@ -76,17 +75,15 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
   });
 }
 
-// Thread t's walk of its chunks of the rows reduce pass (pair_trial.h): timed by the first
-// thread only, and only where rows go through the accumulator rows in L1, the one walk that
-// pairs change (not row tiles, not rows held in registers).
+// Thread t's walk of its chunks of the rows reduce pass (walk_trial.h: pairs or rows): timed by
+// the first thread only, and only where rows go through the accumulator rows in L1, the one walk
+// that pairs change (not row tiles, not rows held in registers).
 template <class T>
-PairTrial pair_trial(const Geometry& g, const Span& span, int t) {
+WalkTrial pair_trial(const Geometry& g, const Span& span, int t) {
   const std::int64_t L = g.lanes();
-  const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);  // x and dy
-  const PairKey key{L, simd::elem_of<T>(), read > static_cast<double>(host_caches().llc_bytes())};
-  const bool in_l1 = simd::kVector<T> && sweep_tile(L, simd::elem_of<T>(), false) == 0 &&
+  const bool in_l1 = simd::kVector<T> && row_tile(L, sizeof(T), false) == 0 &&
                      simd::register_row_vectors(L, simd::vector_bytes() / 4) == 0;
-  return PairTrial(key, span.end - span.begin, t == 0 && in_l1);
+  return WalkTrial(rows_walk_key<T>(g), span.end - span.begin, t == 0 && in_l1, pair_walks());
 }
 
 }  // namespace
@@ -112,7 +109,8 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc0 = lanes[0];
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
-      PairTrial trial = pair_trial<T>(g, span, t);
+      WalkTrial trial = pair_trial<T>(g, span, t);
+      const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;
@@ -120,7 +118,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
         trial.walk([&](bool pairs) {
           by_sum(kind, [&](auto S) {
             rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
-                                                      acc1, nullptr, p0, p1, pairs);
+                                                      acc1, nullptr, p0, p1, tile, pairs);
           });
         });
       }

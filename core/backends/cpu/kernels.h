@@ -36,9 +36,9 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/host_caches.h"
-#include "backends/cpu/row_walk.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/simd.h"
+#include "backends/cpu/walk_trial.h"
 #include "tensor/layout.h"
 
 #if defined(__SSE2__)
@@ -123,8 +123,8 @@ inline Geometry make_geometry(const ChannelView& v) {
 // until the lane arrays alone fill L1: at 2048 lanes (32x7x7x2048 channels-last float32 training)
 // tiles ran the reduce pass 1.13x faster (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2
 // threads). With 16-bit inputs it stores one byte per byte read, as the single sweep does, and
-// tiles paid. Where this gives a single sweep (with an output) a tile, the walk it takes is
-// measured per host (row_walk.h).
+// tiles paid. Where this gives a single sweep (with an output) a tile, whether it walks the tiles
+// or rows is timed on the sweep's own chunks (walk_trial.h: tile_walks).
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes) {
   const HostCaches& caches = host_caches();
   const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
@@ -135,11 +135,12 @@ inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool 
   return static_cast<std::int64_t>(std::max<std::size_t>(1, caches.reuse_bytes() / 4 / row_bytes));
 }
 
-// The tile a rows sweep of `lanes` lanes walks (0: row at a time): row_tile's rule, and with an
-// output (the single sweep) the walk this host measured where the rule gives a tile (row_walk.h).
-inline std::int64_t sweep_tile(std::int64_t lanes, simd::Elem elem, bool writes) {
-  const std::int64_t tile = row_tile(lanes, dtype_size(simd::dtype_of(elem)), writes);
-  return writes ? single_sweep_tile(lanes, elem, tile) : tile;
+// What a rows pass's walks are decided for (walk_trial.h): its rows, and whether x and dy
+// together outgrow the last-level cache.
+template <class T>
+WalkKey rows_walk_key(const Geometry& g) {
+  const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);
+  return {g.lanes(), simd::elem_of<T>(), read > static_cast<double>(host_caches().llc_bytes())};
 }
 
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
@@ -252,12 +253,15 @@ class LaneArrays {
 };
 
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
-// out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt.
+// out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt. The
+// vector loop walks `tile` rows per tile (0: a row at a time) and, without an output, rows in
+// pairs where `pairs` (walk_trial.h).
 template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
                  const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
-                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1, bool pairs = true) {
+                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1, std::int64_t tile,
+                 bool pairs = true) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   std::fill(acc0, acc0 + L, A(0));
@@ -269,7 +273,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
     s.pairs = pairs;
-    simd::rows_sweep(s, n_groups, L, L, sweep_tile(L, simd::elem_of<T>(), W), mL, pL, acc0, acc1);
+    simd::rows_sweep(s, n_groups, L, L, tile, mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
   while (r + g.group <= r1) {

@@ -45,7 +45,7 @@ struct Sweep {
   void* out = nullptr;     // when set, also out = p*b
   bool nt = false;         // non-temporal stores where the address allows
   bool normalize = false;  // affine loops: the forward form (see affine below)
-  bool pairs = true;       // rows without an output: two rows per trip (pair_trial.h)
+  bool pairs = true;       // rows without an output: two rows per trip (walk_trial.h)
 };
 
 // The affine output, in TensorFlow's order of operations so that NaN and Inf come out where

@@ -305,7 +305,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // AVX2, docs/performance-zen3-avx2.md). Reductions only: with an output, pairs interleave
   // non-temporal stores to two rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
   // And only where the caller asks (s.pairs): the reduce pass times both walks on its own chunks
-  // (pair_trial.h).
+  // (walk_trial.h).
   std::int64_t k = 0;
   // bfloat16 on AVX2: whole groups of 16 lanes in unpack order (load_unpacked), the accumulators
   // and centres of those lanes reordered to match for the pairs and back after them.

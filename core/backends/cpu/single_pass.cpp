@@ -13,6 +13,10 @@ namespace bnscope::cpu {
 
 namespace {
 
+// A single sweep has no pass before it over the same data, so the middle of a shorter span
+// serves: 32x7x7x2048 channels-last gives each of two threads 24 chunks.
+constexpr std::int64_t kMinTileTrialChunks = 2 * WalkTrial::kTimed;
+
 // Blocks layout: (block, chunk) items as in reduce_pass.
 template <class T>
 void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
@@ -63,11 +67,18 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
+    // Rows too wide for L1 walk tiles or rows, whichever this host runs faster (walk_trial.h).
+    const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true) : 0;
+    WalkTrial trial(rows_walk_key<T>(g), span.end - span.begin,
+                    t == 0 && simd::kVector<T> && tile > 0, tile_walks(), kMinTileTrialChunks);
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       if (g.rows()) {
-        rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t,
-                                        p_t, lanes[0], lanes[1], staging,
-                                        parts.s0 + item * g.channels, parts.s1 + item * g.channels);
+        trial.walk([&](bool tiles) {
+          rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t,
+                                          p_t, lanes[0], lanes[1], staging,
+                                          parts.s0 + item * g.channels,
+                                          parts.s1 + item * g.channels, tiles ? tile : 0);
+        });
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c, mean[c],

@@ -1,0 +1,142 @@
+#include "backends/cpu/walk_trial.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include "tensor/dtype.h"
+
+namespace bnscope::cpu {
+
+namespace {
+
+// Timed chunk i walks the first walk at 0, 3, 4, 7, ...: each walk goes first as often as the
+// other, so a drift in the host's speed over the trial favours neither.
+bool trial_first(std::int64_t i) {
+  const std::int64_t r = i % 4;
+  return r == 0 || r == 3;
+}
+
+}  // namespace
+
+double median_seconds(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds) {
+  if (first_seconds.empty() || second_seconds.empty()) return WalkVerdict::None;
+  const double f = median_seconds(std::move(first_seconds)),
+               s = median_seconds(std::move(second_seconds));
+  if (s < 0.9 * f) return WalkVerdict::Second;
+  if (f < 0.9 * s) return WalkVerdict::First;
+  return WalkVerdict::None;
+}
+
+Walks::Walks(std::string first, std::string second, const char* env)
+    : names_{std::move(first), std::move(second)}, env_(env) {}
+
+WalkPolicy Walks::policy() const {
+  const char* v = env_ ? std::getenv(env_) : nullptr;
+  if (v && v == names_[0]) return WalkPolicy::First;
+  if (v && v == names_[1]) return WalkPolicy::Second;
+  return WalkPolicy::Measure;
+}
+
+std::optional<bool> Walks::first(const WalkKey& key) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const State& s : states_)
+    if (s.key == key) return s.first;
+  return std::nullopt;
+}
+
+void Walks::add(const WalkKey& key, WalkVerdict verdict) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it =
+      std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
+  if (it == states_.end()) it = states_.insert(states_.end(), State{key});
+  if (it->first) return;
+  ++it->trials;
+  if (verdict != WalkVerdict::None && it->last == verdict)
+    it->first = verdict == WalkVerdict::First;
+  else if (it->trials >= kMaxTrials)
+    it->first = true;
+  if (verdict != WalkVerdict::None) it->last = verdict;
+}
+
+int Walks::trials(const WalkKey& key) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const State& s : states_)
+    if (s.key == key) return s.trials;
+  return 0;
+}
+
+void Walks::clear() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  states_.clear();
+}
+
+std::string Walks::describe() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  for (const State& s : states_) {
+    if (!out.empty()) out += "; ";
+    out += std::to_string(s.key.lanes) + " lanes " +
+           std::string(dtype_name(simd::dtype_of(s.key.elem))) +
+           (s.key.past_llc ? " past the LLC: " : " within the LLC: ") +
+           (s.first ? names_[*s.first ? 0 : 1] : "undecided") + " (" + std::to_string(s.trials) +
+           (s.trials == 1 ? " trial)" : " trials)");
+  }
+  return out;
+}
+
+Walks& pair_walks() {
+  static Walks w("pairs", "rows", "BNSCOPE_ROW_PAIRS");
+  return w;
+}
+
+Walks& tile_walks() {
+  static Walks w("tiles", "rows", "BNSCOPE_ROW_WALK");
+  return w;
+}
+
+WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
+                     std::int64_t min_chunks)
+    : key_(key), walks_(&walks) {
+  switch (walks.policy()) {
+    case WalkPolicy::First:
+      return;
+    case WalkPolicy::Second:
+      first_ = false;
+      return;
+    case WalkPolicy::Measure:
+      break;
+  }
+  if (const std::optional<bool> decided = walks.first(key)) {
+    first_ = *decided;
+    return;
+  }
+  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed))
+    first_timed_ = std::max<std::int64_t>(0, chunks / 2 - kTimed);
+}
+
+bool WalkTrial::timed() const {
+  return first_timed_ >= 0 && next_ >= first_timed_ && next_ < first_timed_ + 2 * kTimed;
+}
+
+bool WalkTrial::first() const {
+  return timed() ? trial_first(next_ - first_timed_) : first_;
+}
+
+void WalkTrial::record(double seconds) {
+  if (timed()) {
+    (first() ? first_seconds_ : second_seconds_).push_back(seconds);
+    if (next_ + 1 == first_timed_ + 2 * kTimed) {
+      walks_->add(key_, walk_verdict(first_seconds_, second_seconds_));
+      first_ = walks_->first(key_).value_or(true);
+    }
+  }
+  ++next_;
+}
+
+}  // namespace bnscope::cpu

@@ -1,0 +1,133 @@
+#pragma once
+// Two walks of the same rows that add every lane's rows in the same order, so the choice changes
+// no bit, only the time, and that time is the memory system's: a trial on chunks of the pass
+// itself picks one per host.
+//
+// - The rows reduce pass: rows in pairs through the accumulator rows, or one at a time
+//   (simd.h: Sweep::pairs). Pairs halve the accumulator loads and stores. On the Zen 3 EPYC its
+//   prefetchers lost pairs of rows 512 bytes to 1 KiB long (the reduce pass of 32x56x56x256
+//   channels-last ran 1.2-1.3x slower in every dtype than one row at a time), where pairs of 2 KiB
+//   rows (32x28x28x512 float32, 0.89x) and of 128 bytes (16-bit C = 64, 0.93-0.96x) ran faster;
+//   no prefetch order tried made pairs of 1 KiB fast, and from caches the two walks take the same
+//   time.
+// - The single sweep (sums and dx in one pass) of rows too wide for their lane arrays to stay in
+//   L1 (kernels.h: row_tile): in row tiles, a channel block at a time, or one row at a time. On
+//   the Zen 4 EPYC tiles ran the 2048-lane single sweep 1.15-1.35x faster than rows; on the Zen 3
+//   EPYC rows ran 32x14x14x1024 and 32x7x7x2048 channels-last inference-mode float32 1.34x and
+//   1.28x faster than tiles. A synthetic timing at start (a few MiB of its own, within the L3)
+//   judged 2048 lanes the other way, and 1024 lanes either way from one process to the next with
+//   where the heap placed its arrays.
+//
+// So no synthetic measurement (it would need buffers past the last-level cache, placed as the
+// layer's are): the first thread of a long pass times chunks of its own both ways, alternating,
+// in the middle of its span (the start is often still in cache from the pass before), and the
+// process keeps the walk two passes in a row agree on. One trial per pass, since the threads of
+// one pass share the host's moment: on the shared Zen 3 VM both threads of a pass often agreed
+// with each other and not with the next pass.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/simd.h"
+
+namespace bnscope::cpu {
+
+// The upper median of a non-empty list of times: robust to the odd preempted run.
+double median_seconds(std::vector<double> v);
+
+// How a walk is chosen: forced to the first or the second walk (for A/B runs), or measured.
+enum class WalkPolicy { Measure, First, Second };
+
+// What one trial says: a walk whose median time is under 0.9 of the other's, else nothing. The
+// effects worth a walk of their own measured 15-35%; pairs of 128-byte rows ran 4-7% faster than
+// single rows, within what chunks of a busy host vary by.
+enum class WalkVerdict { None, First, Second };
+WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds);
+
+// What a walk is decided for: the row's lanes and element type, and whether the pass reads more
+// than the last-level cache holds. Pairs of 128-byte rows read from memory (32x112x112x64
+// channels-last bfloat16) timed slower than single rows in trials, while the same rows of a
+// layer a quarter that size (32x56x56x64, mostly in the L3) ran 1.33x slower as single rows.
+struct WalkKey {
+  std::int64_t lanes = 0;
+  simd::Elem elem = simd::Elem::F32;
+  bool past_llc = true;
+  bool operator==(const WalkKey& o) const {
+    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc;
+  }
+};
+
+// The walks of one kind decided per key: a walk is kept once two trials in a row say it; a trial
+// that says nothing changes nothing, and after kMaxTrials without a decision the first walk is
+// kept (the walks tie there, or the host's noise is larger than their gap). The policy comes
+// from an environment variable naming either walk (BNSCOPE_ROW_PAIRS=pairs|rows for the reduce
+// pass, BNSCOPE_ROW_WALK=tiles|rows for the single sweep). Thread-safe; one process-wide
+// instance per kind (pair_walks(), tile_walks()).
+class Walks {
+ public:
+  static constexpr int kMaxTrials = 8;
+
+  Walks(std::string first, std::string second, const char* env = nullptr);
+  WalkPolicy policy() const;  // read from the environment each time (tests switch it)
+  std::optional<bool> first(const WalkKey& key) const;  // nullopt: undecided
+  void add(const WalkKey& key, WalkVerdict verdict);
+  int trials(const WalkKey& key) const;  // verdicts until the decision, None included
+  void clear();
+  // One "256 lanes float32 past the LLC: rows (2 trials)" per key tried, "; "-separated, for
+  // benchmark records; empty when no trial ran.
+  std::string describe() const;
+
+ private:
+  struct State {
+    WalkKey key;
+    WalkVerdict last = WalkVerdict::None;  // the previous trial's verdict
+    std::optional<bool> first;             // decided
+    int trials = 0;
+  };
+  std::string names_[2];
+  const char* env_;
+  mutable std::mutex mutex_;
+  std::vector<State> states_;
+};
+Walks& pair_walks();  // the reduce pass: "pairs" first, "rows"
+Walks& tile_walks();  // the single sweep of wide rows: "tiles" first, "rows"
+
+// One thread's walk of its chunks of a pass: the decided walk, else the first. A thread that
+// `times` walks 2 * kTimed chunks from the middle of a span of at least `min_chunks` alternating
+// the first walk and the second (first, second, second, first, ...) and times them; their verdict
+// goes to `walks`, and the rest of the span takes a walk it decides.
+class WalkTrial {
+ public:
+  static constexpr int kTimed = 6;
+  static constexpr std::int64_t kMinChunks = 48;
+
+  WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
+            std::int64_t min_chunks = kMinChunks);
+  // Walks the next chunk: chunk(first) with this trial's walk, timed where the trial asks.
+  template <class F>
+  void walk(F&& chunk) {
+    if (!timed()) {
+      chunk(first());
+      return record(0.0);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    chunk(first());
+    record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  bool first() const;           // the walk of the next chunk
+  bool timed() const;           // whether the next chunk's time is to be recorded
+  void record(double seconds);  // after each chunk; the time counts only when timed()
+
+ private:
+  WalkKey key_;
+  Walks* walks_;
+  std::int64_t next_ = 0, first_timed_ = -1;  // -1: no chunk timed
+  bool first_ = true;
+  std::vector<double> first_seconds_, second_seconds_;
+};
+
+}  // namespace bnscope::cpu

@@ -1,0 +1,227 @@
+// The rows reduce pass walks rows in pairs or one at a time, and the single sweep of wide rows
+// in tiles or rows, whichever timed chunks of the pass itself show faster (walk_trial.h). The
+// choice must never change a bit, a trial must time only the chunks in the middle of a span
+// long enough, alternating the walks, and the process keeps a walk only once two trials in a row
+// agree.
+
+#include "backends/cpu/walk_trial.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/host_caches.h"
+#include "backends/cpu/kernels.h"
+#include "engine/engine.h"
+#include "problem_maker.h"
+
+namespace bnscope::testing {
+namespace {
+
+using cpu::WalkKey;
+using cpu::Walks;
+using cpu::WalkTrial;
+using cpu::WalkVerdict;
+using cpu::simd::Elem;
+
+const WalkKey k256{256, Elem::F32, true};
+const WalkKey k512{512, Elem::BF16, true};
+
+TEST(WalkTrial, AVerdictNeedsATenPercentGapInMedians) {
+  EXPECT_EQ(cpu::walk_verdict({1.0, 1.0, 1.0}, {0.85, 0.85, 5.0}), WalkVerdict::Second);
+  EXPECT_EQ(cpu::walk_verdict({0.85, 5.0, 0.85}, {1.0, 1.0, 1.0}), WalkVerdict::First);
+  EXPECT_EQ(cpu::walk_verdict({1.0, 1.0, 1.0}, {0.92, 0.92, 0.92}), WalkVerdict::None);
+  EXPECT_EQ(cpu::walk_verdict({0.92, 0.92, 0.92}, {1.0, 1.0, 1.0}), WalkVerdict::None);
+  EXPECT_EQ(cpu::walk_verdict({}, {1.0}), WalkVerdict::None);
+  EXPECT_EQ(cpu::walk_verdict({1.0}, {}), WalkVerdict::None);
+}
+
+TEST(WalkTrial, PairsAreKeptAfterEightTrialsWithoutADecision) {
+  Walks walks("pairs", "rows");
+  const WalkKey key{64, Elem::F16, true};
+  const WalkVerdict flips[] = {WalkVerdict::Second, WalkVerdict::First, WalkVerdict::None};
+  for (int i = 0; i + 1 < Walks::kMaxTrials; ++i) {
+    walks.add(key, flips[i % 3]);
+    ASSERT_FALSE(walks.first(key).has_value()) << "trial " << i + 1;
+  }
+  walks.add(key, WalkVerdict::None);  // the eighth says nothing either
+  ASSERT_TRUE(walks.first(key).has_value());
+  EXPECT_TRUE(*walks.first(key));
+  EXPECT_EQ(walks.trials(key), Walks::kMaxTrials);
+}
+
+TEST(WalkTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
+  Walks walks("pairs", "rows");
+  EXPECT_FALSE(walks.first(k256).has_value());
+  walks.add(k256, WalkVerdict::Second);
+  EXPECT_FALSE(walks.first(k256).has_value());
+  walks.add(k256, WalkVerdict::First);  // disagrees: starts over
+  EXPECT_FALSE(walks.first(k256).has_value());
+  walks.add(k256, WalkVerdict::None);  // says nothing
+  walks.add(k256, WalkVerdict::First);
+  ASSERT_TRUE(walks.first(k256).has_value());
+  EXPECT_TRUE(*walks.first(k256));
+  walks.add(k256, WalkVerdict::Second);
+  walks.add(k256, WalkVerdict::Second);
+  EXPECT_TRUE(*walks.first(k256)) << "a decision is kept";
+  EXPECT_EQ(walks.trials(k256), 4) << "trials after the decision do not count";
+  // Keyed by lanes and element type.
+  EXPECT_FALSE(walks.first({256, Elem::BF16}).has_value());
+  EXPECT_FALSE(walks.first({512, Elem::F32}).has_value());
+  EXPECT_FALSE(walks.first({256, Elem::F32, false}).has_value()) << "nor for a pass within the LLC";
+  walks.add(k512, WalkVerdict::Second);
+  walks.add(k512, WalkVerdict::Second);
+  EXPECT_FALSE(*walks.first(k512));
+  walks.add({64, Elem::F16, false}, WalkVerdict::None);
+  EXPECT_EQ(
+      walks.describe(),
+      "256 lanes float32 past the LLC: pairs (4 trials); 512 lanes bfloat16 past the LLC: rows "
+      "(2 trials); 64 lanes float16 within the LLC: undecided (1 trial)");
+  walks.clear();
+  EXPECT_FALSE(walks.first(k512).has_value());
+  EXPECT_EQ(walks.trials(k512), 0);
+  EXPECT_EQ(walks.describe(), "");
+}
+
+// Walks a span the way the reduce pass does, chunk i taking pairs_time or rows_time seconds;
+// returns the walk of every chunk ('P' or 'R') and, in lower case, the timed ones.
+std::string walk(WalkTrial& trial, std::int64_t chunks, double pairs_time, double rows_time) {
+  std::string seen;
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const bool pairs = trial.first();
+    const char c = pairs ? 'P' : 'R';
+    seen += trial.timed() ? static_cast<char>(c - 'A' + 'a') : c;
+    trial.record(pairs ? pairs_time : rows_time);
+  }
+  return seen;
+}
+
+TEST(WalkTrial, TimesAlternatingChunksInTheMiddleOfALongSpan) {
+  Walks walks("pairs", "rows");
+  const std::int64_t chunks = 100;
+  const std::int64_t first = chunks / 2 - WalkTrial::kTimed;
+  const std::string window = "prrpprrpprrp";
+  ASSERT_EQ(window.size(), 2u * WalkTrial::kTimed);
+
+  WalkTrial one(k256, chunks, true, walks);
+  const std::string a = walk(one, chunks, 2.0, 1.0);
+  EXPECT_EQ(a.substr(0, first), std::string(first, 'P'));
+  EXPECT_EQ(a.substr(first, window.size()), window);
+  // One verdict decides nothing yet: the span goes on in pairs.
+  EXPECT_EQ(a.substr(first + window.size()), std::string(chunks - first - window.size(), 'P'));
+  EXPECT_FALSE(walks.first(k256).has_value());
+
+  WalkTrial two(k256, chunks, true, walks);
+  const std::string b = walk(two, chunks, 2.0, 1.0);
+  EXPECT_EQ(b.substr(first, window.size()), window);
+  EXPECT_EQ(b.substr(first + window.size()), std::string(chunks - first - window.size(), 'R'))
+      << "the second agreeing verdict decides the rest of its span";
+
+  WalkTrial three(k256, chunks, true, walks);
+  EXPECT_EQ(walk(three, chunks, 2.0, 1.0), std::string(chunks, 'R')) << "decided: no trial";
+  EXPECT_EQ(walks.trials(k256), 2);
+}
+
+TEST(WalkTrial, ShortSpansForcedPoliciesAndOtherThreadsAreNotTimed) {
+  Walks walks("pairs", "rows", "BNSCOPE_TEST_WALK");
+  WalkTrial short_span(k256, WalkTrial::kMinChunks - 1, true, walks);
+  EXPECT_EQ(walk(short_span, WalkTrial::kMinChunks - 1, 2.0, 1.0),
+            std::string(WalkTrial::kMinChunks - 1, 'P'));
+  setenv("BNSCOPE_TEST_WALK", "pairs", 1);
+  WalkTrial pairs(k256, 100, true, walks);
+  EXPECT_EQ(walk(pairs, 100, 2.0, 1.0), std::string(100, 'P'));
+  setenv("BNSCOPE_TEST_WALK", "rows", 1);
+  WalkTrial rows(k256, 100, true, walks);
+  EXPECT_EQ(walk(rows, 100, 1.0, 2.0), std::string(100, 'R'));
+  unsetenv("BNSCOPE_TEST_WALK");
+  WalkTrial other_thread(k256, 100, false, walks);
+  EXPECT_EQ(walk(other_thread, 100, 2.0, 1.0), std::string(100, 'P'));
+  EXPECT_EQ(walks.trials(k256), 0);
+}
+
+TEST(WalkTrial, AShorterMinimumTimesTheMiddleOfAShortSpan) {
+  Walks walks("tiles", "rows");
+  const std::int64_t chunks = 2 * WalkTrial::kTimed;
+  WalkTrial whole(k256, chunks, true, walks, chunks);
+  EXPECT_EQ(walk(whole, chunks, 2.0, 1.0), "prrpprrpprrp") << "every chunk timed";
+  WalkTrial middle(k256, 24, true, walks, chunks);
+  EXPECT_EQ(walk(middle, 24, 2.0, 1.0), "PPPPPPprrpprrpprrpRRRRRR") << "decided after two trials";
+  WalkTrial too_short(k256, chunks - 1, true, walks, 1);
+  EXPECT_EQ(walk(too_short, chunks - 1, 2.0, 1.0), std::string(chunks - 1, 'R'));
+  EXPECT_EQ(walks.describe(), "256 lanes float32 past the LLC: rows (2 trials)");
+}
+
+Elem elem_of(DType dtype) {
+  return dtype == DType::F32 ? Elem::F32 : dtype == DType::BF16 ? Elem::BF16 : Elem::F16;
+}
+
+struct EnvGuard {
+  ~EnvGuard() {
+    unsetenv("BNSCOPE_ROW_PAIRS");
+    unsetenv("BNSCOPE_ROW_WALK");
+  }
+};
+
+WalkKey key_of(std::int64_t lanes, double elements, DType dtype) {
+  const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
+  return {lanes, elem_of(dtype), read > static_cast<double>(cpu::host_caches().llc_bytes())};
+}
+
+// Channels-last training grads of 16384 rows of 256 channels: 64 chunks of 256 rows, past the
+// caches (x and dy 32 MiB in float32, 16 MiB in 16 bits: more than the L2 keeps for a single
+// sweep), so the two-pass structure runs and one thread's span is long enough for a trial.
+TEST(WalkTrial, BothWalksAndTheTrialGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
+  EnvGuard guard;
+  std::uint32_t seed = 40;
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", true, dtype,
+                                    Shape{4, 64, 64, 256}, seed++);
+    const Problem pb = make_problem(v);
+    RunContext ctx;
+    ctx.threads = 1;
+    cpu::pair_walks().clear();
+    const Result measured = run_problem(pb, "cpu", ctx);
+    const WalkKey key = key_of(256, 4.0 * 64 * 64 * 256, dtype);
+    EXPECT_EQ(cpu::pair_walks().trials(key), 1) << describe(v) << ": the reduce pass ran one trial";
+    setenv("BNSCOPE_ROW_PAIRS", "pairs", 1);
+    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " pairs");
+    setenv("BNSCOPE_ROW_PAIRS", "rows", 1);
+    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " rows");
+    unsetenv("BNSCOPE_ROW_PAIRS");
+  }
+  cpu::pair_walks().clear();
+}
+
+// Inference-mode grads channels-last of 1024 rows of 2048 channels: one sweep of 32 chunks of 32
+// rows, each row's lane arrays (32 KiB) too wide for L1 on any x86 host, so the sweep walks row
+// tiles or rows and times both on its own chunks.
+TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_ROW_WALK")) GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
+  if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true) == 0)
+    GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
+  EnvGuard guard;
+  std::uint32_t seed = 70;
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", false, dtype,
+                                    Shape{4, 16, 16, 2048}, seed++);
+    const Problem pb = make_problem(v);
+    RunContext ctx;
+    ctx.threads = 1;
+    cpu::tile_walks().clear();
+    const Result measured = run_problem(pb, "cpu", ctx);
+    EXPECT_EQ(cpu::tile_walks().trials(key_of(2048, 4.0 * 16 * 16 * 2048, dtype)), 1)
+        << describe(v) << ": the single sweep ran one trial; " << cpu::tile_walks().describe();
+    setenv("BNSCOPE_ROW_WALK", "tiles", 1);
+    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " tiles");
+    setenv("BNSCOPE_ROW_WALK", "rows", 1);
+    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " rows");
+    unsetenv("BNSCOPE_ROW_WALK");
+  }
+  cpu::tile_walks().clear();
+}
+
+}  // namespace
+}  // namespace bnscope::testing
