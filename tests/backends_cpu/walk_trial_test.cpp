@@ -157,70 +157,59 @@ Elem elem_of(DType dtype) {
   return dtype == DType::F32 ? Elem::F32 : dtype == DType::BF16 ? Elem::BF16 : Elem::F16;
 }
 
+// One walk's environment variable, cleared when a test ends however it ends.
 struct EnvGuard {
-  ~EnvGuard() {
-    unsetenv("BNSCOPE_ROW_PAIRS");
-    unsetenv("BNSCOPE_ROW_WALK");
-  }
+  const char* name;
+  ~EnvGuard() { unsetenv(name); }
 };
 
-WalkKey key_of(std::int64_t lanes, double elements, DType dtype) {
-  const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
-  return {lanes, elem_of(dtype), read > static_cast<double>(cpu::host_caches().llc_bytes())};
-}
-
-// Channels-last training grads of 16384 rows of 256 channels: 64 chunks of 256 rows, past the
-// caches (x and dy 32 MiB in float32, 16 MiB in 16 bits: more than the L2 keeps for a single
-// sweep), so the two-pass structure runs and one thread's span is long enough for a trial.
-TEST(WalkTrial, BothWalksAndTheTrialGiveTheSameBits) {
-  if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
-  EnvGuard guard;
-  std::uint32_t seed = 40;
+// Channels-last FusedBatchNormGradV3 of `shape` in every dtype on one thread: the measured run
+// ran exactly one trial of `walks` (keyed by the rows' lanes and the pass's side of the LLC), and
+// each walk forced through `env` gives its bits.
+void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, const char* second,
+                        bool training, const Shape& shape, std::uint32_t seed) {
+  EnvGuard guard{env};
+  const std::int64_t lanes = shape.back();
+  const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * lanes);
   for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
-    const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", true, dtype,
-                                    Shape{4, 64, 64, 256}, seed++);
+    const Variant v =
+        sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", training, dtype, shape, seed++);
     const Problem pb = make_problem(v);
     RunContext ctx;
     ctx.threads = 1;
-    cpu::pair_walks().clear();
+    walks.clear();
     const Result measured = run_problem(pb, "cpu", ctx);
-    const WalkKey key = key_of(256, 4.0 * 64 * 64 * 256, dtype);
-    EXPECT_EQ(cpu::pair_walks().trials(key), 1) << describe(v) << ": the reduce pass ran one trial";
-    setenv("BNSCOPE_ROW_PAIRS", "pairs", 1);
-    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " pairs");
-    setenv("BNSCOPE_ROW_PAIRS", "rows", 1);
-    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " rows");
-    unsetenv("BNSCOPE_ROW_PAIRS");
+    const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
+    const WalkKey key{lanes, elem_of(dtype),
+                      read > static_cast<double>(cpu::host_caches().llc_bytes())};
+    EXPECT_EQ(walks.trials(key), 1) << describe(v) << ": one trial; " << walks.describe();
+    for (const char* walk : {first, second}) {
+      setenv(env, walk, 1);
+      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " " + walk);
+    }
+    unsetenv(env);
   }
-  cpu::pair_walks().clear();
+  walks.clear();
 }
 
-// Inference-mode grads channels-last of 1024 rows of 2048 channels: one sweep of 32 chunks of 32
-// rows, each row's lane arrays (32 KiB) too wide for L1 on any x86 host, so the sweep walks row
-// tiles or rows and times both on its own chunks.
+// Training grads of 16384 rows of 256 channels: 64 chunks of 256 rows, past the caches (x and
+// dy 32 MiB in float32, 16 MiB in 16 bits: more than the L2 keeps for a single sweep), so the
+// two-pass structure runs and one thread's span is long enough for the reduce pass's trial.
+TEST(WalkTrial, BothWalksAndTheTrialGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
+  expect_walks_agree(cpu::pair_walks(), "BNSCOPE_ROW_PAIRS", "pairs", "rows", true,
+                     Shape{4, 64, 64, 256}, 40);
+}
+
+// Inference-mode grads of 1024 rows of 2048 channels: one sweep of 32 chunks of 32 rows, each
+// row's lane arrays (32 KiB) too wide for L1 on any x86 host, so the sweep walks row tiles or
+// rows and times both on its own chunks.
 TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
   if (std::getenv("BNSCOPE_ROW_WALK")) GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
   if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true) == 0)
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
-  EnvGuard guard;
-  std::uint32_t seed = 70;
-  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
-    const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", false, dtype,
-                                    Shape{4, 16, 16, 2048}, seed++);
-    const Problem pb = make_problem(v);
-    RunContext ctx;
-    ctx.threads = 1;
-    cpu::tile_walks().clear();
-    const Result measured = run_problem(pb, "cpu", ctx);
-    EXPECT_EQ(cpu::tile_walks().trials(key_of(2048, 4.0 * 16 * 16 * 2048, dtype)), 1)
-        << describe(v) << ": the single sweep ran one trial; " << cpu::tile_walks().describe();
-    setenv("BNSCOPE_ROW_WALK", "tiles", 1);
-    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " tiles");
-    setenv("BNSCOPE_ROW_WALK", "rows", 1);
-    expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " rows");
-    unsetenv("BNSCOPE_ROW_WALK");
-  }
-  cpu::tile_walks().clear();
+  expect_walks_agree(cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false,
+                     Shape{4, 16, 16, 2048}, 70);
 }
 
 }  // namespace
