@@ -79,10 +79,9 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
 // the first thread only, and only where rows go through the accumulator rows in L1, the one walk
 // that pairs change (not row tiles, not rows held in registers).
 template <class T>
-WalkTrial pair_trial(const Geometry& g, const Span& span, int t) {
-  const std::int64_t L = g.lanes();
-  const bool in_l1 = simd::kVector<T> && row_tile(L, sizeof(T), false) == 0 &&
-                     simd::register_row_vectors(L, simd::vector_bytes() / 4) == 0;
+WalkTrial pair_trial(const Geometry& g, const Span& span, int t, std::int64_t tile) {
+  const bool in_l1 = simd::kVector<T> && tile == 0 &&
+                     simd::register_row_vectors(g.lanes(), simd::vector_bytes() / 4) == 0;
   return WalkTrial(rows_walk_key<T>(g), span.end - span.begin, t == 0 && in_l1, pair_walks());
 }
 
@@ -109,8 +108,8 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc0 = lanes[0];
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
-      WalkTrial trial = pair_trial<T>(g, span, t);
       const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false);
+      WalkTrial trial = pair_trial<T>(g, span, t, tile);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;
