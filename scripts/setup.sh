@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages bnscope needs to build, test and run; skips what is present.
+# Usage: scripts/setup.sh [--sanitizer]   (--sanitizer: also clang and its sanitizer runtimes,
+# which the asan preset compiles with)
 set -euo pipefail
 
 packages=(
@@ -10,6 +12,11 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   python3 python3-venv python3-pip
 )
+case "${1:-}" in
+  "") ;;
+  --sanitizer) packages+=(clang libclang-rt-dev) ;;
+  *) echo "setup.sh: unknown option '$1' (expected --sanitizer or nothing)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,7 @@
 # Installs what is missing, builds the Release preset with tests and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --sanitizer
 # The capture package's virtual environment downloads while the C++ build compiles.
 mkdir -p build
 bash scripts/test_python.sh --prepare >build/python-venv.log 2>&1 &
@@ -16,7 +16,8 @@ wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing bu
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
-# (asan preset: -O1 with line tables only (-g1) for the sanitizer reports, no GPU, no
+# (asan preset: clang, so that CI also compiles everything with a second compiler; -O1 with
+# line tables only (-g1) for the sanitizer reports, no GPU, no
 # benchmarks, a unity build (several sources per compiler run: file-local names must differ
 # between the files of one target); builds into build/asan.) This includes
 # the fuzz replay tests, which feed every committed fuzz corpus and crash regression input.

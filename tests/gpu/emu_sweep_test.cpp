@@ -111,7 +111,7 @@ bool large_kept(const std::string& label) {
   return label.find("float32") != std::string::npos && (grad || forward);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BNSCOPE_SANITIZED)
 constexpr bool kSanitized = true;  // minutes per large-shape run: the release job runs those
 #else
 constexpr bool kSanitized = false;

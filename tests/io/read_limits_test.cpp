@@ -159,7 +159,7 @@ std::uint64_t peak_rss_bytes() {
 // these tests before refusing). Under AddressSanitizer freed buffers wait in its quarantine, so
 // the mark says nothing there and only the refusals are checked.
 void expect_little_memory_since(std::uint64_t before) {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(BNSCOPE_SANITIZED)
   EXPECT_LT(peak_rss_bytes() - before, std::uint64_t{100} << 20);
 #else
   (void)before;

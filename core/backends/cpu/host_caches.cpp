@@ -147,7 +147,8 @@ HostCaches read_cpuid_caches() {
   const unsigned max_basic = a;
   const bool amd = b == 0x68747541u;  // "Auth"enticAMD
   unsigned leaf = 0;
-  if (amd && __get_cpuid_max(0x80000000u, nullptr) >= 0x8000001Du)
+  // clang's cpuid.h returns int, GCC's unsigned.
+  if (amd && static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x8000001Du)
     leaf = 0x8000001Du;
   else if (!amd && max_basic >= 4)
     leaf = 4;
