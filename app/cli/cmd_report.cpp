@@ -30,7 +30,7 @@ double copy_probe_gbps(int threads, std::size_t bytes, Result* spare) {
     for (OutputTensor& o : spare->outputs)
       if (!largest || o.tensor.nbytes() > largest->nbytes()) largest = &o.tensor;
   const std::size_t half = largest ? largest->nbytes() / 2 / 64 * 64 : 0;
-  if (half < bytes / 2 || !largest->sole_owner())
+  if (!largest || half < bytes / 2 || !largest->sole_owner())
     return measure_copy_bandwidth(threads, bytes) / 1e9;
   auto* base = static_cast<std::byte*>(largest->raw());
   return measure_copy_bandwidth(threads, base, base + half, std::min(bytes, half)) / 1e9;
