@@ -90,13 +90,12 @@ HWY_INLINE void BlockRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
   }
 }
 
-// BlockRows of one 16-lane block of bfloat16 (T) without an output, the inputs in unpack order
-// (load_unpacked): centres and accumulators are in that order too (reordered by the caller).
+// BlockRows of one 16-lane block of bfloat16 (T) without an output, the inputs in split order
+// (load_split): centres and accumulators are in that order too (reordered by the caller).
 template <bool Moments, class T, class Ahead>
-HWY_INLINE void BlockRowsUnpacked(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                                  std::int64_t rows, std::int64_t stride, Ahead&& ahead,
-                                  const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
-                                  float* HWY_RESTRICT acc1) {
+HWY_INLINE void BlockRowsSplit(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::int64_t rows,
+                               std::int64_t stride, Ahead&& ahead, const float* HWY_RESTRICT mu,
+                               float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
   const DF d;
   VF s0[2], s1[2], mv[2];
   for (int h = 0; h < 2; ++h) {
@@ -110,8 +109,8 @@ HWY_INLINE void BlockRowsUnpacked(const T* HWY_RESTRICT a, const T* HWY_RESTRICT
     ahead(pa, pb);
     ahead(pa + 8, pb + 8);
     VF av[2], bv[2];
-    load_unpacked(pa, av[0], av[1]);
-    load_unpacked(pb, bv[0], bv[1]);
+    load_split(pa, av[0], av[1]);
+    load_split(pb, bv[0], bv[1]);
     for (int h = 0; h < 2; ++h) accumulate_vec<Moments>(av[h], bv[h], mv[h], s0[h], s1[h]);
   }
   for (int h = 0; h < 2; ++h) {
@@ -120,15 +119,21 @@ HWY_INLINE void BlockRowsUnpacked(const T* HWY_RESTRICT a, const T* HWY_RESTRICT
   }
 }
 
-// Reorders lanes [0, L16) of acc0 and acc1 into unpack order (and back: the order is its own
-// inverse) and, where mu is given, fills it with the centres of those lanes in that order; L16 a
-// multiple of 16.
-HWY_INLINE void reorder_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
-                              float* acc1) {
+// Reorders lanes [0, L16) of acc0 and acc1 into split order and, where mu is given, fills it
+// with the centres of those lanes in that order; L16 a multiple of 16.
+HWY_INLINE void to_split_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
+                               float* acc1) {
   for (std::int64_t j = 0; j < L16; j += 16) {
-    if (mu) unpack_order(m + j, mu + j);
-    reorder_in_place(acc0 + j);
-    reorder_in_place(acc1 + j);
+    if (mu) split_order(m + j, mu + j);
+    reorder_in_place(acc0 + j, false);
+    reorder_in_place(acc1 + j, false);
+  }
+}
+// Puts lanes [0, L16) of acc0 and acc1 back in element order.
+HWY_INLINE void from_split_lanes(std::int64_t L16, float* acc0, float* acc1) {
+  for (std::int64_t j = 0; j < L16; j += 16) {
+    reorder_in_place(acc0 + j, true);
+    reorder_in_place(acc1 + j, true);
   }
 }
 
@@ -222,14 +227,14 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   const std::int64_t Lv = L / N * N;
   constexpr int V = kBlockVectors;
   if (n_groups <= 0) return;
-  // bfloat16 on AVX2 without an output: whole 16-lane blocks in unpack order (load_unpacked).
+  // bfloat16 on AVX2 without an output: whole 16-lane blocks in split order (load_split).
   std::int64_t L16 = 0;
   float* mu = nullptr;
-  if constexpr (kUnpacked<T>)
+  if constexpr (kSplit<T>)
     if (!out) {
       L16 = L / 16 * 16;
-      mu = unpacked_scratch(L16);
-      reorder_lanes(L16, m, mu, acc0, acc1);
+      mu = split_scratch(L16);
+      to_split_lanes(L16, m, mu, acc0, acc1);
     }
   const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
   const std::int64_t tile = (n_groups + tiles - 1) / tiles;
@@ -247,10 +252,10 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        N * E};
     const auto next_tile = [&ahead](const T*, const T*) { ahead.next(); };
     std::int64_t j = 0;
-    if constexpr (kUnpacked<T>)
+    if constexpr (kSplit<T>)
       for (; j < L16; j += 16)
-        BlockRowsUnpacked<Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
-                                   acc1 + j);
+        BlockRowsSplit<Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
+                                acc1 + j);
     for (; j + V * N <= Lv; j += V * N)
       BlockRows<V, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt, rows, stride, next_tile,
                             m + j, p + j, acc0 + j, acc1 + j);
@@ -277,7 +282,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        acc0, acc1);
     if (to) TileOut(tb, to, nt, rows, L, stride, p);
   }
-  if constexpr (kUnpacked<T>) reorder_lanes(L16, m, nullptr, acc0, acc1);
+  if constexpr (kSplit<T>) from_split_lanes(L16, acc0, acc1);
 }
 
 // Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
@@ -307,29 +312,34 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // And only where the caller asks (s.pairs): the reduce pass times both walks on its own chunks
   // (walk_trial.h).
   std::int64_t k = 0;
-  // bfloat16 on AVX2: whole groups of 16 lanes in unpack order (load_unpacked), the accumulators
-  // and centres of those lanes reordered to match for the pairs and back after them.
+  // bfloat16 on AVX2 without an output: whole groups of 16 lanes in split order
+  // (load_split), in both walks, the accumulators and centres of those lanes reordered to
+  // match before the rows and back after them. The single rows took the vectors one at a time
+  // in element order before, twice the prefetches and a widening per vector: on the Zen 1 EPYC
+  // that walk of 256 lanes took 1.39x the time of pairs in L2 (now 1.28x), and the bfloat16
+  // reduce pass of 32x56x56x256 from memory 6.5 ms either way; now 5.4-5.6 ms, where pairs
+  // take 6.2-6.8 (docs/performance-zen1-avx2.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   std::int64_t L16 = 0;
   float* mu = nullptr;
-  if constexpr (kUnpacked<T>) {
-    if (pairs) {
+  if constexpr (kSplit<T>) {
+    if (!out) {
       L16 = L / 16 * 16;
-      mu = unpacked_scratch(L16);
-      reorder_lanes(L16, m, mu, acc0, acc1);
+      mu = split_scratch(L16);
+      to_split_lanes(L16, m, mu, acc0, acc1);
     }
   }
   for (; pairs && k + 2 <= n_groups; k += 2) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
-    if constexpr (kUnpacked<T>)
+    if constexpr (kSplit<T>)
       for (std::int64_t j = 0; j < L16; j += 16) {
         prefetch_ahead(pa + j, pb + j);
         prefetch_ahead(pa + stride + j, pb + stride + j);
         VF av[2][2], bv[2][2];  // [row][half]
         for (int row = 0; row < 2; ++row) {
-          load_unpacked(pa + row * stride + j, av[row][0], av[row][1]);
-          load_unpacked(pb + row * stride + j, bv[row][0], bv[row][1]);
+          load_split(pa + row * stride + j, av[row][0], av[row][1]);
+          load_split(pb + row * stride + j, bv[row][0], bv[row][1]);
         }
         for (int h = 0; h < 2; ++h) {  // each half's lanes: row k, then row k + 1
           VF s0 = hn::LoadU(d, acc0 + j + 8 * h), s1 = hn::LoadU(d, acc1 + j + 8 * h);
@@ -369,12 +379,25 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     tail(k);
     tail(k + 1);
   }
-  if constexpr (kUnpacked<T>) reorder_lanes(L16, m, nullptr, acc0, acc1);
   for (; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     T* po = out ? out + k * stride : nullptr;
-    for (std::int64_t j = 0; j < Lv; j += N) {
+    std::int64_t j = 0;
+    if constexpr (kSplit<T>)
+      for (; j < L16; j += 16) {
+        prefetch_ahead(pa + j, pb + j);
+        VF av[2], bv[2];
+        load_split(pa + j, av[0], av[1]);
+        load_split(pb + j, bv[0], bv[1]);
+        for (int h = 0; h < 2; ++h) {
+          VF s0 = hn::LoadU(d, acc0 + j + 8 * h), s1 = hn::LoadU(d, acc1 + j + 8 * h);
+          accumulate_vec<Moments>(av[h], bv[h], hn::LoadU(d, mu + j + 8 * h), s0, s1);
+          hn::StoreU(s0, d, acc0 + j + 8 * h);
+          hn::StoreU(s1, d, acc1 + j + 8 * h);
+        }
+      }
+    for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, pb + j);
       const VF bv = load_vec(d, pb + j);
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
@@ -385,6 +408,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     }
     tail(k);
   }
+  if constexpr (kSplit<T>) from_split_lanes(L16, acc0, acc1);
 }
 
 template <bool Moments, class T>
@@ -418,24 +442,24 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const VF mv = hn::Set(d, m), pv = hn::Set(d, p);
   std::int64_t i = 0;
-  if constexpr (kUnpacked<T>) {
-    // The 16 lanes as two vectors in unpack order (load_unpacked), reordered in and out here.
-    reorder_lanes(kL, nullptr, nullptr, l0, l1);
+  if constexpr (kSplit<T>) {
+    // The 16 lanes as two vectors in split order (load_split), reordered in and out here.
+    to_split_lanes(kL, nullptr, nullptr, l0, l1);
     VF s0[2] = {hn::LoadU(d, l0), hn::LoadU(d, l0 + 8)};
     VF s1[2] = {hn::LoadU(d, l1), hn::LoadU(d, l1 + 8)};
     for (; i + kL <= n; i += kL) {
       prefetch_ahead(a + i, b + i);
       VF av[2], bv[2];
-      load_unpacked(a + i, av[0], av[1]);
-      load_unpacked(b + i, bv[0], bv[1]);
+      load_split(a + i, av[0], av[1]);
+      load_split(b + i, bv[0], bv[1]);
       for (int h = 0; h < 2; ++h) accumulate_vec<Moments>(av[h], bv[h], mv, s0[h], s1[h]);
-      if (out) store_unpacked(hn::Mul(pv, bv[0]), hn::Mul(pv, bv[1]), out + i, nt);
+      if (out) store_split(hn::Mul(pv, bv[0]), hn::Mul(pv, bv[1]), out + i, nt);
     }
     for (int h = 0; h < 2; ++h) {
       hn::StoreU(s0[h], d, l0 + 8 * h);
       hn::StoreU(s1[h], d, l1 + 8 * h);
     }
-    reorder_lanes(kL, nullptr, nullptr, l0, l1);
+    from_split_lanes(kL, l0, l1);
   } else if (N <= kL) {
     // 16 lanes as 16/N vectors; lane j of the scalar loop is lane j % N of vector j / N.
     constexpr std::int64_t kMaxV = 16;

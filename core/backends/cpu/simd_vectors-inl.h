@@ -1,7 +1,7 @@
 // Per-target building blocks shared by the cpu backend's Highway files (simd_kernels.cpp: the
 // reduce sweeps, simd_affine.cpp: the write sweeps, simd_global_half.cpp), included once per
 // target: f16/bf16 loads and stores that give convert.h's bits, stores of two vectors at once,
-// bfloat16 in unpack order, rounding to half in registers; and the prefetch policy, the walk of
+// bfloat16 in split order, rounding to half in registers; and the prefetch policy, the walk of
 // a plane's runs and the element-type dispatch the sweeps share.
 // Loads use Highway's exact PromoteTo (F16C for f16 on AVX2 and up). Highway 1.0's bf16 DemoteTo
 // is not used: on x86 it truncates instead of rounding to nearest even. f16 stores use F16C (AVX2
@@ -97,13 +97,17 @@ HWY_INLINE void store_vec(VF v, float* p, bool nt) {
   else
     hn::StoreU(v, d, p);
 }
-// v rounded to nearest even bfloat16, the pattern in the low half of each 32-bit lane; right
-// for every lane but NaN (bf16_bits).
-HWY_INLINE hn::Vec<DU> bf16_rounded(VF v) {
+// v rounded to nearest even bfloat16, the pattern in the high half of each 32-bit lane (the low
+// half is left over from the rounding); right for every lane but NaN (bf16_bits).
+HWY_INLINE hn::Vec<DU> bf16_rounded_high(VF v) {
   const DU du;
   const auto u = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb));
+  return hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), lsb);
+}
+// The same pattern in the low half of each 32-bit lane.
+HWY_INLINE hn::Vec<DU> bf16_rounded(VF v) {
+  return hn::ShiftRight<16>(bf16_rounded_high(v));
 }
 // The bfloat16 patterns of v (convert.h's store<bf16>), one in the low half of each 32-bit lane.
 HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
@@ -199,41 +203,59 @@ HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
   store_256(f16_pack(v0, v1), p, nt);
 }
 
-// Sixteen bfloat16 values as two float vectors in unpack order: lo holds elements 0-3 and 8-11,
-// hi 4-7 and 12-15, the order a 16-bit unpack leaves within each 128-bit half. One load and two
-// unpacks (each puts the bf16 bits in the high half of a zeroed lane) where element order takes
-// two widenings and two shifts; an unsigned pack of two such vectors' results is back in element
-// order, so no lane permute either. Per-lane operands must be in the same order (unpack_order).
-HWY_INLINE void load_unpacked(const bf16* p, VF& lo, VF& hi) {
+// Sixteen bfloat16 values as two float vectors in split order: lo holds the even elements
+// (0, 2, ..., 14), hi the odd ones. Each 32-bit lane of the load holds elements 2k and 2k + 1,
+// so one shift and one mask make the two vectors, where element order takes two widenings and
+// two shifts, and a store of results in that order (store_split) is one shift and one 16-bit
+// blend, where element order takes a pack and a lane permute. Per-lane operands must be in the
+// same order (split_order). Against the unpack order (two 16-bit unpacks with zero, a pack and a
+// lane permute to store), on the Zen 1 EPYC: the single-row reduce walk of 256 lanes 0.95x the
+// time in L2, the write sweep 0.99x (docs/performance-zen1-avx2.md).
+HWY_INLINE void load_split(const bf16* p, VF& lo, VF& hi) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  const __m256i zero = _mm256_setzero_si256();
-  lo.raw = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, v));
-  hi.raw = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, v));
+  lo.raw = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+  hi.raw = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(~0xFFFF)));
 }
-HWY_INLINE void store_unpacked(VF lo, VF hi, bf16* p, bool nt) {
-  store_256(bf16_pack(lo, hi), p, nt);
+// bf16_bits of lo (the even elements) and hi (the odd ones) back in element order. As in
+// bf16_pack, the NaN lanes' select only where an unordered compare finds a NaN.
+HWY_INLINE void store_split(VF lo, VF hi, bf16* p, bool nt) {
+  __m256i even, odd;  // the patterns of lo in the low half of each 32-bit lane, of hi in the high
+  if (HWY_LIKELY(no_nan(lo, hi))) {
+    even = _mm256_srli_epi32(bf16_rounded_high(lo).raw, 16);
+    odd = bf16_rounded_high(hi).raw;
+  } else {
+    even = bf16_bits(lo).raw;
+    odd = _mm256_slli_epi32(bf16_bits(hi).raw, 16);
+  }
+  store_256(_mm256_blend_epi16(even, odd, 0xAA), p, nt);
 }
 #endif
 
-// Whether the bfloat16 pair loops take their inputs in unpack order (load_unpacked): AVX2.
+// Whether the bfloat16 pair loops take their inputs in split order (load_split): AVX2.
 template <class T>
-constexpr bool kUnpacked = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
+constexpr bool kSplit = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
 
-// dst[0..16) = src[0..16) in unpack order (elements 0-3, 8-11, 4-7, 12-15): per-lane operands of
-// values loaded by load_unpacked.
-HWY_INLINE void unpack_order(const float* src, float* dst) {
-  for (int k = 0; k < 4; ++k) {
-    dst[k] = src[k];
-    dst[4 + k] = src[8 + k];
-    dst[8 + k] = src[4 + k];
-    dst[12 + k] = src[12 + k];
+// dst[0..16) = src[0..16) in split order (the even elements, then the odd): per-lane operands of
+// values loaded by load_split.
+HWY_INLINE void split_order(const float* src, float* dst) {
+  for (int k = 0; k < 8; ++k) {
+    dst[k] = src[2 * k];
+    dst[8 + k] = src[2 * k + 1];
   }
 }
 
-// 16 lanes into unpack order, or back: the order swaps lanes 4-7 with 8-11, so applying it twice
-// restores the first.
-HWY_INLINE void reorder_in_place(float* v) {
-  for (int k = 0; k < 4; ++k) std::swap(v[4 + k], v[8 + k]);
+// 16 lanes into split order in place, or (back) from it into element order.
+HWY_INLINE void reorder_in_place(float* v, bool back) {
+  float t[16];
+  if (back) {
+    for (int k = 0; k < 8; ++k) {
+      t[2 * k] = v[k];
+      t[2 * k + 1] = v[8 + k];
+    }
+  } else {
+    split_order(v, t);
+  }
+  std::copy(t, t + 16, v);
 }
 
 template <class T>
@@ -288,9 +310,9 @@ constexpr std::int64_t vectors_per_line() {
   return bytes >= 64 ? 1 : static_cast<std::int64_t>(64 / bytes);
 }
 
-// Per-thread room for n floats of lane operands in unpack order (the reordered centres of the
+// Per-thread room for n floats of lane operands in split order (the reordered centres of the
 // reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
-HWY_INLINE float* unpacked_scratch(std::int64_t n) {
+HWY_INLINE float* split_scratch(std::int64_t n) {
   thread_local std::vector<float> buf;
   if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
   return buf.data();
