@@ -108,7 +108,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       A* acc0 = lanes[0];
       A* acc1 = lanes[1];
       const A* m_t = lanes.copy(2, mL);
-      const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false);
+      const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false, rows_walk_key<T>(g).past_llc);
       WalkTrial trial = pair_trial<T>(g, span, t, tile);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;

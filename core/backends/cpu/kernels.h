@@ -123,12 +123,21 @@ inline Geometry make_geometry(const ChannelView& v) {
 // until the lane arrays alone fill L1: at 2048 lanes (32x7x7x2048 channels-last float32 training)
 // tiles ran the reduce pass 1.13x faster (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2
 // threads). With 16-bit inputs it stores one byte per byte read, as the single sweep does, and
-// tiles paid. Where this gives a single sweep (with an output) a tile, whether it walks the tiles
-// or rows is timed on the sweep's own chunks (walk_trial.h: tile_walks).
-inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes) {
+// tiles paid. They pay for narrower 16-bit rows too, from a line per row up, once a tile's
+// channel blocks are a line wide (simd_kernels.cpp: RowsSweepTiled), where the pass reads from
+// memory (`past_llc`, as in rows_walk_key): on the Zen 1 EPYC the reduce pass of 64, 256 and 512
+// lanes ran 0.89-0.97x the time of the faster of pairs and single rows in both 16-bit types, and
+// 1.3-1.45x slower where x and dy fit the L3, which the prefetchers stream to the row walks
+// (docs/performance-zen1-avx2.md). Where this gives a single sweep (with an output) a tile,
+// whether it walks the tiles or rows is timed on the sweep's own chunks (walk_trial.h:
+// tile_walks).
+inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes,
+                             bool past_llc) {
   const HostCaches& caches = host_caches();
   const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
-  if (2 * lane_arrays < caches.l1d) return 0;
+  const bool sixteen_bit_sums = !writes && past_llc && element_size < sizeof(float) &&
+                                static_cast<std::size_t>(lanes) * element_size >= 64;
+  if (2 * lane_arrays < caches.l1d && !sixteen_bit_sums) return 0;
   if (!writes && element_size >= sizeof(float) && lane_arrays < caches.l1d) return 0;
   const std::size_t row_bytes = 4 * static_cast<std::size_t>(std::max<std::int64_t>(1, lanes)) *
                                 element_size;  // x and dy, two tiles

@@ -68,7 +68,8 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
     // Rows too wide for L1 walk tiles or rows, whichever this host runs faster (walk_trial.h).
-    const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true) : 0;
+    const std::int64_t tile =
+        g.rows() ? row_tile(g.lanes(), sizeof(T), true, rows_walk_key<T>(g).past_llc) : 0;
     WalkTrial trial(rows_walk_key<T>(g), span.end - span.begin,
                     t == 0 && simd::kVector<T> && tile > 0, tile_walks(), kMinTileTrialChunks);
     for (std::int64_t item = span.begin; item < span.end; ++item) {
