@@ -267,13 +267,14 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
         BlockRowsSplit<1, Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
                                    acc1 + j);
     }
+    // The blocks only sum: no scales (p is null without an output).
     for (; j + V * N <= Lv; j += V * N)
       BlockRows<V, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt, rows, stride, next_tile,
-                            m + j, p + j, acc0 + j, acc1 + j);
+                            m + j, nullptr, acc0 + j, acc1 + j);
     const auto block = [&](auto vectors) {
       BlockRows<decltype(vectors)::value, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt,
-                                                   rows, stride, next_tile, m + j, p + j, acc0 + j,
-                                                   acc1 + j);
+                                                   rows, stride, next_tile, m + j, nullptr,
+                                                   acc0 + j, acc1 + j);
     };
     switch ((Lv - j) / N) {  // the last vectors, fewer than a block
       case 3:
