@@ -329,8 +329,9 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // match before the rows and back after them. The single rows took the vectors one at a time
   // in element order before, twice the prefetches and a widening per vector: on the Zen 1 EPYC
   // that walk of 256 lanes took 1.39x the time of pairs in L2 (now 1.28x), and the bfloat16
-  // reduce pass of 32x56x56x256 from memory 6.5 ms either way; now 5.4-5.6 ms, where pairs
-  // take 6.2-6.8 (docs/performance-zen1-avx2.md).
+  // reduce pass of 32x56x56x256 from memory 6.5 ms either way; then 5.4-5.6 ms, where pairs
+  // take 6.2-6.8, before row tiles took such passes over (kernels.h: row_tile;
+  // docs/performance-zen1-avx2.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   std::int64_t L16 = 0;
   float* mu = nullptr;
