@@ -122,6 +122,30 @@ HWY_INLINE void BlockRowsSplit(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
   }
 }
 
+// R rows (`stride` apart) of one 16-lane group of bfloat16 through its accumulators in L1, the
+// inputs, centres and accumulators in split order (load_split): each lane adds the rows in
+// order, so R = 2 gives the sums of two calls with R = 1 for half the accumulator loads and
+// stores.
+template <int R, bool Moments, class T>
+HWY_INLINE void SplitRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::int64_t stride,
+                          const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
+                          float* HWY_RESTRICT acc1) {
+  const DF d;
+  for (int row = 0; row < R; ++row) prefetch_ahead(a + row * stride, b + row * stride);
+  VF av[R][2], bv[R][2];  // [row][half]
+  for (int row = 0; row < R; ++row) {
+    load_split(a + row * stride, av[row][0], av[row][1]);
+    load_split(b + row * stride, bv[row][0], bv[row][1]);
+  }
+  for (int h = 0; h < 2; ++h) {
+    VF s0 = hn::LoadU(d, acc0 + 8 * h), s1 = hn::LoadU(d, acc1 + 8 * h);
+    const VF mv = hn::LoadU(d, mu + 8 * h);
+    for (int row = 0; row < R; ++row) accumulate_vec<Moments>(av[row][h], bv[row][h], mv, s0, s1);
+    hn::StoreU(s0, d, acc0 + 8 * h);
+    hn::StoreU(s1, d, acc1 + 8 * h);
+  }
+}
+
 // Reorders lanes [0, L16) of acc0 and acc1 into split order and, where mu is given, fills it
 // with the centres of those lanes in that order; L16 a multiple of 16.
 HWY_INLINE void to_split_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
@@ -346,23 +370,8 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     if constexpr (kSplit<T>)
-      for (std::int64_t j = 0; j < L16; j += 16) {
-        prefetch_ahead(pa + j, pb + j);
-        prefetch_ahead(pa + stride + j, pb + stride + j);
-        VF av[2][2], bv[2][2];  // [row][half]
-        for (int row = 0; row < 2; ++row) {
-          load_split(pa + row * stride + j, av[row][0], av[row][1]);
-          load_split(pb + row * stride + j, bv[row][0], bv[row][1]);
-        }
-        for (int h = 0; h < 2; ++h) {  // each half's lanes: row k, then row k + 1
-          VF s0 = hn::LoadU(d, acc0 + j + 8 * h), s1 = hn::LoadU(d, acc1 + j + 8 * h);
-          const VF mv = hn::LoadU(d, mu + j + 8 * h);
-          accumulate_vec<Moments>(av[0][h], bv[0][h], mv, s0, s1);
-          accumulate_vec<Moments>(av[1][h], bv[1][h], mv, s0, s1);
-          hn::StoreU(s0, d, acc0 + j + 8 * h);
-          hn::StoreU(s1, d, acc1 + j + 8 * h);
-        }
-      }
+      for (std::int64_t j = 0; j < L16; j += 16)
+        SplitRows<2, Moments>(pa + j, pb + j, stride, mu + j, acc0 + j, acc1 + j);
     const auto pair_vec = [&](std::int64_t j) {
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
       const VF mv = hn::LoadU(d, m + j);
@@ -398,18 +407,8 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     T* po = out ? out + k * stride : nullptr;
     std::int64_t j = 0;
     if constexpr (kSplit<T>)
-      for (; j < L16; j += 16) {
-        prefetch_ahead(pa + j, pb + j);
-        VF av[2], bv[2];
-        load_split(pa + j, av[0], av[1]);
-        load_split(pb + j, bv[0], bv[1]);
-        for (int h = 0; h < 2; ++h) {
-          VF s0 = hn::LoadU(d, acc0 + j + 8 * h), s1 = hn::LoadU(d, acc1 + j + 8 * h);
-          accumulate_vec<Moments>(av[h], bv[h], hn::LoadU(d, mu + j + 8 * h), s0, s1);
-          hn::StoreU(s0, d, acc0 + j + 8 * h);
-          hn::StoreU(s1, d, acc1 + j + 8 * h);
-        }
-      }
+      for (; j < L16; j += 16)
+        SplitRows<1, Moments>(pa + j, pb + j, stride, mu + j, acc0 + j, acc1 + j);
     for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, pb + j);
       const VF bv = load_vec(d, pb + j);
