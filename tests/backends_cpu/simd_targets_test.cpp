@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/simd.h"
@@ -66,6 +67,76 @@ void expect_stores_match_scalar(cpu::simd::Elem elem) {
     for (std::int64_t i = 0; i < kRun; ++i)
       ASSERT_EQ(out[i].bits, want.bits)
           << cpu::simd::target_name() << " float bits 0x" << std::hex << bits << " lane " << i;
+  }
+}
+
+// A nan_free sweep (simd.h) stores its grads without the NaN lanes' select: with no NaN among
+// inputs and coefficients, every NaN it makes (Inf - Inf, 0 * Inf) must still come out as
+// convert.h's pattern, as must overflow to Inf, subnormals and ties. Planes take scalar
+// coefficients, rows per-lane ones (48 lanes: three 16-lane groups; 40: a tail).
+template <class T>
+void expect_nan_free_grads_match_scalar(cpu::simd::Elem elem) {
+  const float big = std::is_same_v<T, f16> ? 65504.0f : 3.0e38f;
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> inputs = {0.0f, -0.0f, 1.0f, -1.5f, big, -big, inf, -inf, 3.0e-5f, 7.0f};
+  const std::vector<float> pool = {1.0f,    0.0f,     -0.0f,    inf,  -inf,
+                                   3.0e38f, -3.0e38f, 1.0e-30f, 0.75f};
+  constexpr std::int64_t kRun = 96;
+  std::vector<T> a(kRun), b(kRun), out(kRun);
+  for (std::int64_t i = 0; i < kRun; ++i) {
+    a[i] = cpu::store<T>(inputs[i % inputs.size()]);
+    b[i] = cpu::store<T>(inputs[(i / inputs.size() + 3 * i) % inputs.size()]);
+  }
+  const auto want = [&](std::int64_t i, float p, float q, float m, float r) {
+    return cpu::store<T>(cpu::simd::affine<false>(cpu::load(a[i]), cpu::load(b[i]), p, q, m, r));
+  };
+  std::int64_t nans = 0;
+  cpu::simd::Sweep s{elem, false, a.data(), b.data(), out.data(), false};
+  s.nan_free = true;
+  std::uint32_t state = 11;
+  const auto pick = [&] {
+    state = state * 1664525u + 1013904223u;
+    return pool[(state >> 8) % pool.size()];
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    const float p = pick(), q = pick(), m = pick(), r = pick();
+    cpu::simd::plane_affine(s, {0, kRun, 1 << 20, 1 << 20}, p, q, m, r);
+    for (std::int64_t i = 0; i < kRun; ++i) {
+      const T w = want(i, p, q, m, r);
+      nans += cpu::load(w) != cpu::load(w);
+      ASSERT_EQ(out[i].bits, w.bits) << cpu::simd::target_name() << " plane, p " << p << " q " << q
+                                     << " m " << m << " r " << r << " element " << i;
+    }
+  }
+  for (std::int64_t L : {48, 40}) {
+    for (int trial = 0; trial < 100; ++trial) {
+      std::vector<float> p(L), q(L), m(L), r(L);
+      for (std::int64_t j = 0; j < L; ++j) {
+        p[j] = pick();
+        q[j] = pick();
+        m[j] = pick();
+        r[j] = pick();
+      }
+      const std::int64_t groups = kRun / L;
+      cpu::simd::rows_affine(s, groups, L, L, p.data(), q.data(), m.data(), r.data());
+      for (std::int64_t i = 0; i < groups * L; ++i) {
+        const std::int64_t j = i % L;
+        ASSERT_EQ(out[i].bits, want(i, p[j], q[j], m[j], r[j]).bits)
+            << cpu::simd::target_name() << " rows of " << L << ", element " << i;
+      }
+    }
+  }
+  EXPECT_GT(nans, 0) << "no NaN was made, so the stores' NaN patterns went unchecked";
+}
+
+TEST(SimdTargets, NanFreeGradStoresMatchScalarOnEveryTarget) {
+  TargetGuard guard;
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    expect_nan_free_grads_match_scalar<f16>(cpu::simd::Elem::F16);
+    expect_nan_free_grads_match_scalar<bf16>(cpu::simd::Elem::BF16);
   }
 }
 

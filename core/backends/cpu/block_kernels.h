@@ -58,6 +58,7 @@ struct BlockCoefs {
       tile_block(per_channel.m, g, b, f.m);
       tile_block(per_channel.r, g, b, f.r);
       f.normalize = per_channel.normalize;
+      f.nan_free = per_channel.nan_free;
       block = b;
     }
     return f;
@@ -110,8 +111,9 @@ void block_write(const Geometry& g, const T* __restrict a, const T* __restrict b
   using A = Acc<T>;
   const BlockSpan s = block_span(g, blk, k);
   if constexpr (simd::kVector<T>) {
-    const simd::Sweep sw{simd::elem_of<T>(), false, a + s.base, b + s.base,
-                         out + s.base,       nt,    f.normalize};
+    simd::Sweep sw{simd::elem_of<T>(), false, a + s.base, b + s.base,
+                   out + s.base,       nt,    f.normalize};
+    sw.nan_free = f.nan_free;
     simd::rows_affine(sw, s.rows, s.lanes, s.stride, f.p.data(), f.q.data(), f.m.data(),
                       f.r.data());
   } else {

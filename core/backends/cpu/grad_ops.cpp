@@ -56,6 +56,7 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
         f.q.push_back(static_cast<A>(qc));
         f.r.push_back(static_cast<A>(rc));
       }
+      f.nan_free = grad_coefs_nan_free(f, 0, C);
       timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f); });
     }
   }

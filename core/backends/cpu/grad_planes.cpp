@@ -68,6 +68,7 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
         f.q[c] = static_cast<A>(q);
         f.r[c] = static_cast<A>(r);
       }
+      f.nan_free = grad_coefs_nan_free(f, c0, c1);
       BlockCoefs<A> tiled;
       const Affine<A>& fb = tiled.of(f, g, blk);
       for (std::int64_t k = 0; k < g.chunks; ++k) block_write<T>(g, x, dy, dx, blk, k, fb, ex.nt);
@@ -112,6 +113,7 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       f.p[c] = static_cast<A>(p);
       f.q[c] = static_cast<A>(q);
       f.r[c] = static_cast<A>(r);
+      f.nan_free = grad_coefs_nan_free(f, c, c + 1);
       plane_write<T>(g, x, dy, dx, 0, g.m, c, f, staging);
     }
     stream_fence();

@@ -391,7 +391,21 @@ template <class A>
 struct Affine {
   std::vector<A> p, q, m, r;  // tiled to write_lanes for the rows layout, [C] for planes
   bool normalize = false;
+  // No coefficient is NaN and the sums they came from covered every input they apply to, so no
+  // input is NaN either (a NaN in x or dy makes its channel's sums NaN): simd.h's
+  // Sweep::nan_free. Only training grads know this; see grad_coefs_nan_free.
+  bool nan_free = false;
 };
+
+// Whether the training-grad coefficients of channels [c0, c1) (per channel, not tiled) are all
+// free of NaN: then, the sums behind them being over all of those channels' x and dy, so are the
+// inputs (Affine::nan_free).
+template <class A>
+bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
+  for (std::int64_t c = c0; c < c1; ++c)
+    if (f.p[c] != f.p[c] || f.q[c] != f.q[c] || f.m[c] != f.m[c] || f.r[c] != f.r[c]) return false;
+  return true;
+}
 
 template <bool N, class T>
 void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
@@ -415,6 +429,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
       simd::Sweep s{
           simd::elem_of<T>(), false, a + first_row * C, b + first_row * C, out + first_row * C,
           tmp != nullptr,     N};
+      s.nan_free = f.nan_free;
       simd::rows_affine(s, groups / (lanes / L), lanes, lanes, p, q, m, r);
     };
     if (wide > 0) sweep(r0, wide, fold * L);
@@ -464,6 +479,7 @@ void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict
     const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
     const std::int64_t at = (o0 * g.channels + c) * inner + i0;
     simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, tmp != nullptr, N};
+    s.nan_free = f.nan_free;
     simd::plane_affine(s, {i0, m1 - m0, inner, g.channels * inner}, p, q, m, r);
     return;
   }

@@ -6,6 +6,7 @@
 // read-for-ownership.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/cpu/simd.h"
 
@@ -47,7 +48,7 @@ HWY_INLINE void affine_inputs_split(const T* a, const T* b, VF& a0, VF& a1, VF& 
   }
 }
 
-template <bool Normalize, class T>
+template <bool Normalize, bool CheckNaN, class T>
 void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* p, const float* q, const float* m, const float* r) {
   const DF d;
@@ -87,17 +88,17 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
           return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
                                        hn::LoadU(d, c + 32 + h), hn::LoadU(d, c + 48 + h));
         };
-        store_split(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
+        store_split<CheckNaN>(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
       }
     } else if constexpr (kPairs<T>) {
       for (; j + 2 * N <= Lv; j += 2 * N) {
         prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-        store_pair(vec(j), vec(j + N), po + j, nt);
+        store_pair<CheckNaN>(vec(j), vec(j + N), po + j, nt);
       }
     }
     for (; j < Lv; j += N) {
       prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
-      store_vec(vec(j), po + j, nt);
+      store_vec<CheckNaN>(vec(j), po + j, nt);
     }
     for (; j < L; ++j)
       po[j] = store<T>(
@@ -105,7 +106,7 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   }
 }
 
-template <bool Normalize, class T>
+template <bool Normalize, bool CheckNaN, class T>
 void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, float r) {
   const DF d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
@@ -131,27 +132,40 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
     for (; i + 16 <= n; i += 16) {
       VF a0, a1, b0, b1;
       affine_inputs_split<Normalize>(a + i, b + i, a0, a1, b0, b1);
-      store_split(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
-                  affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
+      store_split<CheckNaN>(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
+                            affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
     }
   } else if constexpr (kPairs<T>) {
     for (; i + 2 * N <= n; i += 2 * N) {
       prefetch_ahead(a + i, Normalize ? a + i : b + i);
-      store_pair(vec(i), vec(i + N), out + i, nt);
+      store_pair<CheckNaN>(vec(i), vec(i + N), out + i, nt);
     }
   }
   for (; i + N <= n; i += N) {
     prefetch_ahead(a + i, Normalize ? a + i : b + i);
-    store_vec(vec(i), out + i, nt);
+    store_vec<CheckNaN>(vec(i), out + i, nt);
   }
   for (; i < n; ++i) one(i);
 }
 
+// Calls f with (Normalize, CheckNaN) as compile-time constants: the grad form without NaN
+// selects where the sweep is nan_free (simd.h), every other sweep with them.
+template <class F>
+HWY_INLINE void by_form(const Sweep& s, F&& f) {
+  if (s.normalize)
+    f(std::true_type(), std::true_type());
+  else if (s.nan_free)
+    f(std::false_type(), std::false_type());
+  else
+    f(std::false_type(), std::true_type());
+}
+
 template <class T>
 void PlaneAffineT(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {
-  for_runs<T>(s, runs, [&](const Sweep& w, std::int64_t n) {
-    s.normalize ? PlaneAffineRunT<true, T>(w, n, p, q, m, r)
-                : PlaneAffineRunT<false, T>(w, n, p, q, m, r);
+  by_form(s, [&](auto normalize, auto check) {
+    for_runs<T>(s, runs, [&](const Sweep& w, std::int64_t n) {
+      PlaneAffineRunT<decltype(normalize)::value, decltype(check)::value, T>(w, n, p, q, m, r);
+    });
   });
 }
 
@@ -159,8 +173,10 @@ void RowsAffine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
                 const float* p, const float* q, const float* m, const float* r) {
   by_elem(s.elem, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    s.normalize ? RowsAffineT<true, T>(s, n_groups, L, stride, p, q, m, r)
-                : RowsAffineT<false, T>(s, n_groups, L, stride, p, q, m, r);
+    by_form(s, [&](auto normalize, auto check) {
+      RowsAffineT<decltype(normalize)::value, decltype(check)::value, T>(s, n_groups, L, stride, p,
+                                                                         q, m, r);
+    });
   });
 }
 void PlaneAffine(const Sweep& s, const Runs& runs, float p, float q, float m, float r) {

@@ -90,6 +90,7 @@ HWY_INLINE void store_bits16(VU h, std::uint16_t* p, bool nt) {
   store_u16(hn::DemoteTo(DH(), hn::BitCast(DI(), h)), p, nt);
 }
 
+template <bool CheckNaN = true>  // float keeps its NaN payloads either way
 HWY_INLINE void store_vec(VF v, float* p, bool nt) {
   const DF d;
   if (nt && (reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(d) * 4)) == 0)
@@ -115,8 +116,12 @@ HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
   const auto nan = hn::Or(hn::ShiftRight<16>(hn::BitCast(du, v)), hn::Set(du, 0x40u));
   return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, bf16_rounded(v));
 }
+// CheckNaN false: the caller knows every NaN among the stored values is the default NaN of an
+// invalid operation (simd.h: Sweep::nan_free), whose plain rounding already gives convert.h's
+// pattern, so the NaN lanes' select is left out.
+template <bool CheckNaN = true>
 HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
-  store_bits16(bf16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
+  store_bits16(CheckNaN ? bf16_bits(v) : bf16_rounded(v), reinterpret_cast<std::uint16_t*>(p), nt);
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
@@ -135,9 +140,12 @@ HWY_INLINE hn::Vec<DH> f16_bits(VF v) {
 }
 #endif
 
+template <bool CheckNaN = true>
 HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  store_u16(f16_bits(v), reinterpret_cast<std::uint16_t*>(p), nt);
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  store_u16(CheckNaN ? f16_bits(v) : hn::BitCast(DH(), hn::DemoteTo(dh, v)),
+            reinterpret_cast<std::uint16_t*>(p), nt);
 #else
   const DF d;
   const DU du;
@@ -182,25 +190,29 @@ HWY_INLINE bool no_nan(VF v0, VF v1) {
 // do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
 // vector where the select added three (the bfloat16 write sweeps are short of memory by their
 // instructions on AVX2, docs/performance-zen3-avx2.md).
+template <bool CheckNaN>
 HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
-  if (HWY_LIKELY(no_nan(v0, v1)))
+  if (!CheckNaN || HWY_LIKELY(no_nan(v0, v1)))
     return _mm256_packus_epi32(bf16_rounded(v0).raw, bf16_rounded(v1).raw);
   return _mm256_packus_epi32(bf16_bits(v0).raw, bf16_bits(v1).raw);
 }
+template <bool CheckNaN = true>
 HWY_INLINE void store_pair(VF v0, VF v1, bf16* p, bool nt) {
-  store_256(_mm256_permute4x64_epi64(bf16_pack(v0, v1), 0xD8), p, nt);
+  store_256(_mm256_permute4x64_epi64(bf16_pack<CheckNaN>(v0, v1), 0xD8), p, nt);
 }
 // f16_bits of two vectors, v0's in the low half: as bf16_pack, the NaN lanes' replacement only
 // where an unordered compare finds a NaN in either vector.
+template <bool CheckNaN>
 HWY_INLINE __m256i f16_pack(VF v0, VF v1) {
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  if (HWY_LIKELY(no_nan(v0, v1)))
+  if (!CheckNaN || HWY_LIKELY(no_nan(v0, v1)))
     return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(v0.raw, kNearestEven)),
                                    _mm256_cvtps_ph(v1.raw, kNearestEven), 1);
   return _mm256_inserti128_si256(_mm256_castsi128_si256(f16_bits(v0).raw), f16_bits(v1).raw, 1);
 }
+template <bool CheckNaN = true>
 HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
-  store_256(f16_pack(v0, v1), p, nt);
+  store_256(f16_pack<CheckNaN>(v0, v1), p, nt);
 }
 
 // Sixteen bfloat16 values as two float vectors in split order: lo holds the even elements
@@ -218,9 +230,10 @@ HWY_INLINE void load_split(const bf16* p, VF& lo, VF& hi) {
 }
 // bf16_bits of lo (the even elements) and hi (the odd ones) back in element order. As in
 // bf16_pack, the NaN lanes' select only where an unordered compare finds a NaN.
+template <bool CheckNaN = true>
 HWY_INLINE void store_split(VF lo, VF hi, bf16* p, bool nt) {
   __m256i even, odd;  // the patterns of lo in the low half of each 32-bit lane, of hi in the high
-  if (HWY_LIKELY(no_nan(lo, hi))) {
+  if (!CheckNaN || HWY_LIKELY(no_nan(lo, hi))) {
     even = _mm256_srli_epi32(bf16_rounded_high(lo).raw, 16);
     odd = bf16_rounded_high(hi).raw;
   } else {
@@ -258,10 +271,10 @@ HWY_INLINE void reorder_in_place(float* v, bool back) {
   std::copy(t, t + 16, v);
 }
 
-template <class T>
+template <bool CheckNaN = true, class T>
 HWY_INLINE void store_pair(VF v0, VF v1, T* p, bool nt) {
-  store_vec(v0, p, nt);
-  store_vec(v1, p + hn::Lanes(DF()), nt);
+  store_vec<CheckNaN>(v0, p, nt);
+  store_vec<CheckNaN>(v1, p + hn::Lanes(DF()), nt);
 }
 
 // Whether the affine loops store two vectors at a time (store_pair): 16-bit outputs on AVX2.
