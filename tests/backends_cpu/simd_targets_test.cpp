@@ -48,25 +48,44 @@ void expect_roundtrip_matches_scalar(cpu::simd::Elem elem) {
 
 // Stores of arbitrary floats (not only of values that came from 16 bits): rounding to nearest
 // even at every exponent, overflow, subnormal results, NaN payloads. out = p*((1 - 0) + 0*0) = p
-// per lane.
+// per lane. The special patterns go through the planes loop (one scalar coefficient for all 64
+// lanes), the sweep over all exponents through the rows loop with a pattern per lane, 64 at a
+// time, so that each is stored once rather than 64 times.
 template <class T>
 void expect_stores_match_scalar(cpu::simd::Elem elem) {
   constexpr std::int64_t kRun = 64;  // several full vectors on every target
   const std::vector<T> ones(kRun, cpu::store<T>(1.0f)), zeros(kRun, cpu::store<T>(0.0f));
   std::vector<T> out(kRun);
   cpu::simd::Sweep s{elem, false, zeros.data(), ones.data(), out.data(), false};
-  std::vector<std::uint32_t> patterns = {0x7F800001u, 0xFF800001u, 0x7FBFFFFFu, 0xFFC00001u,
-                                         0x477FF000u, 0x477FEFFFu, 0x33000000u, 0x33000001u,
-                                         0x387FC000u, 0x3F802000u, 0x3F806000u, 0x3F808000u};
-  for (std::uint64_t bits = 0; bits < (1ull << 32); bits += 4093) patterns.push_back(bits);
-  for (std::uint32_t bits : patterns) {
+  const auto want = [](std::uint32_t bits) {
+    float p;
+    std::memcpy(&p, &bits, sizeof p);
+    return cpu::store<T>(p * ((1.0f - 0.0f) + (0.0f - 0.0f) * 0.0f));
+  };
+  const std::uint32_t specials[] = {0x7F800001u, 0xFF800001u, 0x7FBFFFFFu, 0xFFC00001u,
+                                    0x477FF000u, 0x477FEFFFu, 0x33000000u, 0x33000001u,
+                                    0x387FC000u, 0x3F802000u, 0x3F806000u, 0x3F808000u};
+  for (std::uint32_t bits : specials) {
     float p;
     std::memcpy(&p, &bits, sizeof p);
     cpu::simd::plane_affine(s, {0, kRun, 1 << 20, 1 << 20}, p, 0.0f, 0.0f, 0.0f);
-    const T want = cpu::store<T>(p * ((1.0f - 0.0f) + (0.0f - 0.0f) * 0.0f));
     for (std::int64_t i = 0; i < kRun; ++i)
-      ASSERT_EQ(out[i].bits, want.bits)
+      ASSERT_EQ(out[i].bits, want(bits).bits)
           << cpu::simd::target_name() << " float bits 0x" << std::hex << bits << " lane " << i;
+  }
+  std::vector<float> p(kRun);
+  const std::vector<float> zero(kRun, 0.0f);
+  std::uint64_t next = 0;
+  while (next < (1ull << 32)) {
+    std::uint32_t bits[kRun];
+    for (std::int64_t j = 0; j < kRun; ++j, next += 4093) {
+      bits[j] = static_cast<std::uint32_t>(next);
+      std::memcpy(&p[j], &bits[j], sizeof(float));
+    }
+    cpu::simd::rows_affine(s, 1, kRun, kRun, p.data(), zero.data(), zero.data(), zero.data());
+    for (std::int64_t j = 0; j < kRun; ++j)
+      ASSERT_EQ(out[j].bits, want(bits[j]).bits)
+          << cpu::simd::target_name() << " float bits 0x" << std::hex << bits[j] << " lane " << j;
   }
 }
 
