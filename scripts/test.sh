@@ -16,7 +16,8 @@ wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing bu
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---
-# (asan preset: clang, so that CI also compiles everything with a second compiler; -O1 with
+# (asan preset: clang, so that CI also compiles everything with a second compiler; -O1 (-O0 for
+# the Qt views, the app and their tests: cmake/Sanitizers.cmake) with
 # line tables only (-g1) for the sanitizer reports, no GPU, no
 # benchmarks, a unity build (several sources per compiler run: file-local names must differ
 # between the files of one target); builds into build/asan.) This includes
