@@ -9,6 +9,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/engine.h"
 #include "problem_maker.h"
@@ -20,63 +23,62 @@ namespace {
 // thread) and the two-pass walk of the same NCHW problems on two threads.
 const Shape kShapes[] = {{2, 9, 7, 48}, {2, 40, 40, 3}, {64, 7, 7, 4}};
 
-Result run_on(const Problem& pb, int threads) {
-  RunContext ctx;
-  ctx.threads = threads;
-  return run_problem(pb, "cpu", ctx);
+// Runs FusedBatchNormGradV3 in training mode for every shape, layout and thread count, with
+// `poison` applied to the problem's inputs, and returns the NaN patterns of dx (is_nan decides
+// which 16-bit patterns are NaN), each with where it came from.
+template <class Poison, class IsNan>
+std::vector<std::pair<std::uint16_t, std::string>> training_dx_nans(DType dtype, Poison poison,
+                                                                    IsNan is_nan) {
+  std::vector<std::pair<std::uint16_t, std::string>> nans;
+  for (const Shape& shape : kShapes)
+    for (const char* format : {"NHWC", "NCHW"})
+      for (int threads : {1, 2}) {
+        const Variant v =
+            sweep_variant(find_op("FusedBatchNormGradV3"), format, true, dtype, shape, 41);
+        Problem pb = make_problem(v);
+        poison(pb);
+        RunContext ctx;
+        ctx.threads = threads;
+        const Result r = run_problem(pb, "cpu", ctx);
+        const auto* dx = static_cast<const std::uint16_t*>(r.outputs[0].tensor.raw());
+        for (std::int64_t i = 0; i < r.outputs[0].tensor.numel(); ++i)
+          if (is_nan(dx[i]))
+            nans.emplace_back(dx[i], describe(v) + " threads " + std::to_string(threads) + " dx[" +
+                                         std::to_string(i) + "]");
+      }
+  return nans;
 }
 
-const std::uint16_t* dx_bits(const Result& r) {
-  return static_cast<const std::uint16_t*>(r.outputs[0].tensor.raw());
+template <class T>
+void set_bits(Tensor& t, std::int64_t i, T bits) {
+  std::memcpy(static_cast<T*>(t.raw()) + i, &bits, sizeof bits);
 }
 
 TEST(CpuNanPatterns, HalfNanInputsGiveTheCanonicalNanInTrainingDx) {
-  int nans = 0;
-  for (const Shape& shape : kShapes)
-    for (const char* format : {"NHWC", "NCHW"})
-      for (int threads : {1, 2}) {
-        Variant v =
-            sweep_variant(find_op("FusedBatchNormGradV3"), format, true, DType::F16, shape, 41);
-        Problem pb = make_problem(v);
+  const auto nans = training_dx_nans(
+      DType::F16,
+      [](Problem& pb) {
         // A signalling NaN with a payload in x, a negative quiet one with a payload in dy.
-        const std::uint16_t x_nan = 0x7D55, dy_nan = 0xFE3F;
-        std::memcpy(static_cast<std::uint16_t*>(pb.inputs.at("x").raw()) + 5, &x_nan, 2);
-        std::memcpy(static_cast<std::uint16_t*>(pb.inputs.at("y_backprop").raw()) + 17, &dy_nan, 2);
-        const Result r = run_on(pb, threads);
-        const std::uint16_t* dx = dx_bits(r);
-        for (std::int64_t i = 0; i < r.outputs[0].tensor.numel(); ++i) {
-          const std::uint16_t b = dx[i];
-          if ((b & 0x7C00) != 0x7C00 || (b & 0x03FF) == 0) continue;  // not a NaN
-          ++nans;
-          ASSERT_EQ(b & 0x7FFF, 0x7E00)
-              << describe(v) << " threads " << threads << " dx[" << i << "] = 0x" << std::hex << b;
-        }
-      }
-  EXPECT_GT(nans, 0) << "the NaN inputs made no NaN in dx";
+        set_bits<std::uint16_t>(pb.inputs.at("x"), 5, 0x7D55);
+        set_bits<std::uint16_t>(pb.inputs.at("y_backprop"), 17, 0xFE3F);
+      },
+      [](std::uint16_t b) { return (b & 0x7C00) == 0x7C00 && (b & 0x03FF) != 0; });
+  EXPECT_FALSE(nans.empty()) << "the NaN inputs made no NaN in dx";
+  for (const auto& [bits, where] : nans)
+    ASSERT_EQ(bits & 0x7FFF, 0x7E00) << where << " = 0x" << std::hex << bits;
 }
 
 TEST(CpuNanPatterns, BfloatScaleNanKeepsItsHighHalfInTrainingDx) {
-  int nans = 0;
-  for (const Shape& shape : kShapes)
-    for (const char* format : {"NHWC", "NCHW"})
-      for (int threads : {1, 2}) {
-        Variant v =
-            sweep_variant(find_op("FusedBatchNormGradV3"), format, true, DType::BF16, shape, 43);
-        Problem pb = make_problem(v);
+  const auto nans = training_dx_nans(
+      DType::BF16,
+      [](Problem& pb) {
         // Scale is float32: a quiet NaN whose low half would carry into bit 16 when rounded.
-        const std::uint32_t scale_nan = 0x7FC0FFFFu;
-        std::memcpy(static_cast<std::uint32_t*>(pb.inputs.at("scale").raw()) + 1, &scale_nan, 4);
-        const Result r = run_on(pb, threads);
-        const std::uint16_t* dx = dx_bits(r);
-        for (std::int64_t i = 0; i < r.outputs[0].tensor.numel(); ++i) {
-          const std::uint16_t b = dx[i];
-          if ((b & 0x7F80) != 0x7F80 || (b & 0x007F) == 0) continue;  // not a NaN
-          ++nans;
-          ASSERT_EQ(b & 0x7FFF, 0x7FC0)
-              << describe(v) << " threads " << threads << " dx[" << i << "] = 0x" << std::hex << b;
-        }
-      }
-  EXPECT_GT(nans, 0) << "the NaN scale made no NaN in dx";
+        set_bits<std::uint32_t>(pb.inputs.at("scale"), 1, 0x7FC0FFFFu);
+      },
+      [](std::uint16_t b) { return (b & 0x7F80) == 0x7F80 && (b & 0x007F) != 0; });
+  EXPECT_FALSE(nans.empty()) << "the NaN scale made no NaN in dx";
+  for (const auto& [bits, where] : nans)
+    ASSERT_EQ(bits & 0x7FFF, 0x7FC0) << where << " = 0x" << std::hex << bits;
 }
 
 }  // namespace

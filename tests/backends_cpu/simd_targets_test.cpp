@@ -148,15 +148,23 @@ void expect_nan_free_grads_match_scalar(cpu::simd::Elem elem) {
   EXPECT_GT(nans, 0) << "no NaN was made, so the stores' NaN patterns went unchecked";
 }
 
-TEST(SimdTargets, NanFreeGradStoresMatchScalarOnEveryTarget) {
+// Calls f once with each target this binary carries as the only one supported.
+template <class F>
+void on_every_target(F&& f) {
   TargetGuard guard;
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
   ASSERT_FALSE(targets.empty());
   for (std::int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
+    f();
+  }
+}
+
+TEST(SimdTargets, NanFreeGradStoresMatchScalarOnEveryTarget) {
+  on_every_target([] {
     expect_nan_free_grads_match_scalar<f16>(cpu::simd::Elem::F16);
     expect_nan_free_grads_match_scalar<bf16>(cpu::simd::Elem::BF16);
-  }
+  });
 }
 
 // The chunk partials are added into double totals in vectors; each lane must be one exact
@@ -189,16 +197,12 @@ TEST(SimdTargets, WidenedAdditionMatchesTheScalarLoop) {
 }
 
 TEST(SimdTargets, SixteenBitConversionsMatchScalarOnEveryTarget) {
-  TargetGuard guard;
-  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (std::int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
+  on_every_target([] {
     expect_roundtrip_matches_scalar<f16>(cpu::simd::Elem::F16);
     expect_roundtrip_matches_scalar<bf16>(cpu::simd::Elem::BF16);
     expect_stores_match_scalar<f16>(cpu::simd::Elem::F16);
     expect_stores_match_scalar<bf16>(cpu::simd::Elem::BF16);
-  }
+  });
 }
 
 // Runs the problem on the cpu backend with each target in turn and compares with the first.
