@@ -3,11 +3,11 @@
 // target: f16/bf16 loads and stores that give convert.h's bits, stores of two vectors at once,
 // bfloat16 in split order, rounding to half in registers; and the prefetch policy, the walk of
 // a plane's runs and the element-type dispatch the sweeps share.
-// Loads use Highway's exact PromoteTo (F16C for f16 on AVX2 and up). Highway 1.0's bf16 DemoteTo
-// is not used: on x86 it truncates instead of rounding to nearest even. f16 stores use F16C (AVX2
-// and up) after mapping NaN lanes to the quiet NaN TensorFlow's conversion (and convert.h) writes.
-// Per-target include guard, as Highway's own -inl headers: this file is meant to be included
-// again for every target foreach_target compiles.
+// Loads use exact conversions (F16C for f16 on AVX2 and up, from a register on AVX2). Highway 1.0's
+// bf16 DemoteTo is not used: on x86 it truncates instead of rounding to nearest even. f16 stores
+// use F16C (AVX2 and up) after mapping NaN lanes to the quiet NaN TensorFlow's conversion (and
+// convert.h) writes. Per-target include guard, as Highway's own -inl headers: this file is meant to
+// be included again for every target foreach_target compiles.
 
 #if defined(BNSCOPE_CPU_SIMD_VECTORS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BNSCOPE_CPU_SIMD_VECTORS_INL_H_
@@ -52,7 +52,16 @@ HWY_INLINE VF load_vec(DF d, const bf16* p) {
   return hn::BitCast(d, hn::ShiftLeft<16>(w));
 }
 HWY_INLINE VF load_vec(DF d, const f16* p) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if HWY_TARGET == HWY_AVX2
+  // Loaded, then converted from a register: on the Zen 1 EPYC `vcvtph2ps` with a memory operand
+  // converted at 0.68x the rate of a load and a register conversion, and the float16 reduce pass
+  // ran in 0.94-0.97x the time (docs/performance-zen1-avx2.md). The empty asm keeps the compiler
+  // from folding the load back into the conversion.
+  (void)d;
+  __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  asm("" : "+x"(h));
+  return VF{_mm256_cvtph_ps(h)};
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const hn::Rebind<hwy::float16_t, DF> dh;
   return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
 #else
