@@ -55,7 +55,7 @@ HWY_INLINE VF load_vec(DF d, const f16* p) {
 #if HWY_TARGET == HWY_AVX2
   // Loaded, then converted from a register: on the Zen 1 EPYC `vcvtph2ps` with a memory operand
   // converted at 0.68x the rate of a load and a register conversion, and the float16 reduce pass
-  // ran in 0.94-0.97x the time (docs/performance-zen1-avx2.md). The empty asm keeps the compiler
+  // ran in 0.91-0.95x the time (docs/performance-zen1-avx2.md). The empty asm keeps the compiler
   // from folding the load back into the conversion.
   (void)d;
   __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
