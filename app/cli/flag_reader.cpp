@@ -142,8 +142,7 @@ void FlagReader::read(Args args) const {
     const Entry* e = find(a);
     if (!e) {
       if (bad_argument_) fail(bad_argument_(a));
-      fail(command_ + ": unknown flag '" + clip_for_message(a) + "' (see bnscope-cli " + command_ +
-           " --help)");
+      fail("unknown flag '" + clip_for_message(a) + "' (see bnscope-cli " + command_ + " --help)");
     }
     if (!e->takes_value) {
       e->on_flag();

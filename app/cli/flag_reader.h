@@ -26,7 +26,8 @@ class FlagReader {
   using OnNamedValue = std::function<void(const std::string& name, const std::string& value)>;
   using Message = std::function<std::string(const std::string& argument)>;
 
-  // Unknown flags fail with "COMMAND: unknown flag 'X' (see bnscope-cli COMMAND --help)".
+  // Unknown flags fail with "unknown flag 'X' (see bnscope-cli COMMAND --help)"; the command's
+  // guard puts "bnscope-cli COMMAND: " before it.
   explicit FlagReader(std::string command);
 
   // A flag taking the argument after it; without one, "FLAG expects a value".

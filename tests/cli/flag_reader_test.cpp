@@ -98,14 +98,11 @@ TEST(FlagReader, AMissingValueNamesTheFlag) {
 }
 
 TEST(FlagReader, AnUnknownFlagPointsAtTheCommandsHelp) {
-  EXPECT_EQ(error_of({"--nope"}), "bench: unknown flag '--nope' (see bnscope-cli bench --help)");
-  EXPECT_EQ(error_of({"--quiet", "stray"}),
-            "bench: unknown flag 'stray' (see bnscope-cli bench --help)");
+  EXPECT_EQ(error_of({"--nope"}), "unknown flag '--nope' (see bnscope-cli bench --help)");
+  EXPECT_EQ(error_of({"--quiet", "stray"}), "unknown flag 'stray' (see bnscope-cli bench --help)");
   // A prefix alone is not a flag, nor is a flag with a suffix it does not take.
-  EXPECT_EQ(error_of({"--tol-", "1"}),
-            "bench: unknown flag '--tol-' (see bnscope-cli bench --help)");
-  EXPECT_EQ(error_of({"--quiet2"}),
-            "bench: unknown flag '--quiet2' (see bnscope-cli bench --help)");
+  EXPECT_EQ(error_of({"--tol-", "1"}), "unknown flag '--tol-' (see bnscope-cli bench --help)");
+  EXPECT_EQ(error_of({"--quiet2"}), "unknown flag '--quiet2' (see bnscope-cli bench --help)");
 }
 
 TEST(FlagReader, BadValuesUseTheParsersWording) {
