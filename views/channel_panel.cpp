@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "channel_axis.h"
 #include "channel_table_model.h"
+#include "chart_axes.h"
 #include "heatmap_widget.h"
 #include "number_text.h"
 #include "outcome_problems.h"
@@ -309,9 +309,9 @@ void ChannelPanel::updateColumnChart() {
   set_channel_axis(x, model_->rowCount());
   x->setTitleText(tr("channel"));
   auto* y = new QValueAxis;
-  const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-12, std::fabs(hi) * 0.05 + 1e-12);
-  y->setRange(lo - pad, hi + pad);
-  y->setLabelFormat(QStringLiteral("%.4g"));  // short labels however close lo and hi are
+  // 2% either way keeps the extreme points off the frame where they fall on a tick.
+  const double pad = (hi - lo) * 0.02;
+  set_value_axis(y, lo - pad, hi + pad);
   chart_->addAxis(x, Qt::AlignBottom);
   chart_->addAxis(y, Qt::AlignLeft);
   series->attachAxis(x);

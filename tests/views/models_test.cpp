@@ -4,10 +4,12 @@
 #include <QSortFilterProxyModel>
 #include <QtCharts/QValueAxis>
 #include <QtTest>
+#include <cfloat>
+#include <cmath>
 
 #include "app_wording.h"
-#include "channel_axis.h"
 #include "channel_table_model.h"
+#include "chart_axes.h"
 #include "input_table_model.h"
 #include "notes_model.h"
 #include "ops/prepared.h"
@@ -31,6 +33,8 @@ class ModelsTest : public QObject {
   void inputTableIsHonestAboutTensorFlow();
   void messagesSpeakTheAppsTerms();
   void channelAxisCountsWholeChannels();
+  void valueAxisTicksOnRoundStepsWithLabelsApart();
+  void valueAxisTakesAnyEnds();
   void slicesFollowTheLayout();
 };
 
@@ -177,6 +181,64 @@ void ModelsTest::channelAxisCountsWholeChannels() {
     QCOMPARE(axis.tickInterval(), std::floor(axis.tickInterval()));
     QVERIFY((axis.max() - axis.min()) / axis.tickInterval() <= 11);
     QVERIFY(axis.min() <= 0 && axis.max() >= channels - 1);
+  }
+}
+
+// Whether x is a whole multiple of step (to a few ulps of x).
+static bool on_step(double x, double step) {
+  const double k = std::round(x / step);
+  return std::fabs(x - k * step) <= 1e-9 * std::max(std::fabs(x), step);
+}
+
+void ModelsTest::valueAxisTicksOnRoundStepsWithLabelsApart() {
+  const std::pair<double, double> ranges[] = {
+      {-73.81, 84.53},     {0, 1}, {0, 3e-7}, {1.0000001, 1.0000003}, {-2e-30, 5e-30},
+      {1.2e10, 1.3e10},    {5, 5}, {0, 0},    {-3e300, -3e300},       {0, 1e308},
+      {233.5564, 233.5565}};
+  for (const auto& [lo, hi] : ranges) {
+    QValueAxis axis;
+    set_value_axis(&axis, lo, hi);
+    const QString what = QStringLiteral("[%1, %2]").arg(lo).arg(hi);
+    QVERIFY2(axis.tickType() == QValueAxis::TicksDynamic, qPrintable(what));
+    QVERIFY2(axis.min() <= lo && axis.max() >= hi, qPrintable(what));
+    QVERIFY2(axis.min() < axis.max(), qPrintable(what));
+    const double step = axis.tickInterval();
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+    QVERIFY2(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 ||
+                 std::fabs(mantissa - 5) < 1e-9,
+             qPrintable(what));
+    QVERIFY2(on_step(axis.min(), step) && on_step(axis.max(), step), qPrintable(what));
+    QCOMPARE(axis.tickAnchor(), axis.min());
+    const double intervals = (axis.max() - axis.min()) / step;
+    QVERIFY2(intervals >= 2.9 && intervals <= 8.1, qPrintable(what));
+    // Every tick's label differs from its neighbours' and has no more than 12 characters.
+    QString previous;
+    for (int k = 0; k <= static_cast<int>(std::round(intervals)); ++k) {
+      const QString label =
+          QString::asprintf(qPrintable(axis.labelFormat()), axis.min() + k * step);
+      QVERIFY2(label != previous, qPrintable(what + QStringLiteral(": ") + label));
+      QVERIFY2(label.size() <= 12, qPrintable(what + QStringLiteral(": ") + label));
+      previous = label;
+    }
+  }
+  // Round figures read as such: -100, -50, 0, 50, 100 for the channel chart of the sample.
+  QValueAxis axis;
+  set_value_axis(&axis, -73.81, 84.53);
+  QCOMPARE(QString::asprintf(qPrintable(axis.labelFormat()), -100.0), QStringLiteral("-100"));
+  QCOMPARE(QString::asprintf(qPrintable(axis.labelFormat()), 50.0), QStringLiteral("50"));
+}
+
+void ModelsTest::valueAxisTakesAnyEnds() {
+  // Ends a round axis cannot hold get a plain finite range, never a crash or an infinite one.
+  const double inf = HUGE_VAL, nan = std::nan("");
+  const std::pair<double, double> ranges[] = {
+      {-DBL_MAX, DBL_MAX},         {DBL_MAX, DBL_MAX}, {0, 1.7e308}, {nan, 1}, {0, inf}, {2, 1},
+      {DBL_TRUE_MIN, DBL_TRUE_MIN}};
+  for (const auto& [lo, hi] : ranges) {
+    QValueAxis axis;
+    set_value_axis(&axis, lo, hi);
+    QVERIFY(std::isfinite(axis.min()) && std::isfinite(axis.max()));
+    QVERIFY(axis.min() < axis.max());
   }
 }
 

@@ -26,7 +26,7 @@
 
 #include "app_wording.h"
 #include "backend_picker.h"
-#include "channel_axis.h"
+#include "chart_axes.h"
 #include "diff/cause_fix.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
@@ -661,8 +661,7 @@ void DiffView::updateChart() {
   }
   series_->replace(points);
   set_channel_axis(axis_x_, channels_->rowCount());
-  axis_y_->setRange(lo, hi > lo ? hi * 1.05 : lo + 1);
-  axis_y_->applyNiceNumbers();
+  set_value_axis(axis_y_, lo, hi > lo ? hi + (hi - lo) * 0.05 : lo + 1);
   axis_y_->setTitleText(chart_column_->currentText());
   chart_view_->chart()->setTitle(
       selected_row_ >= 0 ? tr("%1 across channels")
