@@ -80,4 +80,11 @@ QStringList BackendPicker::available() {
   return out;
 }
 
+QStringList BackendPicker::timed() {
+  QStringList out;
+  for (Backend* b : BackendRegistry::instance().all())
+    if (b->unavailable_reason().empty() && b->measures_speed()) out << qs(b->name());
+  return out;
+}
+
 }  // namespace bnscope

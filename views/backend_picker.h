@@ -28,6 +28,8 @@ class BackendPicker : public QWidget {
   void setSelected(const QStringList& names);
   // Every backend that can run here.
   static QStringList available();
+  // Those of them whose timings are their own speed (Backend::measures_speed).
+  static QStringList timed();
 
   QComboBox* comboBox() const { return combo_; }  // mode One, else null
   const QList<QCheckBox*>& checkBoxes() const { return checks_; }

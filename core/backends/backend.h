@@ -36,6 +36,9 @@ class Backend {
   virtual std::string_view description() const = 0;
   // Empty when the backend can run here; otherwise why not ("not built: ...", "no CUDA device").
   virtual std::string unavailable_reason() const { return {}; }
+  // False where its timings are not the speed of what it stands for (an emulator's are the
+  // emulation's): listed and runnable, but not profiled unless asked for.
+  virtual bool measures_speed() const { return true; }
   // Empty when this backend runs the prepared problem; otherwise why not (a dtype or layout it
   // lacks). Asked before run(), so run() may assume support.
   virtual std::string unsupported_reason(const Prepared&) const { return {}; }

@@ -59,6 +59,7 @@ struct PhaseStats {
 struct Profile {
   std::string op;
   std::string backend;
+  bool measures_speed = true;  // Backend::measures_speed: false, the times are an emulation's
   DType dtype = DType::F32;
   Shape shape;  // of x (t)
   std::string format;

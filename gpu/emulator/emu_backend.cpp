@@ -13,6 +13,7 @@ class CudaEmuBackend : public Backend {
     return "the cuda backend's kernels run on the CPU by a CUDA execution emulator (race and "
            "warp checks); results only, no GPU timings";
   }
+  bool measures_speed() const override { return false; }
   std::string unsupported_reason(const Prepared& p) const override {
     return kernels_unsupported_reason(p);
   }

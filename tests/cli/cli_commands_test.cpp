@@ -46,6 +46,17 @@ TEST(CliSelftest, RunsTheSweepOnCudaEmu) {
   EXPECT_NE(r.out.find("1 passed, 0 failed, 0 unsupported, 0 errors"), std::string::npos) << r.out;
 }
 
+TEST(CliProfile, SaysCudaEmusTimesAreTheEmulations) {
+  const CliRun emu =
+      run_cli({"profile", "--backend", "cuda-emu", "--reps", "1", "--shape", "2,3,3,4"});
+  ASSERT_EQ(emu.status, 0) << emu.err;
+  EXPECT_NE(emu.out.find("note: cuda-emu's times are those of an emulation"), std::string::npos)
+      << emu.out;
+  const CliRun cpu = run_cli({"profile", "--reps", "1", "--shape", "2,3,3,4", "--no-copy-probe"});
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  EXPECT_EQ(cpu.out.find("note:"), std::string::npos) << cpu.out;
+}
+
 TEST(CliOps, UnknownOpIsBadInput) {
   const CliRun r = run_cli({"ops", "--op", "FusedBatchNormGradV9"});
   EXPECT_EQ(r.status, 2);

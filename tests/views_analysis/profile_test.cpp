@@ -27,6 +27,7 @@ class ProfileViewTest : public QObject {
  private slots:
   void modelsFollowTheProfiles();
   void runsInTheBackground();
+  void backendsThatDoNotMeasureSpeedAreNotProfiledByDefault();
   void cancelStopsTheProfile();
   void cpuPassesAreRowsAndALane();
   void backendsShareOneProbeAndOneOutputSet();
@@ -102,6 +103,9 @@ void ProfileViewTest::modelsFollowTheProfiles() {
   QCOMPARE(view.achievedBars()->at(1), b.achieved_gbps);
   QCOMPARE(view.rooflineBars()->at(1), 20.0);
   QVERIFY(view.statusLabel()->text().contains(QStringLiteral("cpu-reference")));
+  // The roofline's source once, after both backends' lines.
+  if (!a.roofline_source.empty() && a.roofline_source == b.roofline_source)
+    QCOMPARE(view.statusLabel()->text().count(QString::fromStdString(a.roofline_source)), 1);
   // The timeline holds every event, one host lane per backend and a lane of cpu's passes.
   const TimelineLayout& l = view.timelineLayout();
   QCOMPARE(l.eventCount(), a.events.events().size() + b.events.events().size());
@@ -113,6 +117,37 @@ void ProfileViewTest::modelsFollowTheProfiles() {
   QCOMPARE(m->rowCount(), 0);
   QCOMPARE(view.achievedBars()->count(), 0);
   QCOMPARE(view.timelineLayout().eventCount(), std::size_t{0});
+}
+
+// Backend "emulated": runs (as cpu-reference), but its timings are not its speed.
+class EmulatedBackend : public Backend {
+ public:
+  std::string_view name() const override { return "emulated"; }
+  std::string_view description() const override { return "an emulator"; }
+  bool measures_speed() const override { return false; }
+  void run(const Prepared& p, Result& r, const RunContext& ctx) override {
+    BackendRegistry::instance().find(kReferenceBackend)->run(p, r, ctx);
+  }
+};
+
+void ProfileViewTest::backendsThatDoNotMeasureSpeedAreNotProfiledByDefault() {
+  BackendRegistry::instance().add(std::make_unique<EmulatedBackend>());
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  QVERIFY(view.backends().contains(QStringLiteral("cpu")));
+  QVERIFY(view.backends().contains(QString::fromLatin1(kReferenceBackend)));
+  QVERIFY(!view.backends().contains(QStringLiteral("emulated")));
+  // Still listed and runnable when asked for, its times said to be the emulation's.
+  view.setBackends({QStringLiteral("emulated")});
+  QCOMPARE(view.backends(), QStringList{QStringLiteral("emulated")});
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setReps(1);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.phaseModel()->profiles().size(), std::size_t{1});
+  QVERIFY(!view.phaseModel()->profiles().front().measures_speed);
+  QVERIFY(view.statusLabel()->text().contains(QStringLiteral("an emulation's time")));
 }
 
 void ProfileViewTest::runsInTheBackground() {

@@ -36,7 +36,7 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   auto* bar = new QHBoxLayout();
   bar->addWidget(new QLabel(tr("Backends"), this));
   backends_ = new BackendPicker(BackendPicker::Mode::Several, this);
-  backends_->setSelected(BackendPicker::available());
+  backends_->setSelected(BackendPicker::timed());
   bar->addWidget(backends_);
   bar->addStretch(1);
   layout->addLayout(bar);
@@ -235,15 +235,22 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
   table_->resizeColumnsToContents();
   updateChart();
   QStringList lines;
-  for (const Profile& p : phases_->profiles())
-    lines << tr("%1: %2 median, %3 GB/s (%4 of %5 GB/s, %6)")
-                 .arg(QString::fromStdString(p.backend), duration_text(p.kernel_seconds))
-                 .arg(p.achieved_gbps, 0, 'f', 2)
-                 .arg(p.roofline_gbps > 0
-                          ? QStringLiteral("%1 %").arg(p.roofline_fraction * 100, 0, 'f', 1)
-                          : tr("n/a"))
-                 .arg(p.roofline_gbps, 0, 'f', 1)
-                 .arg(QString::fromStdString(p.roofline_source));
+  QStringList sources;  // the rooflines', each named once after the backends' lines
+  for (const Profile& p : phases_->profiles()) {
+    QString line = tr("%1: %2 median, %3 GB/s")
+                       .arg(QString::fromStdString(p.backend), duration_text(p.kernel_seconds))
+                       .arg(p.achieved_gbps, 0, 'f', 2);
+    if (p.roofline_gbps > 0)
+      line += tr(" (%1 % of %2 GB/s)")
+                  .arg(p.roofline_fraction * 100, 0, 'f', 1)
+                  .arg(p.roofline_gbps, 0, 'f', 1);
+    if (!p.measures_speed) line += tr(", an emulation's time, not the speed of what it emulates");
+    lines << line.toHtmlEscaped();
+    const QString source = QString::fromStdString(p.roofline_source);
+    if (!source.isEmpty() && !sources.contains(source)) sources << source;
+  }
+  if (!sources.isEmpty())
+    lines << tr("GB/s against: %1").arg(sources.join(QStringLiteral("; "))).toHtmlEscaped();
   for (const std::string& e : errors) lines << QString::fromStdString(e).toHtmlEscaped();
   status_->setText(lines.isEmpty() ? tr("Nothing profiled.") : lines.join(QStringLiteral("<br>")));
 }
