@@ -101,7 +101,8 @@ void profile(JsonWriter& w, const Profile& p) {
   w.field("data_passes", p.traffic.data_passes).end_object();
   w.field("achieved_gbps", p.achieved_gbps);
   w.field("roofline_gbps", p.roofline_gbps).field("roofline_source", p.roofline_source);
-  w.field("roofline_fraction", p.roofline_fraction).end_object();
+  w.field("roofline_fraction", p.roofline_fraction);
+  w.field("measures_speed", p.measures_speed).end_object();
 }
 
 void machine(JsonWriter& w, const MachineInfo& m) {

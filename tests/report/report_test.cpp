@@ -119,8 +119,9 @@ TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
   ASSERT_EQ(j.at("profiles").items.size(), 2u);
   const JsonValue& prof = j.at("profiles").items[0];
   for (const char* k : {"backend", "wall", "phases", "bytes", "achieved_gbps", "roofline_gbps",
-                        "roofline_fraction"})
+                        "roofline_fraction", "measures_speed"})
     EXPECT_TRUE(has(prof, k)) << k;
+  EXPECT_TRUE(prof.at("measures_speed").boolean);
   EXPECT_EQ(prof.at("roofline_gbps").number, 5.0);
   EXPECT_EQ(j.at("causes").items.at(0).at("code").string, "reserve-convention");
 }
@@ -237,6 +238,19 @@ TEST(ReportHtml, IsBalancedAndHasTheSections) {
   const auto a = html.find("id=\"bnscope-report\">") + 20;
   const auto b = html.find("</script>", a);
   EXPECT_EQ(parse(html.substr(a, b - a)).at("schema").string, "bnscope-report/2");
+}
+
+TEST(ReportHtml, SaysWhichProfilesAreAnEmulationsTimes) {
+  const std::string note = "the times of an emulation";
+  EXPECT_EQ(render(write_report_html).find(note), std::string::npos);
+  Report r = report();
+  r.profiles.at(1).backend = "cuda-emu";
+  r.profiles.at(1).measures_speed = false;
+  std::ostringstream html, json;
+  write_report_html(r, html);
+  EXPECT_NE(html.str().find("cuda-emu: " + note), std::string::npos);
+  write_report_json(r, json);
+  EXPECT_FALSE(parse(json.str()).at("profiles").items.at(1).at("measures_speed").boolean);
 }
 
 TEST(ReportHtml, TagCheckerCatchesMistakes) {
