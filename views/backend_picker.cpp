@@ -73,18 +73,25 @@ void BackendPicker::setSelected(const QStringList& names) {
   for (QCheckBox* c : checks_) c->setChecked(names.contains(c->text()));
 }
 
-QStringList BackendPicker::available() {
+namespace {
+
+// The names of the backends that can run here, those that measure speed only if asked.
+QStringList runnable(bool timed_only) {
   QStringList out;
   for (Backend* b : BackendRegistry::instance().all())
-    if (b->unavailable_reason().empty()) out << qs(b->name());
+    if (b->unavailable_reason().empty() && (!timed_only || b->measures_speed()))
+      out << qs(b->name());
   return out;
 }
 
+}  // namespace
+
+QStringList BackendPicker::available() {
+  return runnable(false);
+}
+
 QStringList BackendPicker::timed() {
-  QStringList out;
-  for (Backend* b : BackendRegistry::instance().all())
-    if (b->unavailable_reason().empty() && b->measures_speed()) out << qs(b->name());
-  return out;
+  return runnable(true);
 }
 
 }  // namespace bnscope
