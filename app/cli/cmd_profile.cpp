@@ -58,11 +58,8 @@ int run(Args args) {
     std::printf(", %.1f %% of %.2f GB/s (%s)", 100 * p.roofline_fraction, p.roofline_gbps,
                 p.roofline_source.c_str());
   std::printf("\n");
-  if (!p.measures_speed)
-    std::printf(
-        "note: %s's times are those of an emulation on this CPU, not the speed of what it "
-        "emulates\n",
-        p.backend.c_str());
+  if (const std::string caveat = speed_caveat(p); !caveat.empty())
+    std::printf("note: %s\n", caveat.c_str());
   if (!json.empty())
     write_file_atomic_stream(json, [&](std::ostream& os) { write_report_json(report, os); });
   if (!trace.empty())

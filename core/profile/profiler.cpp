@@ -17,6 +17,11 @@ bool is_device_phase(const std::string& phase) {
 
 }  // namespace
 
+std::string speed_caveat(const Profile& p) {
+  if (p.measures_speed) return {};
+  return p.backend + ": the times of an emulation on this CPU, not the speed of what it emulates";
+}
+
 Profile profile_problem(const Problem& problem, std::string_view backend_name,
                         const ProfileOptions& options) {
   if (options.reps < 1) fail("--reps must be at least 1");

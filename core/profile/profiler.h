@@ -81,6 +81,10 @@ struct Profile {
   EventStore events;
 };
 
+// Empty where p's times are its backend's speed, else the one sentence every output (CLI, report,
+// app) gives: "BACKEND: the times of an emulation on this CPU, not the speed of what it emulates".
+std::string speed_caveat(const Profile& p);
+
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});
 // The same on a problem prepared already (prepare(problem)): callers that run it otherwise too

@@ -242,9 +242,8 @@ void profiles(std::ostream& os, const Report& r) {
       break;
     }
   for (const Profile& p : r.profiles)
-    if (!p.measures_speed)
-      os << "<p class=\"note\">" << e(p.backend)
-         << ": the times of an emulation on this CPU, not the speed of what it emulates.</p>\n";
+    if (const std::string caveat = speed_caveat(p); !caveat.empty())
+      os << "<p class=\"note\">" << e(caveat) << ".</p>\n";
   os << "<p class=\"note\">Achieved bandwidth; orange marks: roofline</p>\n";
   svg_hbar_chart(os, bars, "GB/s");
   for (const Profile& p : r.profiles) {

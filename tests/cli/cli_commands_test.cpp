@@ -50,7 +50,8 @@ TEST(CliProfile, SaysCudaEmusTimesAreTheEmulations) {
   const CliRun emu =
       run_cli({"profile", "--backend", "cuda-emu", "--reps", "1", "--shape", "2,3,3,4"});
   ASSERT_EQ(emu.status, 0) << emu.err;
-  EXPECT_NE(emu.out.find("note: cuda-emu's times are those of an emulation"), std::string::npos)
+  EXPECT_NE(emu.out.find("note: cuda-emu: the times of an emulation on this CPU"),
+            std::string::npos)
       << emu.out;
   const CliRun cpu = run_cli({"profile", "--reps", "1", "--shape", "2,3,3,4", "--no-copy-probe"});
   ASSERT_EQ(cpu.status, 0) << cpu.err;

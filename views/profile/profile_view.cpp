@@ -244,8 +244,9 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
       line += tr(" (%1 % of %2 GB/s)")
                   .arg(p.roofline_fraction * 100, 0, 'f', 1)
                   .arg(p.roofline_gbps, 0, 'f', 1);
-    if (!p.measures_speed) line += tr(", an emulation's time, not the speed of what it emulates");
     lines << line.toHtmlEscaped();
+    if (const std::string caveat = speed_caveat(p); !caveat.empty())
+      lines << QString::fromStdString(caveat).toHtmlEscaped();
     const QString source = QString::fromStdString(p.roofline_source);
     if (!source.isEmpty() && !sources.contains(source)) sources << source;
   }
