@@ -396,7 +396,14 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
   if (out->cancelled && outcome_ && outcome_->ok()) {
     // Esc keeps what was shown: the last good results, marked as not of the current problem.
     auto kept = std::make_shared<RunOutcome>(*outcome_);  // tensors and runs shared, not copied
-    kept->stale = true;
+    kept->stale = outcome_->revision != out->revision || outcome_->backend != out->backend;
+    if (!kept->stale) {
+      // Compare, or a new reference, ran the problem again: its comparison, made for an
+      // earlier request, must not pass for the answer to this one.
+      kept->comparison_cancelled = true;
+      kept->diff.reset();
+      kept->comparison = out->comparison;
+    }
     out = std::move(kept);
   }
   std::shared_ptr<const RunOutcome> replaced = std::exchange(outcome_, std::move(out));

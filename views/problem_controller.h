@@ -36,8 +36,11 @@ struct RunOutcome {
   ChannelStats stats;
   QString error;  // the engine's message when something failed
   bool cancelled = false;
-  // The last good results kept when a later run was cancelled: of an earlier problem.
+  // The last good results kept when a later run was cancelled: of an earlier problem or backend.
   bool stale = false;
+  // The cancelled run only asked the same problem again for a comparison: the results are
+  // current, the comparison was not made.
+  bool comparison_cancelled = false;
   bool ok() const { return result != nullptr; }
 };
 

@@ -346,6 +346,9 @@ void MainWindow::outcomeChanged() {
     // Esc: the previous results stay on screen, said to be so.
     status_->setStyleSheet(QStringLiteral("color: #cb4b16"));
     status_->setText(tr("Cancelled: the views show the previous results (stale)"));
+  } else if (out->comparison_cancelled) {
+    status_->setStyleSheet(QStringLiteral("color: #cb4b16"));
+    status_->setText(tr("Comparison cancelled: the views show this problem's results"));
   } else if (out->ok()) {
     status_->setStyleSheet(QString());
     const auto count = static_cast<int>(notes_->rowCount());

@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "controller_test_util.h"
+#include "diff/diff_compute.h"
 #include "engine/engine.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
@@ -19,6 +20,7 @@ class ControllerCancelTest : public QObject {
   Q_OBJECT
  private slots:
   void escKeepsTheLastGoodResultsMarkedStale();
+  void cancelledComparisonKeepsTheResultsCurrent();
   void cancelReachesTheStatisticsPasses();
 };
 BNSCOPE_QT_SUITE(ControllerCancelTest);
@@ -64,6 +66,38 @@ void ControllerCancelTest::escKeepsTheLastGoodResultsMarkedStale() {
   QVERIFY(!fresh.outcome()->ok());
   QVERIFY(fresh.outcome()->cancelled);
   QVERIFY(!fresh.isStale());
+}
+
+void ControllerCancelTest::cancelledComparisonKeepsTheResultsCurrent() {
+  // Compare runs the same problem again for the comparison alone: cancelled, the results on
+  // screen are still this problem's, only the comparison is missing.
+  test::register_holding_backend();
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  DiffRequest first;
+  first.candidates = {"cpu"};
+  c.setComparison(first, true);
+  QVERIFY(c.waitForIdle());
+  const auto good = c.outcome();
+  QVERIFY(good && good->ok() && good->diff);
+
+  DiffRequest second;
+  second.candidates = {"holding"};
+  test::HoldingBackend::started.store(false);
+  c.setComparison(second, true);
+  QVERIFY(process_events_while([] { return !test::HoldingBackend::started.load(); }, 30000));
+  c.cancel();
+  QVERIFY(c.waitForIdle());
+  const auto kept = c.outcome();
+  QVERIFY(kept->ok());
+  QVERIFY(!kept->stale);
+  QVERIFY(!c.isStale());
+  QVERIFY(kept->comparison_cancelled);
+  QCOMPARE(kept->result, good->result);
+  QCOMPARE(kept->revision, c.revision());
+  // The first request's comparison does not pass for the answer to the second.
+  QVERIFY(!kept->diff);
+  QVERIFY(kept->comparison && *kept->comparison == second);
 }
 
 void ControllerCancelTest::cancelReachesTheStatisticsPasses() {

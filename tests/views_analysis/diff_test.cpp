@@ -47,6 +47,7 @@ class DiffViewTest : public QObject {
   void epsilonFixUsesCoresMinimum();
   void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
+  void referenceChangeComparesAgainOrClears();
   void tabsAreAddedAndTheReportIsExported();
 
  private:
@@ -357,6 +358,52 @@ void DiffViewTest::problemChangeClearsTheVerdict() {
   QCOMPARE(view.verdictModel()->rowCount(), 0);
   QVERIFY(!view.currentOutcome());
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("changed")));
+  QVERIFY(controller.waitForIdle());
+}
+
+void DiffViewTest::referenceChangeComparesAgainOrClears() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  const QString path = writeShiftedReference(controller.problem(), "moved.npz", 7, 0.5);
+  DiffView view(&controller);
+  view.resize(1000, 700);
+  view.show();  // shown: it compares as soon as it is in view
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.currentOutcome());
+  QCOMPARE(view.currentOutcome()->result->reference, std::string("cpu-reference"));
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+
+  // In view, a new reference is compared with at once, nothing pressed.
+  view.setReferenceFile(path);
+  QVERIFY(view.waitForIdle());
+  auto out = view.currentOutcome();
+  QVERIFY(out);
+  QCOMPARE(QString::fromStdString(out->request.reference_file), path);
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("FAIL")));
+  view.setReferenceBackend(QStringLiteral("cpu"));
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.currentOutcome()->result->reference, std::string("cpu"));
+
+  // "Outputs from file" with no file yet: the last verdict is taken down, not left under it.
+  view.setReferenceFile(QString());
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.currentOutcome());
+  QCOMPARE(view.verdictModel()->rowCount(), 0);
+  QVERIFY(!view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+
+  // Out of view, the verdict is cleared and the tab says why; showing it compares again.
+  view.setReferenceBackend(QStringLiteral("cpu-reference"));
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.currentOutcome());
+  view.hide();
+  view.setReferenceFile(path);
+  QVERIFY(!view.currentOutcome());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("reference changed")));
+  view.show();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.currentOutcome());
+  QCOMPARE(QString::fromStdString(view.currentOutcome()->request.reference_file), path);
   QVERIFY(controller.waitForIdle());
 }
 

@@ -51,6 +51,7 @@ class LayersPanelTest : public QObject {
   void sampleCaptureIsFoundLikeTheSample();
   void capturePathOnTheCommandLineShowsTheLayers();
   void choosingALayerLoadsItWithTensorFlowAsTheDiffReference();
+  void shownDiffComparesEachChosenLayerWithItsOwnOutputs();
   void cancelStopsTheSweepAndSaysSo();
   void brokenCaptureShowsItsError();
   void brokenLayerRowSaysWhyAndLoadsNothing();
@@ -132,6 +133,36 @@ void LayersPanelTest::choosingALayerLoadsItWithTensorFlowAsTheDiffReference() {
   QCOMPARE(activated.count(), 1);
   QCOMPARE(panel->model()->rowAt(panel->table()->currentIndex().row())->layer.name,
            std::string("bn_nchw"));
+}
+
+void LayersPanelTest::shownDiffComparesEachChosenLayerWithItsOwnOutputs() {
+  // With the Diff tab in view no Compare is pressed: the layer's own run answers the comparison,
+  // with that layer's file as the reference (not the reference of the run before).
+  MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  DiffView* diff = w.analysis().diff;
+  w.viewTabs()->setCurrentWidget(diff);
+  w.openCapture(test::sample_capture());
+  LayersPanel* panel = w.layers();
+  QVERIFY(panel->runner()->waitForIdle());
+  QSignalSpy activated(panel, &LayersPanel::layerActivated);
+  // Row 0, the worst layer, is loaded when the sweep ends: the others first, then back to it.
+  const int rows = panel->model()->rowCount();
+  QVERIFY(rows >= 2);
+  for (int i = 1; i <= rows; ++i) {
+    panel->selectRow(i % rows);
+    QCOMPARE(activated.count(), i);
+    const QString path = activated.last().first().toString();
+    QVERIFY(w.controller()->waitForIdle());
+    QVERIFY(diff->waitForIdle());
+    const auto out = diff->currentOutcome();
+    QVERIFY2(out, qPrintable(path));
+    QCOMPARE(QString::fromStdString(out->request.reference_file), path);
+    QVERIFY(same_inputs(out->problem, load_problem(path.toStdString())));
+    QVERIFY(!out->result->expected.empty());
+  }
 }
 
 void LayersPanelTest::cancelStopsTheSweepAndSaysSo() {

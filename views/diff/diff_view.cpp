@@ -299,8 +299,20 @@ void DiffView::buildControls(QWidget* bar) {
 }
 
 void DiffView::referenceChanged() {
-  file_row_->setVisible(reference_->current() == QStringLiteral("file"));
+  const bool file = reference_->current() == QStringLiteral("file");
+  file_row_->setVisible(file);
   stale_ = true;
+  const bool ready = !(file && reference_file_->text().trimmed().isEmpty());
+  // Shown, the tab follows its reference as it follows the problem.
+  if (auto_run_ && isVisible() && ready && !controller_->problem().inputs.empty()) return run();
+  if (controller_->comparison())
+    controller_->setComparison(ready ? std::optional(request()) : std::nullopt, false);
+  // What is shown was compared with the reference before: never let it pass for this one's.
+  if (!runner_->outcome() && !runner_->isRunning()) return;
+  runner_->clear();
+  finished();
+  verdict_label_->setText(ready ? tr("The reference changed: press Compare to compare with it.")
+                                : tr("Choose the expected outputs (a .npz, a .npy or a folder)."));
 }
 
 void DiffView::setReferenceBackend(const QString& name) {
@@ -484,6 +496,11 @@ void DiffView::controllerFinished() {
   if (waiting_) {  // cancelled, or the comparison was dropped before the run
     waiting_ = false;
     finished();
+    if (out->comparison_cancelled) {
+      stale_ = true;
+      status_->setText(tr("cancelled"));
+      if (!outcome()) verdict_label_->setText(tr("Cancelled: press Compare to compare."));
+    }
   }
 }
 
@@ -493,7 +510,8 @@ void DiffView::finished() {
   controller_->setShownComparison(out);
   const int keep = selected_row_;
   verdict_->setReport(out ? out->report() : DiffReport{});
-  verdict_table_->resizeColumnsToContents();
+  // Fitted to rows, not to an empty table's headers alone.
+  if (verdict_->rowCount() > 0) verdict_table_->resizeColumnsToContents();
   causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
   apply_fix_->setEnabled(causes_->rowCount() > 0);
