@@ -1,6 +1,7 @@
 #include "profile/profiler.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "engine/engine.h"
@@ -18,8 +19,19 @@ bool is_device_phase(const std::string& phase) {
 }  // namespace
 
 std::string speed_caveat(const Profile& p) {
-  if (p.measures_speed) return {};
-  return p.backend + ": the times of an emulation on this CPU, not the speed of what it emulates";
+  if (!p.measures_speed)
+    return p.backend + ": the times of an emulation on this CPU, not the speed of what it emulates";
+  // A few percent over is the two measurements' noise.
+  const bool measured = p.roofline_source.rfind("copy bandwidth", 0) == 0;
+  if (measured && p.roofline_gbps > 0 && p.roofline_fraction > 1.05) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  ": %.0f%% of the %.3g GB/s roofline: the tensors stayed in the caches between "
+                  "repetitions, or the machine was busier while the roofline was measured",
+                  p.roofline_fraction * 100, p.roofline_gbps);
+    return p.backend + line;
+  }
+  return {};
 }
 
 Profile profile_problem(const Problem& problem, std::string_view backend_name,

@@ -81,8 +81,11 @@ struct Profile {
   EventStore events;
 };
 
-// Empty where p's times are its backend's speed, else the one sentence every output (CLI, report,
-// app) gives: "BACKEND: the times of an emulation on this CPU, not the speed of what it emulates".
+// Empty where p's times and roofline read plainly, else the one sentence every output (CLI,
+// report, app) gives: for an emulation, "BACKEND: the times of an emulation on this CPU, not the
+// speed of what it emulates"; for a run faster than the copy bandwidth measured beside it (a
+// problem that stays in the caches, or a probe that ran at a busier moment), that the roofline
+// is no bound for this run.
 std::string speed_caveat(const Profile& p);
 
 Profile profile_problem(const Problem& problem, std::string_view backend,

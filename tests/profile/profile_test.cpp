@@ -290,6 +290,24 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(prof.warmup, 0);
 }
 
+TEST(Profiler, CaveatForAnEmulationAndARunAboveItsCopyRoofline) {
+  Profile p;
+  p.backend = "cpu";
+  p.roofline_gbps = 12.9;
+  p.roofline_source = "copy bandwidth measured in this run";
+  p.roofline_fraction = 1.04;  // within the two measurements' noise
+  EXPECT_EQ(speed_caveat(p), "");
+  p.roofline_fraction = 1.39;
+  EXPECT_EQ(speed_caveat(p),
+            "cpu: 139% of the 12.9 GB/s roofline: the tensors stayed in the caches between "
+            "repetitions, or the machine was busier while the roofline was measured");
+  p.roofline_source = "device peak bandwidth";  // a datasheet figure, not a measurement
+  EXPECT_EQ(speed_caveat(p), "");
+  p.measures_speed = false;
+  EXPECT_EQ(speed_caveat(p),
+            "cpu: the times of an emulation on this CPU, not the speed of what it emulates");
+}
+
 TEST(Profiler, RejectsZeroReps) {
   ProfileOptions o;
   o.reps = 0;
