@@ -30,10 +30,12 @@
 #include "launch.h"
 #include "layers/layers_dock.h"
 #include "layers/layers_panel.h"
+#include "layers/sweep_runner.h"
 #include "notes_model.h"
 #include "outcome_problems.h"
 #include "problem_controller.h"
 #include "problem_form.h"
+#include "profile/profile_view.h"
 #include "tensor/error.h"
 #include "tensor_browser.h"
 
@@ -190,8 +192,7 @@ void MainWindow::buildMenus() {
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(tr("&Re-run"), QKeySequence::Refresh, controller_, &ProblemController::rerun);
-  run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), controller_,
-                 &ProblemController::cancel);
+  run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
 
   QMenu* view = view_menu_ = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)
@@ -412,6 +413,13 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   settings.setValue(QStringLiteral("window/tab"), tabs_->currentIndex());
   controller_->cancel();
   e->accept();
+}
+
+void MainWindow::cancelWork() {
+  // Whatever runs in the background: the problem's run, a profile, a capture's sweep.
+  controller_->cancel();
+  analysis_.profile->cancel();
+  layers_->runner()->cancel();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -74,6 +74,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
+  void cancelWork();
   void showError(const QString& title, const QString& message);
   void runStarted();
   void outcomeChanged();

@@ -23,6 +23,8 @@
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "process_events.h"
+#include "profile/phase_table_model.h"
+#include "profile/profile_view.h"
 #include "qt_suites.h"
 #include "tensor/layout.h"
 #include "tensor_browser.h"
@@ -40,6 +42,7 @@ class WindowViewsTest : public QObject {
   void rendersANonBlankScreenshot();
   void darkThemeWhenAsked();
   void escapeKeepsTheViewsAndSaysTheyAreStale();
+  void escapeStopsAProfileInFlight();
   void layoutChangeInTheWindowRewritesInPlace();
   void chartsStayWhenARunGivesThemTheSameAgain();
 
@@ -141,6 +144,34 @@ void WindowViewsTest::escapeKeepsTheViewsAndSaysTheyAreStale() {
   QCOMPARE(w.channels()->model()->index(0, 1).data(), first);
   QVERIFY2(w.runStatus()->text().contains(QStringLiteral("stale")),
            qPrintable(w.runStatus()->text()));
+}
+
+void WindowViewsTest::escapeStopsAProfileInFlight() {
+  MainWindow w;
+  w.show();
+  w.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&w));
+  ProblemController* c = w.controller();
+  SampleSpec spec;
+  spec.shape = {8, 28, 28, 64};
+  c->setProblem(random_problem(spec));
+  QVERIFY(c->waitForIdle());
+  ProfileView* profile = w.analysis().profile;
+  w.viewTabs()->setCurrentWidget(profile);
+  profile->setCopyProbe([](int, std::size_t) { return 20.0; });
+  profile->setBackends({QStringLiteral("cpu")});
+  profile->setReps(10000);  // seconds of work: it is stopped long before
+  profile->run();
+  QVERIFY(profile->isRunning());
+  // The tab counts the repetitions while they run.
+  QVERIFY(process_events_while(
+      [&] { return !profile->statusLabel()->text().contains(QRegularExpression("[1-9]\\d* %")); },
+      30000));
+  QTest::keyClick(&w, Qt::Key_Escape);
+  QVERIFY(profile->waitForIdle());
+  QVERIFY2(profile->statusLabel()->text().contains(QStringLiteral("cancelled")),
+           qPrintable(profile->statusLabel()->text()));
+  QCOMPARE(profile->phaseModel()->rowCount(), 0);
 }
 
 // No view of the window keeps its own handle on the inputs: a big layout change rewrites them in

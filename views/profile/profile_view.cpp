@@ -7,6 +7,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
@@ -63,6 +64,9 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   status_->setWordWrap(true);
   bar->addWidget(status_, 1);
   layout->addLayout(bar);
+  progress_timer_ = new QTimer(this);
+  progress_timer_->setInterval(250);
+  connect(progress_timer_, &QTimer::timeout, this, &ProfileView::showProgress);
 
   auto* split = new QSplitter(Qt::Vertical, this);
   auto* top = new QSplitter(Qt::Horizontal, split);
@@ -169,15 +173,21 @@ void ProfileView::run() {
         spare.clear();
         run_->setEnabled(false);
         cancel_->setEnabled(true);
-        status_->setText(tr("Profiling %1 backend(s)...").arg(names.size()));
+        profiling_ = static_cast<int>(names.size());
+        // Two clock reads a timed repetition: the progress, counted where a cancel lands too.
+        clock_reads_ = std::make_shared<std::atomic<int>>(0);
+        expected_reads_ = 2 * options.reps * profiling_;
+        showProgress();
+        progress_timer_->start();
         return [problem = controller_->problem(), revision = controller_->revision(), names,
-                options, into = std::move(into),
-                restore = std::move(restore)](const std::atomic<bool>& cancel) mutable {
+                options, into = std::move(into), restore = std::move(restore),
+                reads = clock_reads_](const std::atomic<bool>& cancel) mutable {
           // Profiling has no cancel points of its own; it reads the clock around every repetition,
           // so that is where a cancel lands.
-          options.clock = [&cancel]() -> double {
+          options.clock = [&cancel, reads]() -> double {
             if (cancel.load(std::memory_order_relaxed))
               throw Error(ErrorCode::Cancelled, "profiling cancelled");
+            reads->fetch_add(1, std::memory_order_relaxed);
             return steady_seconds();
           };
           Measured m;
@@ -197,6 +207,14 @@ void ProfileView::cancel() {
   job_.cancel();
 }
 
+void ProfileView::showProgress() {
+  const int reads = clock_reads_ ? clock_reads_->load(std::memory_order_relaxed) : 0;
+  // The warm-ups and the copy probe read no clock: never 100 % before the end.
+  const int percent = expected_reads_ > 0 ? std::min(99, 100 * reads / expected_reads_) : 0;
+  status_->setText(
+      tr("Profiling %1 backend(s)... %2 % (Esc or Cancel stops it)").arg(profiling_).arg(percent));
+}
+
 bool ProfileView::waitForIdle(int timeoutMs) {
   return job_.waitForIdle(timeoutMs);
 }
@@ -208,6 +226,7 @@ void ProfileView::finished(Measured m, bool more) {
   if (m.lent) controller_->returnComparisonOutputs(std::move(outputs));
   run_->setEnabled(!more);
   cancel_->setEnabled(more);
+  if (!more) progress_timer_->stop();
   if (m.cancelled) {
     status_->setText(tr("Profiling cancelled."));
   } else {

@@ -4,6 +4,7 @@
 // Profiling runs in the background and only when asked: it loads every core for a while.
 
 #include <QWidget>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QTimer;
 class QValueAxis;
 
 namespace bnscope {
@@ -82,6 +84,7 @@ class ProfileView : public QWidget {
     bool lent = false;  // the comparison's reference outputs, restored: back to the controller
   };
   void finished(Measured m, bool more);
+  void showProgress();
   void updateChart();
   void problemChanged();
 
@@ -90,6 +93,10 @@ class ProfileView : public QWidget {
   std::optional<std::uint64_t> profiled_;
   const void* output_buffer_ = nullptr;
   BackgroundJob<Measured> job_;
+  std::shared_ptr<std::atomic<int>> clock_reads_;
+  int expected_reads_ = 0;
+  int profiling_ = 0;  // backends
+  QTimer* progress_timer_;
 
   BackendPicker* backends_;
   QSpinBox* reps_;
