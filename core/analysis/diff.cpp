@@ -687,7 +687,13 @@ Comparison compare_results(const std::string& reference_name,
       continue;
     }
     c.outputs.push_back(compare_output(*it, out, options, view));
-    if (!c.outputs.back().passed) c.passed = false;
+    const OutputDiff& d = c.outputs.back();
+    if (!d.passed) c.passed = false;
+    // Agreement that reads as a pass but says little: the two sides failed alike.
+    if (d.nan_both > 0)
+      c.notes.push_back(out.name + ": " + std::to_string(d.nan_both) + " of " +
+                        std::to_string(d.count) + " elements NaN in both " + candidate_name +
+                        " and " + reference_name + ", counted as agreeing");
   }
   if (c.outputs.empty()) {
     c.notes.push_back("no output in common between " + reference_name + " and " + candidate_name);

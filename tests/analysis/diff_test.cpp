@@ -121,6 +121,9 @@ TEST(Diff, NanHandlingIsExplicit) {
   Comparison both = compare_results("r", {a}, "c", {b}, {});
   EXPECT_TRUE(both.passed);
   EXPECT_EQ(both.outputs[0].nan_both, 1);
+  // A pass that says so: the two sides failed alike there.
+  ASSERT_EQ(both.notes.size(), 1u);
+  EXPECT_EQ(both.notes[0], "y: 1 of 3 elements NaN in both c and r, counted as agreeing");
   DiffOptions strict;
   strict.nan_equal = false;
   EXPECT_FALSE(compare_results("r", {a}, "c", {b}, strict).passed);
