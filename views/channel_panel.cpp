@@ -103,12 +103,19 @@ void fill_histogram(QChart* chart, const QString& name, const std::optional<Hist
   x->setRange(0, static_cast<double>(h.counts.size()));
   x->setLabelsVisible(false);
   auto* y = new QValueAxis;
-  y->setRange(0, static_cast<double>(std::max<std::int64_t>(top, 1)));
+  // Whole counts only: a tick per count below four (1, 0, 0, 0, 0 otherwise).
+  const std::int64_t y_top = std::max<std::int64_t>(top, 1);
+  y->setRange(0, static_cast<double>(y_top));
+  y->setTickCount(y_top < 4 ? static_cast<int>(y_top) + 1 : 5);
   y->setLabelFormat(QStringLiteral("%d"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
-  QString title = QObject::tr("%1<br>[%2, %3]").arg(name, number_text(h.lo), number_text(h.hi));
+  // No finite value: no range to give (lo and hi are placeholders then).
+  QString title =
+      top == 0 && h.non_finite > 0
+          ? QObject::tr("%1<br>no finite value").arg(name)
+          : QObject::tr("%1<br>[%2, %3]").arg(name, number_text(h.lo), number_text(h.hi));
   if (h.non_finite) title += QObject::tr("<br>%1 non-finite").arg(h.non_finite);
   chart->setTitle(title);
 }

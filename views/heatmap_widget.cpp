@@ -62,8 +62,12 @@ QColor HeatmapWidget::colourFor(double v) const {
 
 void HeatmapWidget::rebuildImage() {
   bool any = false;
+  non_finite_ = 0;
   for (double v : slice_.values) {
-    if (!std::isfinite(v)) continue;
+    if (!std::isfinite(v)) {
+      ++non_finite_;
+      continue;
+    }
     lo_ = any ? std::min(lo_, v) : v;
     hi_ = any ? std::max(hi_, v) : v;
     any = true;
@@ -117,11 +121,13 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(4, height() - kReadoutHeight, width() - 8, kReadoutHeight),
              Qt::AlignLeft | Qt::AlignVCenter,
              readout_.isEmpty()
-                 ? tr("%1 x %2 (%3 x %4)   wheel: zoom, drag: pan, double-click: fit")
+                 ? tr("%1 x %2 (%3 x %4)%5   wheel: zoom, drag: pan, double-click: fit")
                        .arg(slice_.rows)
                        .arg(slice_.cols)
                        .arg(slice_.row_label, slice_.col_label)
+                       .arg(nonFiniteText())
                  : readout_);
+  if (non_finite_ == static_cast<std::int64_t>(slice_.values.size())) return;  // no scale to show
   // Colour scale.
   const QRectF bar(width() - kBarWidth + 4, area.top() + 8, 14, area.height() - 16);
   for (int y = 0; y < static_cast<int>(bar.height()); ++y) {
@@ -137,6 +143,14 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
   p.setFont(f);
   p.drawText(labels, Qt::AlignTop | Qt::AlignLeft, number_text(hi_));
   p.drawText(labels, Qt::AlignBottom | Qt::AlignLeft, number_text(lo_));
+}
+
+QString HeatmapWidget::nonFiniteText() const {
+  if (non_finite_ == 0) return {};
+  // The colour says "not a number", not a value of the scale.
+  return non_finite_ == static_cast<std::int64_t>(slice_.values.size())
+             ? tr(", every cell NaN/Inf (magenta)")
+             : tr(", %1 NaN/Inf (magenta)").arg(non_finite_);
 }
 
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {

@@ -18,6 +18,8 @@ class HeatmapWidget : public QWidget {
   double zoom() const { return zoom_; }
   void setZoom(double z);
   QString readout() const { return readout_; }
+  // How many cells are NaN/Inf (drawn magenta), said under the map; empty when none.
+  QString nonFiniteText() const;
   // The cell under a widget position; false outside the map.
   bool cellAt(QPointF pos, int* row, int* col) const;
   QSize sizeHint() const override { return {360, 280}; }
@@ -43,6 +45,7 @@ class HeatmapWidget : public QWidget {
   QString title_, readout_;
   QImage image_;
   double lo_ = 0, hi_ = 0;
+  std::int64_t non_finite_ = 0;
   bool diverging_ = false;
   double zoom_ = 1.0;
   QPointF pan_;

@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <QtTest>
 #include <cstring>
 #include <memory>
@@ -45,6 +46,7 @@ class WindowViewsTest : public QObject {
   void escapeStopsAProfileInFlight();
   void layoutChangeInTheWindowRewritesInPlace();
   void chartsStayWhenARunGivesThemTheSameAgain();
+  void channelOfNaNSaysSoInsteadOfARange();
 
  private:
   QTemporaryDir dir_;
@@ -238,6 +240,31 @@ void WindowViewsTest::chartsStayWhenARunGivesThemTheSameAgain() {
   QVERIFY(redrawn);
   QVERIFY(redrawn->points() != points);
   QCOMPARE(ch->histogramChart(0)->titleFont(), font);
+}
+
+void WindowViewsTest::channelOfNaNSaysSoInsteadOfARange() {
+  // One NaN in x poisons its channel's statistics: x_backprop is NaN over the whole channel.
+  MainWindow w;
+  ProblemController* c = w.controller();
+  Problem p = test::small_sample();
+  p.inputs.at("x").set(0, std::nan(""));  // channel 0 of an NHWC x
+  c->setProblem(p);
+  QVERIFY(c->waitForIdle());
+  ChannelPanel* ch = w.channels();
+  ch->selectChannel(0);
+  QChart* dx = ch->histogramChart(2);
+  QVERIFY2(dx->title().contains(QStringLiteral("no finite value")), qPrintable(dx->title()));
+  QVERIFY2(dx->title().contains(QStringLiteral("non-finite")), qPrintable(dx->title()));
+  // A count axis of whole numbers: 0 and 1, not 0, 0, 0, 0, 1.
+  for (QAbstractAxis* a : dx->axes(Qt::Vertical))
+    QCOMPARE(qobject_cast<QValueAxis*>(a)->tickCount(), 2);
+  const QString under = ch->heatmap()->nonFiniteText();
+  QVERIFY2(
+      under.contains(QStringLiteral("every cell")) && under.contains(QStringLiteral("magenta")),
+      qPrintable(under));
+  ch->selectChannel(1);
+  QVERIFY(ch->heatmap()->nonFiniteText().isEmpty());
+  QVERIFY(!ch->histogramChart(2)->title().contains(QStringLiteral("no finite value")));
 }
 
 #include "window_views_test.moc"

@@ -48,6 +48,7 @@ class DiffViewTest : public QObject {
   void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
   void referenceChangeComparesAgainOrClears();
+  void passSaysWhereBothSidesAreNaN();
   void tabsAreAddedAndTheReportIsExported();
 
  private:
@@ -405,6 +406,20 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   QVERIFY(view.currentOutcome());
   QCOMPARE(QString::fromStdString(view.currentOutcome()->request.reference_file), path);
   QVERIFY(controller.waitForIdle());
+}
+
+void DiffViewTest::passSaysWhereBothSidesAreNaN() {
+  ProblemController controller;
+  Problem p = test::analysis_sample();
+  p.inputs.at("x").set(0, std::nan(""));
+  controller.setProblem(p);
+  DiffView view(&controller);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  const QString label = view.verdictLabel()->text();
+  QVERIFY2(label.contains(QStringLiteral("PASS")), qPrintable(label));
+  QVERIFY2(label.contains(QStringLiteral("NaN in both cpu and cpu-reference")), qPrintable(label));
 }
 
 void DiffViewTest::tabsAreAddedAndTheReportIsExported() {

@@ -541,20 +541,25 @@ void DiffView::finished() {
         }
       }
     status_->setText(tr("%1 output(s) compared").arg(compared));
+    QStringList notes;  // what a bare verdict would hide: NaN in both, outputs not compared
+    for (const Comparison& c : out->report().comparisons)
+      for (const std::string& n : c.notes) notes << QString::fromStdString(n).toHtmlEscaped();
     verdict_label_->setText(
-        failed == 0
-            ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
-                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped())
-            : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
-                  .arg(failed)
-                  .arg(compared)
-                  .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
-                       bad.join(QStringLiteral(", ")).toHtmlEscaped(),
-                       out->causes().empty()
-                           ? QString()
-                           : tr(" Likely cause: %1.")
-                                 .arg(QString::fromStdString(out->causes().front().title)
-                                          .toHtmlEscaped())));
+        (failed == 0
+             ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
+                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped())
+             : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
+                   .arg(failed)
+                   .arg(compared)
+                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
+                        bad.join(QStringLiteral(", ")).toHtmlEscaped(),
+                        out->causes().empty()
+                            ? QString()
+                            : tr(" Likely cause: %1.")
+                                  .arg(QString::fromStdString(out->causes().front().title)
+                                           .toHtmlEscaped()))) +
+        (notes.isEmpty() ? QString()
+                         : QStringLiteral("<br>") + notes.join(QStringLiteral("<br>"))));
   }
   // Keep the row after a tolerance edit; otherwise show the first failing output.
   int row = keep >= 0 && keep < verdict_->rowCount() ? keep : -1;
