@@ -24,6 +24,7 @@
 
 #include "channel_table_model.h"
 #include "chart_axes.h"
+#include "chart_theme.h"
 #include "heatmap_widget.h"
 #include "number_text.h"
 #include "outcome_problems.h"
@@ -43,22 +44,17 @@ QChartView* chart_view(QChart* chart, QWidget* parent) {
   return v;
 }
 
-// setTheme redoes every item of a chart, so the whole chart is laid out and painted again: only
-// when the palette asks for the other theme (or the chart has none yet). The histograms' titles
-// are a size smaller than the theme's. Returns whether the theme was applied.
+// The whole chart is laid out and painted again by a theme: only when the palette asks for the
+// other one. The histograms' titles are a size smaller than the theme's. Returns whether the
+// theme was applied.
 bool set_theme(QChart* chart, const QWidget* w, bool small_title) {
-  static const char* const kThemed = "bnscopeThemed";
-  const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
-  const QChart::ChartTheme want = dark ? QChart::ChartThemeDark : QChart::ChartThemeLight;
-  if (chart->property(kThemed).toBool() && chart->theme() == want) return false;
-  chart->setTheme(want);
+  if (!apply_chart_theme(chart, w)) return false;
   chart->legend()->hide();
   if (small_title) {
     QFont f = chart->titleFont();
     f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
     chart->setTitleFont(f);
   }
-  chart->setProperty(kThemed, true);
   return true;
 }
 

@@ -2,6 +2,7 @@
 // Esc keeping the views marked stale, and a layout change rewritten in place.
 #include <QApplication>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -18,6 +19,8 @@
 #include "backends/backend.h"
 #include "channel_panel.h"
 #include "channel_table_model.h"
+#include "diff/diff_view.h"
+#include "diff/verdict_model.h"
 #include "heatmap_widget.h"
 #include "main_window.h"
 #include "ops/sample.h"
@@ -119,6 +122,21 @@ void WindowViewsTest::darkThemeWhenAsked() {
   MainWindow w;
   QVERIFY(w.palette().color(QPalette::Window).lightness() < 128);
   qunsetenv("BNSCOPE_THEME");
+  // Every chart follows, not only the Channels tab's; the verdict cells keep dark text on their
+  // light colours.
+  w.controller()->setProblem(test::small_sample());
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.viewTabs()->setCurrentWidget(w.analysis().diff);
+  QVERIFY(w.analysis().diff->waitForIdle());
+  w.viewTabs()->setCurrentWidget(w.analysis().profile);
+  QCOMPARE(w.analysis().diff->findChild<QChartView*>()->chart()->theme(), QChart::ChartThemeDark);
+  QCOMPARE(w.analysis().profile->bandwidthChart()->chart()->theme(), QChart::ChartThemeDark);
+  const QAbstractItemModel* verdicts = w.analysis().diff->verdictModel();
+  QVERIFY(verdicts->rowCount() > 0);
+  QCOMPARE(
+      verdicts->index(0, VerdictModel::Verdict).data(Qt::ForegroundRole).value<QBrush>().color(),
+      QColor(0, 0, 0));
 }
 
 void WindowViewsTest::escapeKeepsTheViewsAndSaysTheyAreStale() {

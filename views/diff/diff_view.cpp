@@ -27,6 +27,7 @@
 #include "app_wording.h"
 #include "backend_picker.h"
 #include "chart_axes.h"
+#include "chart_theme.h"
 #include "diff/cause_fix.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
@@ -438,6 +439,10 @@ std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
 
 void DiffView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
+  if (apply_chart_theme(chart_view_->chart(), this)) {
+    chart_view_->chart()->legend()->hide();
+    chart_view_->chart()->setMargins(QMargins(4, 4, 4, 4));
+  }
   if (auto_run_ && stale_ && !controller_->problem().inputs.empty()) run();
 }
 
@@ -520,12 +525,16 @@ void DiffView::finished() {
     verdict_label_->setText(tr("Not compared yet."));
     return;
   }
+  // Readable on either theme's window colour.
+  const bool dark = palette_is_dark(this);
+  const QString good_colour = dark ? QStringLiteral("#5fd35f") : QStringLiteral("#070");
+  const QString bad_colour = dark ? QStringLiteral("#ff6b6b") : QStringLiteral("#b00");
   if (out->cancelled) {
     status_->setText(tr("cancelled"));
   } else if (!out->error.empty()) {
     status_->setText(tr("failed"));
-    verdict_label_->setText(tr("<b style='color:#b00'>Cannot compare:</b> %1")
-                                .arg(in_app_terms(out->error).toHtmlEscaped()));
+    verdict_label_->setText(tr("<b style='color:%2'>Cannot compare:</b> %1")
+                                .arg(in_app_terms(out->error).toHtmlEscaped(), bad_colour));
   } else {
     int compared = 0, failed = 0;
     QStringList bad;
@@ -546,9 +555,9 @@ void DiffView::finished() {
       for (const std::string& n : c.notes) notes << QString::fromStdString(n).toHtmlEscaped();
     verdict_label_->setText(
         (failed == 0
-             ? tr("<b style='color:#070'>PASS</b>: every output agrees with %1 within tolerance.")
-                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped())
-             : tr("<b style='color:#b00'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
+             ? tr("<b style='color:%2'>PASS</b>: every output agrees with %1 within tolerance.")
+                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(), good_colour)
+             : tr("<b style='color:%6'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
                    .arg(failed)
                    .arg(compared)
                    .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
@@ -557,7 +566,8 @@ void DiffView::finished() {
                             ? QString()
                             : tr(" Likely cause: %1.")
                                   .arg(QString::fromStdString(out->causes().front().title)
-                                           .toHtmlEscaped()))) +
+                                           .toHtmlEscaped()),
+                        bad_colour)) +
         (notes.isEmpty() ? QString()
                          : QStringLiteral("<br>") + notes.join(QStringLiteral("<br>"))));
   }

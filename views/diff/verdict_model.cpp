@@ -50,6 +50,8 @@ QVariant VerdictModel::cell(int row, int col, int role) const {
   const bool skipped = !o.compared;
   if (role == Qt::BackgroundRole && col == Verdict && !skipped)
     return QBrush(o.passed ? QColor(210, 240, 210) : QColor(255, 205, 205));
+  // Dark text on the light verdict colours, under a dark theme too.
+  if (role == Qt::ForegroundRole && col == Verdict && !skipped) return QBrush(QColor(0, 0, 0));
   if (role == Qt::ToolTipRole) return QString::fromStdString(o.note);
   if (role == Qt::TextAlignmentRole && col >= Atol)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

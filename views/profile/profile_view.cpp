@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "backend_picker.h"
+#include "chart_theme.h"
 #include "problem_controller.h"
 #include "process_events.h"
 #include "profile/clock.h"
@@ -94,8 +95,6 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   bars_->setLabelsFormat(QStringLiteral("@value"));
   bars_->setLabelsPrecision(3);
   bars_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);  // readable on short bars
-  achieved_->setLabelColor(Qt::black);
-  roofline_->setLabelColor(Qt::black);
   chart->addSeries(bars_);
   axis_x_ = new QBarCategoryAxis(chart);
   axis_y_ = new QValueAxis(chart);
@@ -273,6 +272,21 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
     lines << tr("GB/s against: %1").arg(sources.join(QStringLiteral("; "))).toHtmlEscaped();
   for (const std::string& e : errors) lines << QString::fromStdString(e).toHtmlEscaped();
   status_->setText(lines.isEmpty() ? tr("Nothing profiled.") : lines.join(QStringLiteral("<br>")));
+}
+
+void ProfileView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  QChart* chart = chart_view_->chart();
+  if (!apply_chart_theme(chart, this)) return;
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  // The theme's colours replace these: the bars' meaning stays the same in either theme.
+  achieved_->setColor(QColor(70, 130, 200));
+  roofline_->setColor(palette_is_dark(this) ? QColor(110, 110, 118) : QColor(200, 200, 205));
+  // Labels sit outside the bars, on the chart's own background.
+  const QColor label = chart->titleBrush().color();
+  achieved_->setLabelColor(label);
+  roofline_->setLabelColor(label);
 }
 
 void ProfileView::updateChart() {

@@ -83,6 +83,7 @@ class ProfileView : public QWidget {
     std::shared_ptr<Result> outputs;
     bool lent = false;  // the comparison's reference outputs, restored: back to the controller
   };
+  void showEvent(QShowEvent* e) override;
   void finished(Measured m, bool more);
   void showProgress();
   void updateChart();

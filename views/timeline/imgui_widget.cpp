@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cfloat>
 
+#include "chart_theme.h"
+
 namespace bnscope {
 
 bool ImGuiWidget::platformSupported() {
@@ -174,6 +176,11 @@ void ImGuiWidget::paintGL() {
   }  // count only what the frame itself causes
 
   ContextScope scope(imgui_);
+  // ImGui's own parts (tooltips) in the palette's lightness.
+  if (const bool dark = palette_is_dark(this); dark != dark_style_) {
+    dark ? ImGui::StyleColorsDark() : ImGui::StyleColorsLight();
+    dark_style_ = dark;
+  }
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(static_cast<float>(width()), static_cast<float>(height()));
   const float dpr = static_cast<float>(devicePixelRatioF());

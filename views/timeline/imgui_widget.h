@@ -57,7 +57,8 @@ class ImGuiWidget : public QOpenGLWidget {
   bool renderer_ready_ = false;
   unsigned gl_error_ = 0;
   int frames_ = 0;
-  int extra_frames_ = 0;  // ImGui settles hover and animation over a couple of frames
+  bool dark_style_ = false;  // ImGui starts with its light colours
+  int extra_frames_ = 0;     // ImGui settles hover and animation over a couple of frames
   QElapsedTimer clock_;
   qint64 last_frame_ns_ = 0;
 };

@@ -6,15 +6,25 @@
 #include <cmath>
 
 #include "backends/cpu/cpu_backend.h"
+#include "chart_theme.h"
 
 namespace bnscope {
 
 namespace {
-constexpr ImU32 kText = IM_COL32(30, 30, 35, 255);
-constexpr ImU32 kGrid = IM_COL32(0, 0, 0, 40);
-constexpr ImU32 kRulerBg = IM_COL32(235, 235, 240, 255);
-constexpr ImU32 kLaneBg[2] = {IM_COL32(250, 250, 252, 255), IM_COL32(242, 243, 247, 255)};
-constexpr ImU32 kHover = IM_COL32(20, 20, 20, 255);
+// The ruler, lanes and text in the window's palette; the events keep their own colours.
+struct Colours {
+  ImU32 text, grid, ruler_bg, lane_bg[2], hover;
+};
+constexpr Colours kLight{IM_COL32(30, 30, 35, 255),
+                         IM_COL32(0, 0, 0, 40),
+                         IM_COL32(235, 235, 240, 255),
+                         {IM_COL32(250, 250, 252, 255), IM_COL32(242, 243, 247, 255)},
+                         IM_COL32(20, 20, 20, 255)};
+constexpr Colours kDark{IM_COL32(220, 220, 226, 255),
+                        IM_COL32(255, 255, 255, 45),
+                        IM_COL32(48, 49, 54, 255),
+                        {IM_COL32(34, 35, 39, 255), IM_COL32(41, 42, 47, 255)},
+                        IM_COL32(245, 245, 245, 255)};
 }  // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiWidget(parent) {
@@ -28,6 +38,7 @@ void TimelineWidget::setEvents(const EventStore& events) {
 }
 
 void TimelineWidget::buildFrame() {
+  const Colours& k = palette_is_dark(this) ? kDark : kLight;
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
@@ -68,17 +79,17 @@ void TimelineWidget::buildFrame() {
   auto x_of = [&](double t) { return static_cast<float>(x0 + (t - t0) / seconds_per_px()); };
 
   // Ruler.
-  dl->AddRectFilled(ImVec2(0, 0), ImVec2(io.DisplaySize.x, y0), kRulerBg);
+  dl->AddRectFilled(ImVec2(0, 0), ImVec2(io.DisplaySize.x, y0), k.ruler_bg);
   double step = 0;
   const int max_ticks = std::max(2, static_cast<int>((x1 - x0) / 110));
   for (double t : ruler_ticks(t0, t1, max_ticks, &step)) {
     const float x = x_of(t);
-    dl->AddLine(ImVec2(x, y0 - 6), ImVec2(x, y1), kGrid);
+    dl->AddLine(ImVec2(x, y0 - 6), ImVec2(x, y1), k.grid);
     const std::string label = time_text(t - layout_.begin(), step);
     if (x + 3 + ImGui::CalcTextSize(label.c_str()).x <= io.DisplaySize.x)
-      dl->AddText(ImVec2(x + 3, 5), kText, label.c_str());
+      dl->AddText(ImVec2(x + 3, 5), k.text, label.c_str());
   }
-  dl->AddText(ImVec2(6, 5), kText, time_text(t1 - t0).append(" shown").c_str());
+  dl->AddText(ImVec2(6, 5), k.text, time_text(t1 - t0).append(" shown").c_str());
 
   // Lanes.
   const double slack = 3 * seconds_per_px();
@@ -86,8 +97,8 @@ void TimelineWidget::buildFrame() {
     const TimelineLane& lane = layout_.lanes()[i];
     const float top = y0 + kLaneHeight * static_cast<float>(i);
     const float bottom = top + kLaneHeight;
-    dl->AddRectFilled(ImVec2(0, top), ImVec2(io.DisplaySize.x, bottom), kLaneBg[i % 2]);
-    dl->AddText(ImVec2(6, top + 7), kText, lane.label.c_str());
+    dl->AddRectFilled(ImVec2(0, top), ImVec2(io.DisplaySize.x, bottom), k.lane_bg[i % 2]);
+    dl->AddText(ImVec2(6, top + 7), k.text, lane.label.c_str());
     dl->PushClipRect(ImVec2(x0, top), ImVec2(x1, bottom), true);
     const auto [first, last] = layout_.visible(i, t0, t1);
     float drawn_to = -1e30f;  // boxes inside an already drawn pixel only widen it
@@ -110,12 +121,12 @@ void TimelineWidget::buildFrame() {
         hovered_event_ = *e;
         dl->AddRect(ImVec2(x_of(e->start), top + 3),
                     ImVec2(std::max(x_of(e->start + e->duration), x_of(e->start) + 1), bottom - 3),
-                    kHover, 2.0f, 0, 2.0f);
+                    k.hover, 2.0f, 0, 2.0f);
       }
     }
     dl->PopClipRect();
   }
-  dl->AddLine(ImVec2(x0, 0), ImVec2(x0, y1), kGrid);
+  dl->AddLine(ImVec2(x0, 0), ImVec2(x0, y1), k.grid);
 
   if (hovered_lane_ >= 0) {
     const TraceEvent& e = hovered_event_;
