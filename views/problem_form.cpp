@@ -184,7 +184,16 @@ void ProblemForm::syncFromProblem() {
   backend_->setCurrent(QString::fromStdString(controller_->backend()));
   dtype_->setCurrentIndex(p.dtype ? dtype_->findData(qs(dtype_name(*p.dtype))) : 0);
   convention_->setCurrentIndex(p.convention == ReserveConvention::Variance ? 0 : 1);
-  if (const OpSpec* op = find_op(p.op)) {
+  // Only the fused grad ops read a reserve_space_2 (the global-normalization grad takes v, the
+  // forward ops write theirs): elsewhere the choice would change nothing.
+  const OpSpec* spec = find_op(p.op);
+  const bool reads_reserve = spec && spec->input_index("reserve_space_2") >= 0;
+  convention_->setEnabled(reads_reserve);
+  convention_->setToolTip(reads_reserve
+                              ? tr("What reserve_space_2 holds in training mode")
+                              : tr("%1 reads no reserve_space_2: the fused grad ops do")
+                                    .arg(QString::fromStdString(p.op)));
+  if (const OpSpec* op = spec) {
     for (const AttrSpec& a : op->attrs) {
       QWidget* w = attrEditor(qs(a.name));
       const bool set = p.attrs.count(std::string(a.name)) > 0;

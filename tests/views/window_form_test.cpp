@@ -95,8 +95,11 @@ void WindowFormTest::formControlsRerunAndMatchTheEngine() {
     QCOMPARE(w.controller()->problem().op, f->opBox()->itemText(i).toStdString());
     test::expect_table_is_engine(w);
     // The attr editors follow the op.
-    for (const AttrSpec& a : find_op(w.controller()->problem().op)->attrs)
+    const OpSpec* op = find_op(w.controller()->problem().op);
+    for (const AttrSpec& a : op->attrs)
       QVERIFY(f->attrEditor(QString::fromUtf8(a.name.data(), a.name.size())));
+    // The reserve convention only where the op reads a reserve_space_2.
+    QCOMPARE(f->conventionBox()->isEnabled(), op->is_grad && op->has_modes());
   }
 }
 
