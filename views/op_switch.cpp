@@ -103,15 +103,19 @@ OpSwitch switch_op(const Problem& from, const std::string& op, std::uint64_t see
     if (t.rank() >= 2 && from_last != to_last)
       t = to_last ? to_channels_last(t) : to_channels_first(t);
     if (a.type == ArgType::T && t.rank() >= 2) data_dtype = from.dtype.value_or(t.dtype());
+    bool converted = false;
     if (source != name && was && source == was->variance_input && inv_std_stats &&
         to->family == OpFamily::GlobalNorm) {
       const double eps = attr_float(from, was->epsilon_attr());
       std::vector<double> v = t.to_doubles();
       for (double& e : v) e = e > 0 ? std::max(0.0, 1.0 / (e * e) - eps) : 0.0;
       t = Tensor::from_doubles(t.dtype(), t.shape(), v);
+      converted = true;
     }
     p.inputs[name] = std::move(t);
-    if (source != name) s.carried.push_back(source + " -> " + name);
+    if (source != name)
+      s.carried.push_back(source + " -> " + name +
+                          (converted ? " (from 1/sqrt(variance + epsilon) to the variance)" : ""));
   }
   // The new op's types: per-channel inputs follow T or U as the catalog says.
   for (const ArgSpec& a : to->inputs)

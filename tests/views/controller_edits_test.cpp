@@ -125,6 +125,27 @@ void ControllerEditsTest::opSwitchCarriesInputsOver() {
   QVERIFY(c.waitForIdle());
   QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
 
+  // Statistics saved as 1/sqrt(variance + epsilon) become the global op's variance, and the note
+  // says they were converted, not only carried.
+  Problem inv = test::small_sample(23);
+  inv.convention = ReserveConvention::InvStd;
+  inv.attrs["epsilon"] = 0.0625;
+  const std::vector<double> variance = inv.inputs.at("reserve_space_2").to_doubles();
+  std::vector<double> rs2 = variance;
+  for (double& v : rs2) v = 1 / std::sqrt(v + 0.0625);
+  inv.inputs["reserve_space_2"] = Tensor::from_doubles(inv.inputs.at("reserve_space_2").dtype(),
+                                                       {std::int64_t(rs2.size())}, rs2);
+  c.setProblem(inv);
+  c.setOp("BatchNormWithGlobalNormalizationGrad");
+  QVERIFY2(c.switchNote().contains(QStringLiteral("reserve_space_2 -> v (from 1/sqrt(variance + "
+                                                  "epsilon) to the variance)")),
+           qPrintable(c.switchNote()));
+  const std::vector<double> v = c.problem().inputs.at("v").to_doubles();
+  QCOMPARE(v.size(), variance.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    QVERIFY(std::fabs(v[i] - variance[i]) <= 1e-5 * std::max(1.0, variance[i]));
+  QVERIFY(c.waitForIdle());
+
   // Channels-first data is transposed to the global op's channels-last layout; statistics that
   // cannot be carried are the moments of the data.
   Problem nchw = test::small_sample(22);
