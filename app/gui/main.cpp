@@ -27,10 +27,16 @@ int main(int argc, char** argv) {
   QStringList args = QApplication::arguments();
   args.removeFirst();
   QString error;
-  if (!window.openFromArguments(args, &error)) {
-    QMessageBox::critical(nullptr, QStringLiteral("bnscope"), error);
-    return 2;
+  const bool opened = window.openFromArguments(args, &error);
+  // A file that cannot be opened leaves the window on the sample, saying why, rather than
+  // closing the app on its user.
+  if (!opened) {
+    std::fprintf(stderr, "bnscope: %s\n", error.toLocal8Bit().constData());
+    window.openFromArguments({}, nullptr);
   }
   window.show();
+  if (!opened)
+    QMessageBox::warning(&window, QStringLiteral("bnscope"),
+                         QObject::tr("%1\n\nThe built-in sample is shown instead.").arg(error));
   return QApplication::exec();
 }
