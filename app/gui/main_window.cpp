@@ -82,6 +82,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   layers_ = add_layers_dock(this);
   // A layer's file holds TensorFlow's outputs too: they become the Diff tab's reference.
+  // Said where the views are, so that the problem they show is not taken for a layer's.
+  connect(layers_, &LayersPanel::captureFailed, this, [this](const QString& why) {
+    statusBar()->showMessage(
+        tr("%1. No layer is loaded: the views still show the problem open before.").arg(why));
+  });
   connect(layers_, &LayersPanel::layerActivated, this, [this](const QString& path) {
     if (openPath(path)) analysis_.diff->setReferenceFile(path);
   });

@@ -5,6 +5,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -192,9 +193,14 @@ void LayersPanelTest::brokenCaptureShowsItsError() {
   QVERIFY(tmp.isValid());
   MainWindow w;
   const Problem before = w.controller()->problem();
+  QSignalSpy failed(w.layers(), &LayersPanel::captureFailed);
   QVERIFY(w.openPath(tmp.path()));  // a folder, as dropped: opened as a capture
   LayersPanel* panel = w.layers();
   QVERIFY(panel->runner()->waitForIdle());
+  // The window says that what it shows is no layer of it.
+  QCOMPARE(failed.count(), 1);
+  QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("No layer is loaded")),
+           qPrintable(w.statusBar()->currentMessage()));
   QCOMPARE(panel->model()->rowCount(), 0);
   const QString status = panel->statusLabel()->text();
   QVERIFY2(status.startsWith(QStringLiteral("Cannot sweep")), qPrintable(status));

@@ -139,9 +139,12 @@ void LayersPanel::finished() {
     model_->setResult(nullptr);
     if (out->cancelled)
       setStatus(tr("Sweep cancelled; press Sweep again to run it."), true);
-    else
-      setStatus(tr("Cannot sweep %1: %2").arg(QDir::toNativeSeparators(out->dir), out->error),
-                true);
+    else {
+      const QString why =
+          tr("Cannot sweep %1: %2").arg(QDir::toNativeSeparators(out->dir), out->error);
+      setStatus(why, true);
+      emit captureFailed(why);
+    }
     return;
   }
   auto result = std::make_shared<const SweepResult>(*out->result);

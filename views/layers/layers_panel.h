@@ -41,6 +41,8 @@ class LayersPanel : public QWidget {
   void captureOpened(const QString& dir);
   // A layer was chosen: path is its problem file, which also holds TensorFlow's outputs.
   void layerActivated(const QString& path);
+  // The folder could not be swept (no capture, a broken manifest): no layer will be loaded.
+  void captureFailed(const QString& why);
 
  private:
   void started();
