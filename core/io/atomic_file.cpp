@@ -11,6 +11,7 @@
 #include <ostream>
 #include <streambuf>
 
+#include "io/temp_cleanup.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
 
@@ -67,32 +68,84 @@ class CFileBuf : public std::streambuf {
   std::FILE* f_;
 };
 
+// Where a single file's bytes go. A symbolic link is followed (the link stays a link and the file
+// it names is replaced); an existing character device or FIFO (/dev/null, a pipe) is written in
+// place, since renaming over it would replace the node itself.
+struct Target {
+  std::string path;
+  bool in_place = false;
+};
+
+Target resolve_target(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) return {p, false};                // a new file
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return {p, false};  // a directory fails later
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return {p, true};
+    if (!S_ISLNK(st.st_mode))
+      fail("cannot write '" + path + "': it is not a regular file, a character device or a FIFO");
+    std::string link(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+    const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+    if (n < 0) fail("cannot write '" + path + "': " + errno_text());
+    link.resize(static_cast<std::size_t>(n));
+    p = link.front() == '/' ? link : parent_dir(p) + "/" + link;
+  }
+  fail("cannot write '" + path + "': too many levels of symbolic links");
+}
+
+// No temporary and no rename: the node stays what it is. A FIFO opens as a shell redirection
+// would, once a reader is there.
+void write_in_place(const std::string& path, const std::string& target,
+                    const std::function<void(std::FILE*)>& writer) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot write '" + path + "': " + errno_text());
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    const std::string why = errno_text();
+    ::close(fd);
+    fail("cannot write '" + path + "': " + why);
+  }
+  try {
+    writer(f);
+    if (std::ferror(f) || std::fflush(f) != 0) fail("cannot write '" + path + "': write error");
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  if (std::fclose(f) != 0) fail("cannot write '" + path + "': " + errno_text());
+}
+
 }  // namespace
 
-void write_file_atomic_cfile(const std::string& path,
+void write_file_atomic_cfile(const std::string& given,
                              const std::function<void(std::FILE*)>& writer) {
-  if (path.empty()) fail("cannot write a file with an empty path");
+  if (given.empty()) fail("cannot write a file with an empty path");
+  const Target target = resolve_target(given);
+  if (target.in_place) return write_in_place(given, target.path, writer);
+  const std::string& path = target.path;
   const std::string dir = parent_dir(path);
   const auto slash = path.find_last_of('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.empty()) fail("cannot write '" + path + "': the path names a directory");
+  if (base.empty()) fail("cannot write '" + given + "': the path names a directory");
   std::string tmp = (dir == "/" ? "" : dir) + "/." + base + ".tmp-XXXXXX";
   const mode_t mode = new_file_mode(path);
-  const int fd = ::mkstemp(tmp.data());
+  TempRegistration registered;  // removed by a SIGINT or SIGTERM too
+  const int fd = make_registered_temp_file(tmp, registered);
   if (fd < 0)
-    fail("cannot write '" + path + "': cannot create a file in " + dir + ": " + errno_text());
+    fail("cannot write '" + given + "': cannot create a file in " + dir + ": " + errno_text());
   std::FILE* f = ::fdopen(fd, "wb");
   if (!f) {
     const std::string why = errno_text();
     ::close(fd);
     ::unlink(tmp.c_str());
-    fail("cannot write '" + path + "': " + why);
+    fail("cannot write '" + given + "': " + why);
   }
   try {
     writer(f);
-    if (std::ferror(f)) fail("cannot write '" + path + "': write error");
+    if (std::ferror(f)) fail("cannot write '" + given + "': write error");
     if (std::fflush(f) != 0 || ::fchmod(fd, mode) != 0 || ::fsync(fd) != 0)
-      fail("cannot write '" + path + "': " + errno_text());
+      fail("cannot write '" + given + "': " + errno_text());
   } catch (...) {
     std::fclose(f);
     ::unlink(tmp.c_str());
@@ -101,13 +154,14 @@ void write_file_atomic_cfile(const std::string& path,
   if (std::fclose(f) != 0) {
     const std::string why = errno_text();
     ::unlink(tmp.c_str());
-    fail("cannot write '" + path + "': " + why);
+    fail("cannot write '" + given + "': " + why);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(tmp.c_str());
-    fail("cannot write '" + path + "': cannot replace it: " + why);
+    fail("cannot write '" + given + "': cannot replace it: " + why);
   }
+  registered.release();
   sync_dir(dir);
 }
 
@@ -165,12 +219,14 @@ OutputSet::OutputSet(std::string dir, std::vector<std::string> names, std::strin
     throw;
   }
   std::string tmpl = dir_ + "/.bnscope-tmp-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) {
+  TempRegistration registered;
+  if (!make_registered_temp_dir(tmpl, registered)) {
     const std::string why = errno_text();
     discard();
     fail(flag_ + " " + dir_ + ": cannot write there: " + why);
   }
   tmp_ = tmpl;
+  temps_.push_back(std::move(registered));
 }
 
 OutputSet::~OutputSet() {
@@ -187,6 +243,7 @@ void OutputSet::discard() noexcept {
   std::error_code ec;
   if (!tmp_.empty()) std::filesystem::remove_all(tmp_, ec);
   tmp_.clear();
+  temps_.clear();
   if (created_dir_) ::rmdir(dir_.c_str());  // only when still empty
   created_dir_ = false;
 }
@@ -209,6 +266,7 @@ void OutputSet::write(const std::string& name, const std::function<void(std::FIL
   if (std::find(names_.begin(), names_.end(), name) == names_.end())
     throw Error(ErrorCode::Internal, "output set: unexpected file " + name);
   const std::string file = tmp_ + "/" + name;
+  temps_.emplace_back(file);  // before it exists: a signal in between finds nothing to remove
   std::FILE* f = std::fopen(file.c_str(), "wb");
   if (!f) fail("cannot write '" + path(name) + "': " + errno_text());
   int kept = -1;
@@ -294,13 +352,29 @@ void OutputSet::commit() {
   sync_dir(dir_);
   std::error_code ec;
   std::filesystem::remove_all(tmp_, ec);
+  temps_.clear();
 }
 
 void check_output_file(const std::string& path, const std::string& flag) {
   if (path.empty()) fail(flag + " needs a file name");
   if (is_dir(path)) fail(flag + " " + path + ": is a directory; expected a file name");
-  const std::string dir = parent_dir(path);
-  if (!is_dir(dir)) fail(flag + " " + path + ": the directory " + dir + " does not exist");
+  Target target;
+  try {
+    target = resolve_target(path);
+  } catch (const Error& e) {
+    fail(flag + " " + path + ": " + e.what());
+  }
+  if (target.in_place) {
+    if (::access(target.path.c_str(), W_OK) != 0)
+      fail(flag + " " + path + ": cannot write it: " + errno_text());
+    return;
+  }
+  const std::string dir = parent_dir(target.path);
+  if (!is_dir(dir)) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) == 0) fail(flag + " " + path + ": " + dir + " is not a directory");
+    fail(flag + " " + path + ": the directory " + dir + " does not exist");
+  }
   if (::access(dir.c_str(), W_OK) != 0)
     fail(flag + " " + path + ": cannot write in " + dir + ": " + errno_text());
 }

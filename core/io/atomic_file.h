@@ -2,6 +2,8 @@
 // Atomic file replacement: the content goes to a temporary file in the target's directory, is
 // fsynced and then renamed over the target. Readers see either the old file or the complete new
 // one; on any failure the temporary file is removed and the old file is left untouched.
+// A symbolic link is followed: the file it names is replaced and the link stays. An existing
+// character device or FIFO (/dev/null, a named pipe) is written in place, never replaced.
 
 #include <cstddef>
 #include <cstdio>
@@ -11,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "io/temp_cleanup.h"
 
 namespace bnscope {
 
@@ -56,11 +60,13 @@ class OutputSet {
   std::string dir_, flag_, tmp_;
   std::vector<std::string> names_, written_;
   std::vector<int> unsynced_;  // descriptors of written files, synced together by commit()
+  std::vector<TempRegistration> temps_;  // the folder and its files, removed on SIGINT/SIGTERM
   bool created_dir_ = false, committed_ = false;
 };
 
 // For a single output file given by `flag`: refuses, before any work, a path that is a
-// directory or whose parent directory is missing or not writable.
+// directory or whose parent directory (where a link points) is missing or not writable, and a
+// device or FIFO that cannot be written.
 void check_output_file(const std::string& path, const std::string& flag);
 
 }  // namespace bnscope

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "io/npz.h"
 #include "io_test_util.h"
@@ -100,6 +102,64 @@ TEST(AtomicFile, UnwritableTargetsGiveErrorsAndLeaveNoTemp) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub"});
   expect_error([&] { write_file_atomic(dir.path().string() + "/", std::string_view("x")); },
                {"names a directory"});
+}
+
+TEST(AtomicFile, ASymbolicLinkIsFollowedAndStaysALink) {
+  test::ScratchDir dir;
+  std::filesystem::create_directory(dir / "real");
+  write_file_atomic(dir / "real/t.json", std::string_view("old"));
+  std::filesystem::create_symlink("real/t.json", dir / "link.json");
+  write_file_atomic(dir / "link.json", std::string_view("new"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_EQ(slurp(dir / "real/t.json"), "new");
+  // A link to a file not made yet makes it where the link points.
+  std::filesystem::create_symlink("real/later.json", dir / "dangling.json");
+  write_file_atomic(dir / "dangling.json", std::string_view("made"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "dangling.json"));
+  EXPECT_EQ(slurp(dir / "real/later.json"), "made");
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"dangling.json", "link.json", "real"}));
+  std::filesystem::create_symlink("loop", dir / "loop");
+  expect_error([&] { write_file_atomic(dir / "loop", std::string_view("x")); },
+               {"too many levels of symbolic links"});
+}
+
+TEST(AtomicFile, AFifoIsWrittenInPlace) {
+  test::ScratchDir dir;
+  const std::string fifo = dir / "pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  write_file_atomic(fifo, std::string_view("through the pipe"));
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"pipe.json"});
+  EXPECT_NO_THROW(check_output_file(fifo, "--json"));
+}
+
+TEST(AtomicFile, ACharacterDeviceIsWrittenInPlace) {
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  ASSERT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_NO_THROW(check_output_file("/dev/null", "--json"));
+  write_file_atomic("/dev/null", std::string_view("discarded"));
+  write_npz("/dev/null", {{"a", Tensor(DType::F32, {2})}});
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(AtomicFile, OutputFileChecksFollowLinksAndNameWhatIsInTheWay) {
+  test::ScratchDir dir;
+  std::ofstream(dir / "afile") << "x";
+  expect_error([&] { check_output_file(dir / "afile/x.json", "--json"); },
+               {"--json", "afile is not a directory"});
+  expect_error([&] { check_output_file(dir / "none/x.json", "--json"); },
+               {"the directory", "does not exist"});
+  std::filesystem::create_symlink("none/x.json", dir / "link.json");
+  expect_error([&] { check_output_file(dir / "link.json", "--json"); },
+               {"--json", "link.json", "does not exist"});
 }
 
 }  // namespace
