@@ -134,6 +134,16 @@ int run(Args args) {
     types.push_back(*d);
   }
   const std::vector<Shape> shapes = read_shapes(shapes_spec);
+  if (!json.empty()) check_output_file(json, "--json");  // before the work, not after
+  for (const std::string& op_name : ops)
+    for (const Shape& shape : shapes)
+      for (DType t : types) {
+        SampleSpec spec;
+        spec.op = op_name;
+        spec.shape = shape;
+        spec.dtype = t;
+        check_sample_runs(spec);  // every case before the first is timed
+      }
   app::register_all_backends();
   for (const std::string& b : backends) backend_or_throw(b);
 

@@ -38,6 +38,7 @@ int run(Args args) {
     spec.format = *parse_data_format(attr_string(pa.problem, "data_format"));
     spec.is_training = attr_bool(pa.problem, "is_training");
   }
+  check_sample_memory(spec, !compress);  // before the file is opened
   std::size_t inputs = 0;
   const auto make = [&](ProblemStream* stream) {
     SampleHooks hooks;

@@ -9,6 +9,7 @@
 #include "problem_args.h"
 #include "report/report.h"
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 
 namespace bnscope::cli {
 
@@ -55,6 +56,7 @@ const std::vector<Command>& commands() {
 
 int guarded(std::string_view command, int (*f)(Args), Args args) {
   try {
+    check_memory_limit_variable();  // a limit set wrong is not silently the default
     return f(args);
   } catch (const Error& e) {
     std::fprintf(stderr, "bnscope-cli %s: %s\n", std::string(command).c_str(), e.what());

@@ -16,6 +16,10 @@ namespace bnscope::cli {
 Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape,
                           std::uint64_t seed);
 
+// Refuses, from the shape alone, a sample that would not fit the memory limit, or whose run
+// would not: before any of it is made.
+void check_sample_runs(const SampleSpec& spec);
+
 // A one-line description: op, shape, dtype, format, mode.
 std::string describe_case(const Problem& p);
 

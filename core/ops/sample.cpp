@@ -9,6 +9,7 @@
 #include "ops/bn_math.h"
 #include "ops/moments.h"
 #include "tensor/error.h"
+#include "tensor/memory_limit.h"
 #include "tensor/parallel.h"
 #include "tensor/seeded_rng.h"
 
@@ -127,11 +128,45 @@ Shape physical_shape(const Shape& logical, DataFormat format) {
   return s;
 }
 
-Problem random_problem(const SampleSpec& requested, const SampleHooks& hooks) {
-  SampleSpec spec = requested;
+std::uint64_t sample_bytes(const SampleSpec& spec, bool gradient_in_slices) {
   const OpSpec* op = find_op(spec.op);
   if (!op) fail("unknown op '" + spec.op + "'; expected one of " + op_names_joined());
   if (spec.shape.size() < 2) fail("sample shape must have rank >= 2, got " + shape_str(spec.shape));
+  // Saturating: a shape of 2^40 x 2^40 is refused by the limit, not wrapped into a small size.
+  const auto mul = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  const auto add = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+  };
+  std::uint64_t numel = 1;
+  for (const std::int64_t d : spec.shape) {
+    if (d < 0) fail("negative dimension in shape " + shape_str(spec.shape));
+    numel = mul(numel, static_cast<std::uint64_t>(d));
+  }
+  const auto c = static_cast<std::uint64_t>(spec.shape.back());
+  const std::uint64_t data = mul(numel, dtype_size(spec.dtype));
+  const bool whole_gradient = op->is_grad && !gradient_in_slices;
+  // Per channel: a mean and a spread per data tensor and the moments, in float64, beside the
+  // four channel inputs.
+  const std::uint64_t per_channel =
+      add(mul(c, 8 * 8), mul(c, 4 * dtype_size(resolve_arg_type(*op, ArgType::U, spec.dtype))));
+  return add(add(data, whole_gradient ? data : 0), per_channel);
+}
+
+void check_sample_memory(const SampleSpec& spec, bool gradient_in_slices) {
+  check_memory_limit(sample_bytes(spec, gradient_in_slices),
+                     "a sample of " + spec.op + " with x of shape " +
+                         shape_str(physical_shape(spec.shape, spec.format)));
+}
+
+Problem random_problem(const SampleSpec& requested, const SampleHooks& hooks) {
+  SampleSpec spec = requested;
+  const OpSpec* op = find_op(spec.op);
+  // Before anything is made: an absurd shape is refused at once, not after minutes of filling.
+  check_sample_memory(spec, static_cast<bool>(hooks.gradient_slice));
   Rng rng(spec.seed);
   Problem p;
   p.op = spec.op;

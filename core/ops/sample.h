@@ -43,7 +43,15 @@ struct SampleHooks {
   std::function<void(const Problem&)> before_gradient;
   std::function<void(const TensorSlice&)> gradient_slice;
 };
+// Refuses (Error ResourceExhausted) a spec whose problem would not fit the memory limit
+// (tensor/memory_limit.h) before it makes anything.
 Problem random_problem(const SampleSpec& spec, const SampleHooks& hooks = {});
+
+// The most memory random_problem holds for spec, from the shape alone (saturating, never
+// wrapping); gradient_in_slices: the gradient input is handed out in slices.
+std::uint64_t sample_bytes(const SampleSpec& spec, bool gradient_in_slices = false);
+// Throws Error(ResourceExhausted) when that is more than the memory limit.
+void check_sample_memory(const SampleSpec& spec, bool gradient_in_slices = false);
 
 // Sets the statistics inputs of a grad problem to what its forward op would save for x (t), from
 // the per-channel moments (ops/moments.h) rounded to the forward's output type: training reserve

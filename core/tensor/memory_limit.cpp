@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "tensor/error.h"
 
@@ -14,12 +16,25 @@ namespace {
 
 std::atomic<std::uint64_t> g_override{0};
 
+constexpr const char* kVariable = "BNSCOPE_MEMORY_LIMIT_MB";
+// Whole MiB whose byte count fits 64 bits.
+constexpr unsigned long long kMaxMiB = (~0ull) >> 20;
+
+// The variable's MiB, 0 when it is not set, nullopt when it is set to something else than a
+// whole number from 1 to kMaxMiB.
+std::optional<unsigned long long> variable_mib() {
+  const char* env = std::getenv(kVariable);
+  if (!env) return 0;
+  if (*env < '0' || *env > '9') return std::nullopt;  // strtoull would take "-5" and " 5"
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(env, &end, 10);
+  if (*end != '\0' || errno == ERANGE || mb == 0 || mb > kMaxMiB) return std::nullopt;
+  return mb;
+}
+
 std::uint64_t default_limit() {
-  if (const char* env = std::getenv("BNSCOPE_MEMORY_LIMIT_MB")) {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && mb > 0) return mb << 20;
-  }
+  if (const auto mb = variable_mib(); mb && *mb) return *mb << 20;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return std::uint64_t{8} << 30;
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4 * 3;
@@ -38,6 +53,12 @@ std::uint64_t memory_limit_bytes() {
   if (o) return o;
   static const std::uint64_t d = default_limit();
   return d;
+}
+
+void check_memory_limit_variable() {
+  if (variable_mib()) return;
+  fail(std::string(kVariable) + " expects a whole number of MiB from 1 to " +
+       std::to_string(kMaxMiB) + ", got '" + clip_for_message(std::getenv(kVariable)) + "'");
 }
 
 void set_memory_limit_bytes(std::uint64_t bytes) {
