@@ -140,6 +140,7 @@ int run(Args args) {
                                                : std::vector<std::string>{"cpu"};
   if (request.against.empty() && distinct(request.backends) < 2)
     fail("--backends needs at least two backends (or give --against FILE)");
+  if (!json.empty()) check_output_file(json, "--json");  // before the work, not after
 
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "analysis/sweep.h"
 #include "backends.h"
@@ -102,6 +103,10 @@ int run(Args args) {
       .set("--no-causes", request.find_causes, false);
   flags.read(args.subspan(1));
   if (order != "model" && order != "worst") fail("--order " + order + ": expected model or worst");
+  // The output paths before the work, not after it.
+  if (!json.empty()) check_output_file(json, "--json");
+  std::optional<OutputSet> report_files;
+  if (!report.empty()) report_files.emplace(report, sweep_report_file_names(), "--report");
 
   app::register_all_backends();
   const Capture capture = read_capture_folder(dir);
@@ -124,7 +129,7 @@ int run(Args args) {
   print_summary(result);
   if (!json.empty())
     write_file_atomic_stream(json, [&](std::ostream& os) { write_sweep_json(result, os, rows); });
-  if (!report.empty()) write_sweep_report_files(result, report, rows);
+  if (report_files) write_sweep_report_files(result, *report_files, rows);
   return result.passed() ? kExitOk : kExitMismatch;
 }
 

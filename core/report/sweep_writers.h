@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/sweep.h"
+#include "io/atomic_file.h"
 
 namespace bnscope {
 
@@ -29,8 +30,14 @@ void write_sweep_csv(const SweepResult& s, std::ostream& os,
                      const std::vector<std::size_t>& order = {});
 void write_sweep_html(const SweepResult& s, std::ostream& os,
                       const std::vector<std::size_t>& order = {});
-// report.html, report.json and report.csv in dir (created if missing), each atomically.
+// report.html, report.json and report.csv in dir (created if missing), as one set
+// (io/atomic_file.h): all three or none replace the earlier ones.
 void write_sweep_report_files(const SweepResult& s, const std::string& dir,
+                              const std::vector<std::size_t>& order = {});
+// The same into a set made before the work (OutputSet(dir, sweep_report_file_names(),
+// "--report")), which checked the path then.
+std::vector<std::string> sweep_report_file_names();
+void write_sweep_report_files(const SweepResult& s, OutputSet& set,
                               const std::vector<std::size_t>& order = {});
 
 }  // namespace bnscope

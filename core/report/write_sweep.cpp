@@ -231,16 +231,20 @@ void write_sweep_html(const SweepResult& s, std::ostream& os,
 
 void write_sweep_report_files(const SweepResult& s, const std::string& dir,
                               const std::vector<std::size_t>& order) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail("--report " + dir + ": cannot create the directory: " + ec.message());
-  const std::filesystem::path d(dir);
-  write_file_atomic_stream((d / "report.html").string(),
-                           [&](std::ostream& os) { write_sweep_html(s, os, order); });
-  write_file_atomic_stream((d / "report.json").string(),
-                           [&](std::ostream& os) { write_sweep_json(s, os, order); });
-  write_file_atomic_stream((d / "report.csv").string(),
-                           [&](std::ostream& os) { write_sweep_csv(s, os, order); });
+  OutputSet set(dir, sweep_report_file_names(), "--report");
+  write_sweep_report_files(s, set, order);
+}
+
+std::vector<std::string> sweep_report_file_names() {
+  return {"report.html", "report.json", "report.csv"};
+}
+
+void write_sweep_report_files(const SweepResult& s, OutputSet& set,
+                              const std::vector<std::size_t>& order) {
+  set.write_stream("report.html", [&](std::ostream& os) { write_sweep_html(s, os, order); });
+  set.write_stream("report.json", [&](std::ostream& os) { write_sweep_json(s, os, order); });
+  set.write_stream("report.csv", [&](std::ostream& os) { write_sweep_csv(s, os, order); });
+  set.commit();
 }
 
 }  // namespace bnscope
