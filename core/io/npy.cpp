@@ -222,12 +222,22 @@ namespace {
 class File {
  public:
   explicit File(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking: a FIFO would otherwise wait in open() for a writer before it could be
+    // refused. Regular files read the same either way.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) fail("cannot open '" + path + "': " + std::strerror(errno));
     struct stat st;
-    if (::fstat(fd_, &st) != 0) fail("cannot read '" + path + "': " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) fail("'" + path + "' is a directory, not a file");
-    if (!S_ISREG(st.st_mode)) fail("'" + path + "' is not a regular file");
+    std::string problem;
+    if (::fstat(fd_, &st) != 0)
+      problem = "cannot read '" + path + "': " + std::strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+      problem = "'" + path + "' is a directory, not a file";
+    else if (!S_ISREG(st.st_mode))
+      problem = "'" + path + "' is not a regular file";
+    if (!problem.empty()) {
+      ::close(fd_);
+      fail(problem);
+    }
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
   ~File() { ::close(fd_); }

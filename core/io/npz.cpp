@@ -36,12 +36,16 @@ class ZipReader {
  public:
   explicit ZipReader(const std::string& path) : path_(path) {
     check_input_file(path);  // a directory or a missing file says so
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // never waits on a FIFO
     struct stat st;
     if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
       const int e = errno;
       if (fd_ >= 0) ::close(fd_);
       fail("cannot read .npz '" + path + "': " + std::strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {  // replaced since it was checked
+      ::close(fd_);
+      fail("'" + path + "' is not a regular file");
     }
     try {
       dir_.emplace(fd_, static_cast<std::uint64_t>(st.st_size), path);

@@ -72,6 +72,16 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
+std::vector<std::string> with_input(std::vector<std::string> args, const std::string& name,
+                                    const std::string& path) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--input" && args[i + 1].rfind(name + "=", 0) == 0) {
+      args[i + 1] = name + "=" + path;
+      return args;
+    }
+  return with(std::move(args), {"--input", name + "=" + path});
+}
+
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};

@@ -32,6 +32,10 @@ class TempDir {
 std::vector<std::string> input_flags(const Problem& p, const TempDir& dir);
 // The whole file as bytes ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& p);
+// args with NAME's --input set to PATH (replaced where given, added where not): an input is
+// given once.
+std::vector<std::string> with_input(std::vector<std::string> args, const std::string& name,
+                                    const std::string& path);
 // a followed by b: a command line from its parts.
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b);
 

@@ -1,6 +1,7 @@
 // Output sets, input files and dtypes at the command line: what a user meets first.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -213,6 +214,20 @@ TEST(CliIo, SampleWritesStoredMembersUnlessAskedToCompress) {
   EXPECT_GT(std::filesystem::file_size(dir.path("s.npz")), 4u * 8 * 8 * 16 * 4 * 2);
   EXPECT_LT(std::filesystem::file_size(dir.path("c.npz")),
             std::filesystem::file_size(dir.path("s.npz")));
+}
+
+TEST(CliIo, AFifoGivenAsAnInputIsRefusedWithoutWaiting) {
+  TempDir dir;
+  const Problem p = small_problem();
+  const std::vector<std::string> flags = input_flags(p, dir);
+  for (const char* name : {"f.npy", "f.npz"}) ASSERT_EQ(::mkfifo(dir.path(name).c_str(), 0600), 0);
+  const std::vector<std::string> base = {"run", "--out", dir.path("out")};
+  expect_exit2_one_line(run_cli(with(base, with_input(flags, "x", dir.path("f.npy")))),
+                        "is not a regular file");
+  expect_exit2_one_line(run_cli(with(base, with_input(flags, "x", dir.path("f.npz") + ":x"))),
+                        "is not a regular file");
+  expect_exit2_one_line(run_cli(with(base, {"--problem", dir.path("f.npz")})),
+                        "is not a regular file");
 }
 
 }  // namespace bnscope::test
