@@ -43,8 +43,14 @@ void print_summary(const Result& r) {
     else
       std::printf("%10lld %12s %12s\n", static_cast<long long>(o.non_finite), "-", "-");
   }
+}
+
+// On stderr and never silenced: --quiet is for the summary, and a warning about the data is
+// what a script most needs to see.
+void print_notes(const Result& r) {
   for (const Note& n : r.notes)
-    std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
+    std::fprintf(stderr, "%s: %s\n", std::string(note_kind_name(n.kind)).c_str(),
+                 note_text(n).c_str());
 }
 
 std::vector<std::string> output_files(const std::string& op_name) {
@@ -86,6 +92,7 @@ int run(Args args) {
   const Result r = run_problem(problem, backend, ctx);
   write_outputs(r, set);
   if (!quiet) print_summary(r);
+  print_notes(r);
   return kExitOk;
 }
 
@@ -94,12 +101,14 @@ const CommandRegistration reg{
      "usage: bnscope-cli run [problem flags] [--backend B] --out DIR [--threads N] [--sample] "
      "[--quiet]\n\n"
      "Runs the op and writes DIR/<output>.npy for every output, with TensorFlow's output names.\n"
-     "Nothing is written unless the whole run succeeds.\n\n"
+     "Nothing is written unless the whole run succeeds. Notes and warnings about the problem\n"
+     "(NaN in an input, a converted dtype, reserve spaces that are not x's statistics) go to\n"
+     "stderr.\n\n"
      "  --backend B     cpu (default), cpu-reference, cuda, cudnn, cuda-emu\n"
      "  --out DIR       output directory (created if missing)\n"
      "  --threads N     threads for the cpu backend (0: all)\n"
      "  --sample        without inputs on the command line, run on a seeded random problem\n"
-     "  --quiet         no summary on stdout\n\n"
+     "  --quiet         no summary on stdout (notes and warnings still go to stderr)\n\n"
      "exit status: 0 ok, 2 bad input, 3 backend unavailable or variant unsupported, 4 internal "
      "error",
      run, true}};

@@ -135,11 +135,11 @@ TEST(CliSample, WritesAProblemThatRunsAndFlagsAWrongConvention) {
   ASSERT_EQ(made.status, 0) << made.err;
   const CliRun ok = run_cli({"run", "--problem", file, "--out", dir.path("a")});
   ASSERT_EQ(ok.status, 0) << ok.err;
-  EXPECT_EQ(ok.out.find("warning: reserve_space_2"), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.err.find("warning: reserve_space_2"), std::string::npos) << ok.err;
   const CliRun wrong =
       run_cli({"run", "--problem", file, "--convention", "variance", "--out", dir.path("b")});
   ASSERT_EQ(wrong.status, 0) << wrong.err;
-  EXPECT_NE(wrong.out.find("cuDNN convention"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.err.find("cuDNN convention"), std::string::npos) << wrong.err;
 }
 
 TEST(CliSample, RejectsBadShapes) {

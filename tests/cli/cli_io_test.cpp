@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -198,7 +199,7 @@ TEST(CliIo, TinyEpsilonKeepsEveryDigit) {
   EXPECT_EQ(std::get<double>(load_problem(dir.path("p.npz")).attrs.at("epsilon")), 1e-45);
   const CliRun r = run_cli({"run", "--problem", dir.path("p.npz"), "--out", dir.path("out")});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("epsilon 1e-45 is below"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("epsilon 1e-45 is below"), std::string::npos) << r.err;
   EXPECT_EQ(attr_value_text(AttrValue{1.2345678901234567e-45}), "1.2345678901234567e-45");
 }
 
@@ -228,6 +229,21 @@ TEST(CliIo, AFifoGivenAsAnInputIsRefusedWithoutWaiting) {
                         "is not a regular file");
   expect_exit2_one_line(run_cli(with(base, {"--problem", dir.path("f.npz")})),
                         "is not a regular file");
+}
+
+TEST(CliIo, WarningsGoToStderrEvenWhenQuiet) {
+  TempDir dir;
+  Problem p = small_problem();
+  p.inputs.at("x").set(0, std::nan(""));
+  const CliRun r = run_cli(with({"run", "--quiet", "--out", dir.path("out")}, input_flags(p, dir)));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NaN"), std::string::npos) << r.err;
+  const CliRun loud = run_cli(with({"run", "--out", dir.path("out")}, input_flags(p, dir)));
+  EXPECT_NE(loud.out.find("x_backprop"), std::string::npos) << loud.out;
+  EXPECT_EQ(loud.out.find("warning: "), std::string::npos) << loud.out;
+  EXPECT_EQ(loud.err, r.err);
 }
 
 }  // namespace bnscope::test

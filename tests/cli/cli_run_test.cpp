@@ -60,7 +60,7 @@ TEST(CliRun, GlobalNormalizationGradUsesItsOwnOutputNames) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(dir.files("out"),
             (std::vector<std::string>{"db.npy", "dg.npy", "dm.npy", "dv.npy", "dx.npy"}));
-  EXPECT_NE(r.out.find("TensorFlow would reject this"), std::string::npos);
+  EXPECT_NE(r.err.find("TensorFlow would reject this"), std::string::npos) << r.err;
 }
 
 TEST(CliRun, TakesInputsFromAnNpzAndFromNpzMembers) {
