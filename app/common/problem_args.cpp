@@ -49,7 +49,14 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
   // The op decides which attrs and inputs exist, so it is read before everything else.
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--problem") {
-      p = load_problem(value(i));
+      const std::string& path = value(i);
+      p = load_problem(path);
+      // The file keeps what it was saved with (the app reopens it to show the problem); a run
+      // refuses it here, naming the file.
+      for (const auto& [name, v] : p.attrs)
+        if (const double* d = std::get_if<double>(&v))
+          if (const std::string why = float32_attr_problem(name, *d); !why.empty())
+            fail("--problem " + path + ": problem.json: " + why);
       out.op_given = out.inputs_given = true;
     } else if (args[i] == "--op") {
       p.op = value(i);

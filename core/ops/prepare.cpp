@@ -119,6 +119,14 @@ void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
   }
 }
 
+// A problem built in code (the app's fields) is held to what --attr and problem files are: an
+// attr that overflows float32 would give inf and silently zero gradients.
+float float32_attr(const Problem& pb, std::string_view name) {
+  const double v = attr_float(pb, name);
+  if (const std::string why = float32_attr_problem(name, v); !why.empty()) fail(why);
+  return static_cast<float>(v);
+}
+
 // Attr problems are recorded against the attr's name; false when data_format is unusable (the
 // channel axis is then unknown).
 bool resolve_attrs(const Problem& pb, Prepared& p, Checks& ck) {
@@ -134,20 +142,18 @@ bool resolve_attrs(const Problem& pb, Prepared& p, Checks& ck) {
       });
   // TensorFlow's float attrs are 32-bit: round so every backend sees the same epsilon.
   if (op.family == OpFamily::GlobalNorm) {
-    ck.run("variance_epsilon",
-           [&] { p.epsilon = static_cast<float>(attr_float(pb, "variance_epsilon")); });
+    ck.run("variance_epsilon", [&] { p.epsilon = float32_attr(pb, "variance_epsilon"); });
     ck.run("scale_after_normalization",
            [&] { p.scale_after_normalization = attr_bool(pb, "scale_after_normalization"); });
     p.is_training = false;
     p.format = DataFormat::NHWC;
     return true;
   }
-  ck.run("epsilon", [&] { p.epsilon = static_cast<float>(attr_float(pb, "epsilon")); });
+  ck.run("epsilon", [&] { p.epsilon = float32_attr(pb, "epsilon"); });
   ck.run("is_training", [&] { p.is_training = attr_bool(pb, "is_training"); });
   if (op.has_attr("exponential_avg_factor"))
-    ck.run("exponential_avg_factor", [&] {
-      p.exponential_avg_factor = static_cast<float>(attr_float(pb, "exponential_avg_factor"));
-    });
+    ck.run("exponential_avg_factor",
+           [&] { p.exponential_avg_factor = float32_attr(pb, "exponential_avg_factor"); });
   return ck.run("data_format", [&] {
     const std::string fmt = attr_string(pb, "data_format");
     const AttrSpec& fa = *op.attr("data_format");

@@ -52,6 +52,8 @@ AttrValue parse_value(const Problem& p, const AttrSpec& a, const std::string& te
       if (!std::isfinite(v))
         fail("attr '" + std::string(a.name) + "' of " + p.op + " must be finite, got '" +
              clip_for_message(text) + "'");
+      if (const std::string why = float32_attr_problem(a.name, v); !why.empty())
+        fail(why + " (" + p.op + ")");
       return v;
     }
     case AttrType::Bool:
@@ -107,6 +109,13 @@ std::optional<bool> parse_bool_text(std::string_view text) {
   if (lower == "true" || lower == "1") return true;
   if (lower == "false" || lower == "0") return false;
   return std::nullopt;
+}
+
+std::string float32_attr_problem(std::string_view name, double v) {
+  if (std::isfinite(static_cast<float>(v))) return "";
+  return "attr '" + std::string(name) +
+         "' must be finite in float32 (TensorFlow's float attrs are " +
+         "32-bit; the largest is 3.4028235e+38), got " + attr_value_text(AttrValue{v});
 }
 
 std::string attr_value_text(const AttrValue& v) {

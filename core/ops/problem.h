@@ -36,6 +36,9 @@ struct Problem {
 double attr_float(const Problem& p, std::string_view name);
 bool attr_bool(const Problem& p, std::string_view name);
 std::string attr_string(const Problem& p, std::string_view name);
+// TensorFlow's float attrs are float32: "" when v is finite there, else why not (1e39 and
+// 3.5e38 overflow to inf), naming the attr.
+std::string float32_attr_problem(std::string_view name, double v);
 // Round-trip text: numbers in the shortest form that reads back exactly (1e-45 stays 1e-45).
 std::string attr_value_text(const AttrValue& v);
 // true/false/1/0, case-insensitive: the one spelling rule for boolean attrs everywhere.

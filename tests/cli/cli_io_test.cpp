@@ -246,4 +246,29 @@ TEST(CliIo, WarningsGoToStderrEvenWhenQuiet) {
   EXPECT_EQ(loud.err, r.err);
 }
 
+// TensorFlow's epsilon is a float32 attr: what overflows it would be inf and zero every gradient.
+TEST(CliIo, AFloatAttrMustBeFiniteInFloat32) {
+  TempDir dir;
+  for (const char* eps : {"1e39", "3.5e38", "-1e39"})
+    expect_exit2_one_line(run_cli({"run", "--sample", "--attr", std::string("epsilon=") + eps,
+                                   "--out", dir.path("out")}),
+                          "attr 'epsilon' must be finite in float32");
+  EXPECT_EQ(run_cli({"run", "--sample", "--attr", "epsilon=3.4028235e38", "--out", dir.path("out")})
+                .status,
+            0);
+  expect_exit2_one_line(
+      run_cli({"run", "--sample", "--attr", "epsilon=inf", "--out", dir.path("o2")}),
+      "must be finite");
+  for (const double bad : {1e39, std::nan("")}) {
+    Problem p = small_problem();
+    p.attrs["epsilon"] = bad;
+    save_problem(dir.path("p.npz"), p);
+    const CliRun r = run_cli({"run", "--problem", dir.path("p.npz"), "--out", dir.path("o3")});
+    expect_exit2_one_line(r, dir.path("p.npz") + ": problem.json: attr 'epsilon'");
+    EXPECT_NE(r.err.find("finite in float32"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path("o2")));
+  EXPECT_FALSE(std::filesystem::exists(dir.path("o3")));
+}
+
 }  // namespace bnscope::test
