@@ -1,5 +1,6 @@
 #include "flag_reader.h"
 
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -92,7 +93,12 @@ FlagReader& FlagReader::text(std::string flag, std::string& into) {
 }
 
 FlagReader& FlagReader::list(std::string flag, std::vector<std::string>& into) {
-  return value(std::move(flag), [&into](const std::string& v) { into = split_list(v); });
+  return value(flag, [&into, flag](const std::string& v) {
+    into = split_list(v);
+    // An empty list would silently mean the defaults.
+    if (into.empty())
+      fail(flag + " expects a comma-separated list, got '" + clip_for_message(v) + "'");
+  });
 }
 
 FlagReader& FlagReader::integer(std::string flag, int& into, int lo, int hi) {
@@ -137,6 +143,7 @@ const FlagReader::Entry* FlagReader::find(const std::string& argument) const {
 }
 
 void FlagReader::read(Args args) const {
+  std::set<std::string> given;  // value flags seen, by their full spelling (--atol-dx too)
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const Entry* e = find(a);
@@ -151,6 +158,8 @@ void FlagReader::read(Args args) const {
     const std::string name = e->is_prefix ? a.substr(e->flag.size()) : a;
     if (e->on_name) e->on_name(name);
     if (i + 1 >= args.size()) fail(bad_argument_ ? bad_argument_(a) : a + " expects a value");
+    // Which of two values was meant cannot be known: a script that sets a flag twice has a bug.
+    if (!given.insert(a).second) fail(clip_for_message(a) + " given twice");
     e->on_value(name, args[++i]);
   }
 }

@@ -40,7 +40,8 @@ class FlagReader {
 
   // The common kinds of value, checked with the parse_*_flag wording.
   FlagReader& text(std::string flag, std::string& into);
-  FlagReader& list(std::string flag, std::vector<std::string>& into);  // replaces, not appends
+  // Replaces, not appends; a list with no item ("", ",,") is refused.
+  FlagReader& list(std::string flag, std::vector<std::string>& into);
   FlagReader& integer(std::string flag, int& into, int lo, int hi);
   FlagReader& number(std::string flag, double& into);  // non-negative
   FlagReader& number(std::string flag, std::optional<double>& into);
@@ -52,7 +53,8 @@ class FlagReader {
   // with message(argument) instead.
   FlagReader& bad_argument(Message message);
 
-  // Applies the flags in order; a repeated flag is applied again, so its last value wins.
+  // Applies the flags in order. A flag taking a value may be given once ("--out given twice");
+  // flags standing alone may repeat.
   void read(Args args) const;
 
  private:

@@ -1,6 +1,7 @@
 #include "problem_args.h"
 
 #include <filesystem>
+#include <set>
 
 #include "io/npy.h"
 #include "io/npz.h"
@@ -46,8 +47,14 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
     if (i + 1 >= args.size()) fail(args[i] + " expects a value");
     return args[++i];
   };
+  // A value given twice is a mistake whichever was meant: refused, not the last one taken.
+  std::set<std::string> given;
+  const auto once = [&given](const std::string& what) {
+    if (!given.insert(what).second) fail(what + " given twice");
+  };
   // The op decides which attrs and inputs exist, so it is read before everything else.
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--problem" || args[i] == "--op") once(args[i]);
     if (args[i] == "--problem") {
       const std::string& path = value(i);
       p = load_problem(path);
@@ -72,24 +79,29 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
       ++i;
     } else if (a == "--input") {
       auto [name, path] = split_assignment(a, value(i));
+      once("input " + clip_for_message(name));
       const OpSpec* op = find_op(p.op);
       p.inputs[name] =
           op ? read_input_tensor(*op, name, path, [&file = path] { return read_tensor_arg(file); })
              : read_tensor_arg(path);
       out.inputs_given = true;
     } else if (a == "--inputs") {
+      once(a);
       add_npz_inputs(p, value(i));
       out.inputs_given = true;
     } else if (a == "--attr") {
       auto [key, text] = split_assignment(a, value(i));
+      once("--attr " + clip_for_message(key));  // a problem file's value may be overridden once
       p.set_attr(key, text);
     } else if (a == "--dtype") {
+      once(a);
       const std::string& t = value(i);
       p.dtype = parse_dtype(t);
       if (!p.dtype)
         fail("--dtype expects float16, bfloat16, float32 or float64, got '" + clip_for_message(t) +
              "'");
     } else if (a == "--convention") {
+      once(a);
       const std::string& c = value(i);
       auto conv = parse_convention(c);
       if (!conv)
@@ -118,7 +130,9 @@ const char* problem_args_help() {
          "  --convention C           what training-mode reserve_space_2 holds: variance "
          "(TensorFlow CPU,\n"
          "                           default) or inv_std (cuDNN, TensorFlow GPU)\n"
-         "  --strict                 fail where TensorFlow would reject the problem\n";
+         "  --strict                 fail where TensorFlow would reject the problem\n"
+         "Each flag with a value is given once (--input and --attr once per name); --attr\n"
+         "overrides what a --problem file sets.\n";
 }
 
 }  // namespace bnscope::app

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "cli_harness.h"
+#include "io/npy.h"
+#include "io/problem_io.h"
 #include "ops/catalog.h"
 
 namespace bnscope::test {
@@ -126,6 +129,36 @@ TEST(CliDemo, RunsEveryVariantWithoutErrors) {
 }  // namespace bnscope::test
 
 namespace bnscope::test {
+
+TEST(CliFlags, AValueGivenTwiceIsBadInput) {
+  TempDir dir;
+  const std::string out = dir.path("out");
+  const auto expect_twice = [](const std::vector<std::string>& args, const std::string& what) {
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(what + " given twice"), std::string::npos) << r.err;
+  };
+  expect_twice({"run", "--sample", "--out", out, "--out", dir.path("b")}, "--out");
+  expect_twice({"run", "--sample", "--backend", "cpu", "--backend", "cpu-reference", "--out", out},
+               "--backend");
+  expect_twice({"run", "--sample", "--attr", "epsilon=0.1", "--attr", "epsilon=0.2", "--out", out},
+               "--attr epsilon");
+  expect_twice({"diff", "--shape", "2,2,2,2", "--shape", "2,2,2,3"}, "--shape");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,2,2,2", "--out", dir.path("p.npz")}).status, 0);
+  expect_twice(
+      {"run", "--problem", dir.path("p.npz"), "--problem", dir.path("p.npz"), "--out", out},
+      "--problem");
+  const Problem p = load_problem(dir.path("p.npz"));
+  write_npy(dir.path("x.npy"), p.inputs.at("x"));
+  expect_twice({"run", "--input", "x=" + dir.path("x.npy"), "--input", "x=" + dir.path("x.npy"),
+                "--out", out},
+               "input x");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // A problem file's attr may be overridden once.
+  EXPECT_EQ(run_cli({"run", "--problem", dir.path("p.npz"), "--attr", "epsilon=0.1", "--out", out})
+                .status,
+            0);
+}
 
 TEST(CliSample, WritesAProblemThatRunsAndFlagsAWrongConvention) {
   TempDir dir;

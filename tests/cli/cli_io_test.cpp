@@ -118,15 +118,15 @@ TEST(CliIo, IntegerAndBoolInputsAreRefusedNamingTheDtypesTheOpTakes) {
   const Problem p = small_problem();
   const std::vector<std::string> flags = input_flags(p, dir);
   const std::string data = std::string(BNSCOPE_SOURCE_DIR) + "/tests/io/data/";
-  const CliRun r = run_cli(with({"run", "--out", dir.path("out")},
-                                with(flags, {"--input", "x=" + data + "int_i4.npy"})));
+  const CliRun r =
+      run_cli(with({"run", "--out", dir.path("out")}, with_input(flags, "x", data + "int_i4.npy")));
   expect_exit2_one_line(r, "input 'x'");
   EXPECT_NE(r.err.find("int32"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("float16, bfloat16, float32"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
 
-  const CliRun b = run_cli(with({"run", "--out", dir.path("out")},
-                                with(flags, {"--input", "scale=" + data + "bool.npy"})));
+  const CliRun b = run_cli(
+      with({"run", "--out", dir.path("out")}, with_input(flags, "scale", data + "bool.npy")));
   expect_exit2_one_line(b, "input 'scale'");
   EXPECT_NE(b.err.find("bool"), std::string::npos) << b.err;
   EXPECT_NE(b.err.find("float32"), std::string::npos) << b.err;

@@ -101,30 +101,28 @@ TEST(CliRun, BadInputsExitTwoWithOneLineAndNoFiles) {
   const Problem p = sample();
   const std::vector<std::string> good =
       with({"run", "--op", p.op, "--out", dir.path("out")}, input_flags(p, dir));
-  expect_bad_input(run_cli(with(good, {"--input", "x=" + dir.path("missing.npy")})), "missing.npy",
-                   dir);
+  expect_bad_input(run_cli(with_input(good, "x", dir.path("missing.npy"))), "missing.npy", dir);
 
   std::FILE* f = std::fopen(dir.path("garbage.npy").c_str(), "wb");
   std::fputs("\x93NUMPY this is not a header", f);
   std::fclose(f);
-  expect_bad_input(run_cli(with(good, {"--input", "x=" + dir.path("garbage.npy")})), "garbage.npy",
-                   dir);
+  expect_bad_input(run_cli(with_input(good, "x", dir.path("garbage.npy"))), "garbage.npy", dir);
 
   write_npy(dir.path("scale3.npy"), Tensor(DType::F32, {3, 2}));
-  expect_bad_input(run_cli(with(good, {"--input", "scale=" + dir.path("scale3.npy")})),
+  expect_bad_input(run_cli(with_input(good, "scale", dir.path("scale3.npy"))),
                    "scale must be 1-dimensional[3,2]", dir);
   write_npy(dir.path("scale7.npy"), Tensor(DType::F32, {7}));
-  expect_bad_input(run_cli(with(good, {"--input", "scale=" + dir.path("scale7.npy")})),
+  expect_bad_input(run_cli(with_input(good, "scale", dir.path("scale7.npy"))),
                    "scale must have the same number of elements as the channels of x, got 7 and 5",
                    dir);
   write_npy(dir.path("dy.npy"), Tensor(DType::F32, {2, 3, 4, 6}));
-  expect_bad_input(run_cli(with(good, {"--input", "y_backprop=" + dir.path("dy.npy")})),
+  expect_bad_input(run_cli(with_input(good, "y_backprop", dir.path("dy.npy"))),
                    "x and y_backprop must have same shape", dir);
   expect_bad_input(run_cli(with(good, {"--attr", "data_format=NCWH"})), "data_format", dir);
   expect_bad_input(run_cli(with(good, {"--attr", "epsilon=tiny"})), "epsilon", dir);
   expect_bad_input(run_cli(with(good, {"--attr", "momentum=0.9"})), "unknown attr 'momentum'", dir);
-  expect_bad_input(run_cli(with(good, {"--input", "gamma=" + dir.path("x.npy")})),
-                   "unknown input 'gamma'", dir);
+  expect_bad_input(run_cli(with_input(good, "gamma", dir.path("x.npy"))), "unknown input 'gamma'",
+                   dir);
   expect_bad_input(run_cli(with(good, {"--backend", "tpu"})), "unknown backend 'tpu'", dir);
   expect_bad_input(run_cli(with(good, {"--threads", "-4"})), "--threads", dir);
   expect_bad_input(run_cli({"run", "--op", p.op, "--sample"}), "--out", dir);
@@ -135,8 +133,8 @@ TEST(CliRun, BadInputsExitTwoWithOneLineAndNoFiles) {
   expect_bad_input(
       run_cli({"run", "--op", p.op, "--input", "x=" + dir.path("x.npy"), "--out", dir.path("out")}),
       "missing input", dir);
-  expect_bad_input(run_cli(with(good, {"--input", "x=" + dir.path("captured.npz") + ":x"})),
-                   "captured.npz", dir);
+  expect_bad_input(run_cli(with_input(good, "x", dir.path("captured.npz") + ":x")), "captured.npz",
+                   dir);
 }
 
 TEST(CliRun, UnavailableBackendSaysSo) {

@@ -75,13 +75,16 @@ TEST(FlagReader, NoArgumentsKeepsTheDefaults) {
   EXPECT_FALSE(f.quiet);
 }
 
-TEST(FlagReader, ARepeatedFlagKeepsItsLastValueAndAListIsReplaced) {
-  Flags f;
-  f.reader().read(std::vector<std::string>{"--reps", "2", "--backends", "a,b", "--reps", "3",
-                                           "--backends", "c", "--quiet", "--quiet"});
-  EXPECT_EQ(f.reps, 3);
-  EXPECT_EQ(f.backends, std::vector<std::string>{"c"});
-  EXPECT_TRUE(f.quiet);
+TEST(FlagReader, AFlagTakingAValueIsGivenOnce) {
+  EXPECT_EQ(error_of({"--reps", "2", "--backends", "a,b", "--reps", "3"}), "--reps given twice");
+  EXPECT_EQ(error_of({"--out", "a", "--out", "b"}), "--out given twice");
+  EXPECT_EQ(error_of({"--tol-dx", "1", "--tol-dx", "2"}), "--tol-dx given twice");
+  EXPECT_EQ(error_of({"--tol-dx", "1", "--tol-db", "2", "--quiet", "--quiet"}), "");
+}
+
+TEST(FlagReader, AnEmptyListIsRefused) {
+  EXPECT_EQ(error_of({"--backends", ",,"}), "--backends expects a comma-separated list, got ',,'");
+  EXPECT_EQ(error_of({"--backends", ""}), "--backends expects a comma-separated list, got ''");
 }
 
 TEST(FlagReader, TheValueIsTheNextArgumentEvenWhenItLooksLikeAFlag) {
@@ -132,8 +135,9 @@ TEST(FlagReader, AFixedUsageLineWordsUnknownFlagsAndMissingValues) {
     }
     return "";
   };
-  EXPECT_EQ(read({"--op", "A", "--op", "B"}), "");
-  EXPECT_EQ(op, "B");
+  EXPECT_EQ(read({"--op", "A"}), "");
+  EXPECT_EQ(op, "A");
+  EXPECT_EQ(read({"--op", "A", "--op", "B"}), "--op given twice");
   EXPECT_EQ(read({"--op"}), "demo takes only --op OP, got '--op'");
   EXPECT_EQ(read({"--verbose"}), "demo takes only --op OP, got '--verbose'");
 }
