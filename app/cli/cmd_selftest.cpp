@@ -2,6 +2,7 @@
 // cpu-reference over the selftest sweep (every op x format x mode x dtype on the shapes of
 // TensorFlow's tests), as a pass/fail table.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -50,6 +51,13 @@ Options parse(Args args) {
 
 int run(Args args) {
   const Options opt = parse(args);
+  // A filter that matches nothing would pass having tested nothing.
+  const std::vector<gpu::SelftestCase> cases = gpu::selftest_cases();
+  if (!opt.filter.empty() && std::none_of(cases.begin(), cases.end(), [&](const auto& c) {
+        return c.label.find(opt.filter) != std::string::npos;
+      }))
+    fail("no case matches --filter " + clip_for_message(opt.filter) +
+         " (labels look like 'FusedBatchNormGradV3 NHWC training inv_std float32 [5,7,11,4]')");
   app::register_all_backends();
   BackendRegistry& registry = BackendRegistry::instance();
   std::vector<Backend*> runnable;
@@ -73,7 +81,7 @@ int run(Args args) {
   std::printf("%-8s %-11s %9s  %s\n", "backend", "status", "worst", "case");
 
   int counts[4] = {0, 0, 0, 0};
-  for (const gpu::SelftestCase& c : gpu::selftest_cases()) {
+  for (const gpu::SelftestCase& c : cases) {
     if (!opt.filter.empty() && c.label.find(opt.filter) == std::string::npos) continue;
     for (Backend* b : runnable) {
       const gpu::CaseOutcome o = gpu::run_selftest_case(c, *b, *reference);
@@ -104,7 +112,8 @@ const CommandRegistration reg{
      "                backend's kernels on the CPU (no GPU needed; results, no timings)\n"
      "  --filter T    only cases whose label contains T (e.g. 'GradV3 NCHW', 'bfloat16')\n"
      "  --verbose     show the worst element of passing cases too\n"
-     "Exit status: 0 all passed, 1 a case failed, 3 no usable device or not built.",
+     "Exit status: 0 all passed, 1 a case failed, 2 no case matches --filter, 3 no usable\n"
+     "device or not built.",
      run}};
 
 }  // namespace

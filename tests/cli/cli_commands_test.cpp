@@ -130,6 +130,12 @@ TEST(CliDemo, RunsEveryVariantWithoutErrors) {
 
 namespace bnscope::test {
 
+TEST(CliSelftest, AFilterThatMatchesNoCaseIsBadInput) {
+  const CliRun r = run_cli({"selftest", "--backend", "cuda-emu", "--filter", "zzzz"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no case matches --filter zzzz"), std::string::npos) << r.err;
+}
+
 TEST(CliFlags, AValueGivenTwiceIsBadInput) {
   TempDir dir;
   const std::string out = dir.path("out");
