@@ -19,15 +19,15 @@ std::vector<Command>& table() {
   return t;
 }
 
-void print_usage() {
-  std::printf(
-      "bnscope-cli: run, diff and profile TensorFlow's batch-norm gradient ops\n\n"
-      "usage: bnscope-cli COMMAND [options]    (bnscope-cli help COMMAND for details)\n"
-      "       bnscope-cli --version\n\n"
-      "commands:\n");
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "bnscope-cli: run, diff and profile TensorFlow's batch-norm gradient ops\n\n"
+               "usage: bnscope-cli COMMAND [options]    (bnscope-cli help COMMAND for details)\n"
+               "       bnscope-cli --version\n\n"
+               "commands:\n");
   for (const Command& c : commands())
-    std::printf("  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
-  std::printf("\n%s", bnscope::app::backends_help().c_str());
+    std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
+  std::fprintf(out, "\n%s", bnscope::app::backends_help().c_str());
 }
 void print_help(const Command& c) {
   std::printf("%s\n", std::string(c.help).c_str());
@@ -92,9 +92,14 @@ int main(int argc, char** argv) {
     print_help(*c);
     return kExitOk;
   }
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    print_usage();
-    return args.empty() ? kExitBadInput : kExitOk;
+  if (args.empty()) {  // a usage error: the usage goes where errors go
+    std::fprintf(stderr, "bnscope-cli: no command given\n");
+    print_usage(stderr);
+    return kExitBadInput;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_usage(stdout);
+    return kExitOk;
   }
   const Command* c = find_command(args[0]);
   if (!c) return unknown_command(args[0]);

@@ -111,6 +111,17 @@ TEST(CliVersion, PrintsTheProjectVersion) {
       << r.out;
 }
 
+TEST(CliHelp, NoCommandIsBadInputWithTheUsageOnStderr) {
+  const CliRun r = run_cli({});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("bnscope-cli: no command given\n", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("usage: bnscope-cli COMMAND"), std::string::npos) << r.err;
+  const CliRun help = run_cli({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("usage: bnscope-cli COMMAND"), std::string::npos) << help.out;
+}
+
 TEST(CliHelp, UnknownCommandIsBadInput) {
   const CliRun r = run_cli({"frobnicate"});
   EXPECT_EQ(r.status, 2);
