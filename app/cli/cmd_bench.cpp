@@ -169,6 +169,9 @@ int run(Args args) {
             spec.shape = shape;
             spec.dtype = t;
             spec.format = one_layout ? DataFormat::NHWC : *parse_data_format(fmt);
+            // A 5-D shape runs in the 3-D format of the same layout, with TensorFlow's name.
+            if (shape.size() == 5 && !one_layout)
+              spec.format = is_channels_last(spec.format) ? DataFormat::NDHWC : DataFormat::NCDHW;
             spec.is_training = *parse_mode(mode);
             const Problem problem = random_problem(spec);
             const ReferenceCheck reference(problem, backends, check);
@@ -185,7 +188,8 @@ int run(Args args) {
               std::printf(
                   "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
                   op_name.c_str(), p.backend.c_str(), shape_str(p.shape).c_str(),
-                  std::string(dtype_name(t)).c_str(), one_layout ? "NHWC" : fmt.c_str(),
+                  std::string(dtype_name(t)).c_str(),
+                  std::string(data_format_name(spec.format)).c_str(),
                   modes_apply ? mode.c_str() : "-", verdict.substr(0, 10).c_str(),
                   p.wall.median * 1e3, p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps,
                   100 * p.roofline_fraction);

@@ -122,6 +122,15 @@ TEST(CliHelp, NoCommandIsBadInputWithTheUsageOnStderr) {
   EXPECT_NE(help.out.find("usage: bnscope-cli COMMAND"), std::string::npos) << help.out;
 }
 
+TEST(CliBench, FiveDimensionalRowsCarryTheThreeDFormatNames) {
+  const CliRun r = run_cli(
+      {"bench", "--shapes", "2,2,2,2,3", "--modes", "training", "--reps", "1", "--warmup", "0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(" NDHWC "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" NCDHW "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" NHWC "), std::string::npos) << r.out;
+}
+
 TEST(CliHelp, UnknownCommandIsBadInput) {
   const CliRun r = run_cli({"frobnicate"});
   EXPECT_EQ(r.status, 2);
