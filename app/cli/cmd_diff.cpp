@@ -114,6 +114,14 @@ void print_causes(const PipelineResult& r) {
   }
 }
 
+// Where the inputs came from, for the first line: the problem file by name when there was one.
+std::string input_source(Args args, const app::ProblemArgs& pa) {
+  if (!pa.inputs_given) return "generated sample inputs";
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--problem") return "inputs from " + args[i + 1];
+  return "inputs from the command line";
+}
+
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
   PipelineRequest request;
@@ -150,8 +158,7 @@ int run(Args args) {
   report.has_problem = true;
   report.problem = describe_problem(problem);
   set_verdict(report, result);
-  std::printf("%s (%s)\n", describe_case(problem).c_str(),
-              pa.inputs_given ? "inputs from the command line" : "generated sample inputs");
+  std::printf("%s (%s)\n", describe_case(problem).c_str(), input_source(args, pa).c_str());
   for (const Note& n : result.notes)
     std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());
   print_reference(result);

@@ -131,6 +131,14 @@ TEST(CliBench, FiveDimensionalRowsCarryTheThreeDFormatNames) {
   EXPECT_EQ(r.out.find(" NHWC "), std::string::npos) << r.out;
 }
 
+TEST(CliDiff, NamesTheProblemFileItsInputsCameFrom) {
+  TempDir dir;
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,2,2,3", "--out", dir.path("p.npz")}).status, 0);
+  const CliRun r = run_cli({"diff", "--problem", dir.path("p.npz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(inputs from " + dir.path("p.npz") + ")"), std::string::npos) << r.out;
+}
+
 TEST(CliHelp, UnknownCommandIsBadInput) {
   const CliRun r = run_cli({"frobnicate"});
   EXPECT_EQ(r.status, 2);
