@@ -1,30 +1,47 @@
 """Autodiff path, for BatchNormalization layers TensorFlow does not run as a fused op (Keras 3's,
-and tf_keras layers that cannot be fused): one eager training step under a persistent tape, with
-each layer's call recorded. The upstream gradient is the loss's gradient at the layer's output;
-the reference outputs are TensorFlow's gradients through that layer alone (its output against
-its input, gamma and beta, seeded with the upstream gradient)."""
+and tf_keras layers that cannot be fused): one eager training step with each layer's call
+recorded. The upstream gradient of every call is the loss's gradient at that call's output, all
+of them from one backward pass; the reference outputs are TensorFlow's gradients through that
+call alone: the layer's own call run again on the recorded input, on a tape of its own, seeded
+with the upstream gradient."""
 
 from .errors import CaptureError
 from .frameworks import layer_axis, short_message, tf, to_numpy
 from .fused import forward, loss_value
 
 
+class _Call:
+    """One call of a layer: its arguments, output, and the statistics it used."""
+
+    def __init__(self, inputs, args, kwargs, variables):
+        self.inputs, self.args, self.kwargs = inputs, args, kwargs
+        self.variables = variables  # the layer's non-trainable variables when it was called
+        self.out, self.moments = None, []
+
+
 class _Recorder:
     """Wraps a layer's call and moments for one step; restores them afterwards."""
 
-    def __init__(self, layer, tape):
-        self.layer, self.tape, self.calls, self.moments = layer, tape, [], []
+    def __init__(self, layer):
+        self.layer, self.calls = layer, []
+        self.call = layer.call  # the layer's own call, for running one call again
         self._saved = {}
+        self._current = None
 
     def __enter__(self):
         layer = self.layer
-        call = layer.call
+        call = self.call
 
         def recorded_call(inputs, *args, **kwargs):
-            self.tape.watch(inputs)
-            out = call(inputs, *args, **kwargs)
-            self.calls.append((inputs, out))
-            return out
+            rec = _Call(inputs, args, kwargs,
+                        [tf().identity(v) for v in layer.non_trainable_variables])
+            outer, self._current = self._current, rec
+            try:
+                rec.out = call(inputs, *args, **kwargs)
+            finally:
+                self._current = outer
+            self.calls.append(rec)
+            return rec.out
 
         self._patch("call", recorded_call)
         moments = getattr(layer, "_moments", None)
@@ -32,7 +49,8 @@ class _Recorder:
 
             def recorded_moments(*args, **kwargs):
                 m = moments(*args, **kwargs)
-                self.moments.append(m)
+                if self._current is not None:
+                    self._current.moments.append(m)
                 return m
 
             self._patch("_moments", recorded_moments)
@@ -49,85 +67,114 @@ class _Recorder:
         return False
 
 
-def _statistics(x, axis, recorded):
-    """Batch mean and (biased) variance, float32, shape [C]: the ones the layer used when they
-    were recorded, else computed as Keras does."""
-    t = tf()
-    if recorded is not None:
-        mean, var = recorded
-        return t.reshape(mean, [-1]), t.reshape(var, [-1])
-    xf = t.cast(x, t.float32)
-    axes = [i for i in range(len(x.shape)) if i != axis % len(x.shape)]
-    mean, var = t.nn.moments(xf, axes=axes)
-    return mean, var
-
-
 def run(model, layers, x, y, loss_fn, loss_name):
     """One record per (layer, call): x, dy, gamma, beta, epsilon, axis, mean, variance, and the
-    reference gradients dx, dgamma, dbeta (absent where the layer has no gamma or beta)."""
+    reference gradients dx, dgamma, dbeta (absent where the layer has no gamma or beta). Returns
+    (records, skipped)."""
     t = tf()
-    tape = t.GradientTape(persistent=True)
-    recorders = [_Recorder(l, tape) for l in layers]
+    recorders = [_Recorder(l) for l in layers]
     try:
         for r in recorders:
             r.__enter__()
-        with tape:
+        with t.GradientTape() as tape:
             pred = forward(model, t.convert_to_tensor(x))
             loss = loss_value(loss_fn, loss_name, t.convert_to_tensor(y), pred)
     finally:
         for r in recorders:
             r.__exit__(None, None, None)
 
+    # Every call's upstream gradient from one backward pass.
+    calls = [(r, k, c) for r in recorders for k, c in enumerate(r.calls)]
+    try:
+        upstream = tape.gradient(loss, [c.out for _, _, c in calls]) if calls else []
+    except Exception as e:
+        raise CaptureError("the training step's gradient failed: " + short_message(e)) from None
+
     records, skipped = [], []
     for r in recorders:
-        layer = r.layer
         if not r.calls:
-            skipped.append({"name": layer.name, "reason": "not called in the training step"})
+            skipped.append({"name": r.layer.name, "reason": "not called in the training step"})
+    for (r, k, rec), dy in zip(calls, upstream):
+        layer = r.layer
+        name = layer.name if len(r.calls) == 1 else f"{layer.name}#{k}"
+        try:
+            one = _one_call(r, rec, dy)
+        except CaptureError as e:
+            skipped.append({"name": name, "reason": str(e)})
             continue
-        for k, (inp, out) in enumerate(r.calls):
-            name = layer.name if len(r.calls) == 1 else f"{layer.name}#{k}"
-            try:
-                rec = _one_call(tape, loss, layer, inp, out,
-                                r.moments[k] if k < len(r.moments) else None)
-            except CaptureError as e:
-                skipped.append({"name": name, "reason": str(e)})
-                continue
-            rec["layer"] = name
-            records.append(rec)
+        one["layer"] = name
+        records.append(one)
     return records, skipped
 
 
-def _one_call(tape, loss, layer, inp, out, moments):
+def _rerun(recorder, rec, dy, params):
+    """TensorFlow's gradients of this one call: the layer's call run again on the recorded input
+    with the non-trainable variables it saw, on a tape of its own (so no other call of the layer
+    adds to gamma's and beta's), seeded with the call's upstream gradient."""
     t = tf()
+    variables = recorder.layer.non_trainable_variables
+    final = [t.identity(v) for v in variables]
+    x = t.identity(rec.inputs)
+    try:
+        for v, value in zip(variables, rec.variables):
+            v.assign(value)
+        with t.GradientTape() as tape:
+            tape.watch(x)
+            for p in params:
+                tape.watch(p)
+            out = recorder.call(x, *rec.args, **rec.kwargs)
+    finally:
+        for v, value in zip(variables, final):  # the step's moving averages, as they were
+            v.assign(value)
+    return tape.gradient(out, [x] + params, output_gradients=dy)
+
+
+def _statistics(x, axis, rec):
+    """The batch's mean and (biased) variance, shape [C]: the ones the call used when they were
+    recorded, else computed as Keras does."""
+    t = tf()
+    if len(rec.moments) == 1:
+        mean, var = rec.moments[0]
+        return t.reshape(mean, [-1]), t.reshape(var, [-1])
+    xf = t.cast(x, t.float32 if x.dtype in (t.float16, t.bfloat16) else x.dtype)
+    axes = [i for i in range(len(x.shape)) if i != axis % len(x.shape)]
+    return t.nn.moments(xf, axes=axes)
+
+
+def _one_call(recorder, rec, dy):
+    t = tf()
+    layer = recorder.layer
     axis = layer_axis(layer)
     if axis is None:
         raise CaptureError("normalizes over several axes; bnscope's ops take one channel axis")
-    dy = tape.gradient(loss, out)
     if dy is None:
         raise CaptureError("its output does not reach the loss")
+    inp = rec.inputs
     gamma = getattr(layer, "gamma", None)
     beta = getattr(layer, "beta", None)
-    sources = [inp] + [v for v in (gamma, beta) if v is not None]
+    # Keras 3 wraps a tf.Variable: the tape watches the wrapped one.
+    params = [getattr(v, "value", v) if not isinstance(v, t.Variable) else v
+              for v in (gamma, beta) if v is not None]
     try:
-        grads = tape.gradient(out, sources, output_gradients=dy)
+        grads = _rerun(recorder, rec, dy, params)
     except Exception as e:
         raise CaptureError("TensorFlow's gradient through the layer failed: " +
                            short_message(e)) from None
     dx = grads[0]
     dgamma = grads[1] if gamma is not None else None
     dbeta = grads[-1] if beta is not None else None
-    mean, var = _statistics(inp, axis, moments)
+    mean, var = _statistics(inp, axis, rec)
     channels = int(inp.shape[axis])
-    scale = t.convert_to_tensor(gamma) if gamma is not None else t.ones([channels], t.float32)
+    scale = t.convert_to_tensor(gamma) if gamma is not None else t.ones([channels], mean.dtype)
     return {
         "x": to_numpy(inp),
         "dy": to_numpy(dy),
-        "gamma": to_numpy(t.cast(scale, t.float32)),
+        "gamma": to_numpy(scale),
         "beta": to_numpy(beta) if beta is not None else None,
         "epsilon": float(layer.epsilon),
         "axis": axis % len(inp.shape),
-        "mean": to_numpy(t.cast(mean, t.float32)),
-        "variance": to_numpy(t.cast(var, t.float32)),
+        "mean": to_numpy(mean),
+        "variance": to_numpy(var),
         "dx": to_numpy(dx),
         "dgamma": to_numpy(dgamma) if dgamma is not None else None,
         "dbeta": to_numpy(dbeta) if dbeta is not None else None,

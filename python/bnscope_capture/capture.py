@@ -77,9 +77,9 @@ def _autodiff_problem(rec):
     inputs = {
         "y_backprop": rec["dy"].reshape(shape),
         "x": rec["x"].reshape(shape),
-        "scale": rec["gamma"],
-        "reserve_space_1": rec["mean"],
-        "reserve_space_2": rec["variance"],
+        "scale": rec["gamma"].astype(np.float32),
+        "reserve_space_1": rec["mean"].astype(np.float32),
+        "reserve_space_2": rec["variance"].astype(np.float32),
         "reserve_space_3": np.zeros((), np.float32),
     }
     expected = {"x_backprop": rec["dx"].reshape(shape)}

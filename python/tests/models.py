@@ -70,3 +70,50 @@ def keras3_without_bn():
     model = keras.Model(inp, out, name="no_bn")
     model.compile(loss="sparse_categorical_crossentropy")
     return model
+
+
+def keras3_shared(name="k3_shared"):
+    """Keras 3: one BatchNormalization called twice, the second call on the first one's output
+    (gamma and beta reach the loss through both calls), and a nested model called twice."""
+    import keras
+
+    keras.utils.set_random_seed(3)
+    L = keras.layers
+    inner_in = keras.Input((SIZE, SIZE, 4))
+    block = keras.Model(inner_in, L.BatchNormalization(name="bn_inner")(
+        L.Conv2D(4, 1, name="conv_inner")(inner_in)), name="block")
+    bn = L.BatchNormalization(name="bn_shared")
+    inp = keras.Input((SIZE, SIZE, CHANNELS))
+    a = bn(L.Conv2D(4, 3, padding="same", name="conv_a")(inp))
+    h = bn(L.Conv2D(4, 1, name="conv_b")(a) * 2.0 + 1.0)
+    h = block(block(h))
+    h = L.GlobalAveragePooling2D()(h)
+    out = L.Dense(CLASSES, activation="softmax", name="probs")(h)
+    model = keras.Model(inp, out, name=name)
+    model.compile(loss="sparse_categorical_crossentropy")
+    return model
+
+
+def local_gradients(meta, inputs):
+    """FusedBatchNormGradV3's outputs in float64 from a problem file's own inputs (variance
+    convention): training with the batch statistics, frozen with the given ones."""
+    attrs = meta["attrs"]
+    axis = attrs["data_format"].index("C")
+    x = inputs["x"].astype(np.float64)
+    dy = inputs["y_backprop"].astype(np.float64)
+    reduce = tuple(i for i in range(x.ndim) if i != axis)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    mean = inputs["reserve_space_1"].astype(np.float64).reshape(shape)
+    var = inputs["reserve_space_2"].astype(np.float64).reshape(shape)
+    gamma = inputs["scale"].astype(np.float64).reshape(shape)
+    inv = 1 / np.sqrt(var + attrs["epsilon"])
+    xhat = (x - mean) * inv
+    dbeta, dgamma = dy.sum(axis=reduce), (dy * xhat).sum(axis=reduce)
+    if attrs["is_training"]:
+        n = x.size / x.shape[axis]
+        dx = gamma * inv * (dy - dbeta.reshape(shape) / n - xhat * dgamma.reshape(shape) / n)
+    else:
+        dx = dy * gamma * inv
+    return {"x_backprop": dx, "scale_backprop": dgamma, "offset_backprop": dbeta}
+

@@ -169,3 +169,31 @@ def test_keras2_saved_model_from_the_command_line(tmp_path, run_cli):
     assert m["keras"].startswith("2.")
     s = run_cli("sweep", out)
     assert s.returncode == 0, s.stdout + s.stderr
+
+
+def assert_local_gradients(result):
+    """Every layer file's recorded outputs are the gradients of that call alone."""
+    for l, path in zip(result.manifest["layers"], layer_files(result)):
+        meta, inputs, expected = read_problem(path)
+        local = models.local_gradients(meta, inputs)
+        # Sums that cancel (beta's gradient ahead of another batch norm) keep float32 rounding.
+        dy = np.abs(inputs["y_backprop"].astype(np.float64))
+        c = meta["attrs"]["data_format"].index("C")
+        rounding = 1e-6 * dy.sum(axis=tuple(i for i in range(dy.ndim) if i != c)).max()
+        assert np.abs(local["x_backprop"]).max() > 1e-4, l["name"]
+        for name, got in expected.items():
+            want = local[name]
+            err = np.abs(got.astype(np.float64) - want).max()
+            tol = 1e-4 * np.abs(want).max() + rounding
+            assert err <= tol, f"{l['name']} {name}: off by {err:.3g} (max |{name}| " \
+                f"{np.abs(want).max():.3g})"
+
+
+def test_a_layer_called_twice_gets_each_call_own_gradients(tmp_path):
+    x, y = models.batch()
+    r = capture(models.keras3_shared(), x, y, tmp_path / "cap")
+    assert [l["name"] for l in r.manifest["layers"]] == [
+        "bn_shared#0", "bn_shared#1", "bn_inner#0", "bn_inner#1"]
+    # Without a tape of its own, call #1's gamma and beta gradients took in call #0's as well.
+    assert_local_gradients(r)
+
