@@ -67,10 +67,28 @@ class _Recorder:
         return False
 
 
+def _argument(rec, name, position):
+    if name in rec.kwargs:
+        return rec.kwargs[name]
+    return rec.args[position] if len(rec.args) > position else None
+
+
+def _ran_training(layer, rec):
+    """Whether the call normalized with the batch's statistics (else the moving ones), as the
+    layer decided it: Keras 3 on `training and trainable`, tf_keras through its training value."""
+    t = tf()
+    training = _argument(rec, "training", 0)
+    if hasattr(layer, "_get_training_value"):  # tf_keras: a frozen layer overrides training
+        training = layer._get_training_value(training)
+    if t.is_tensor(training):
+        training = t.get_static_value(training)
+    return bool(training) and bool(layer.trainable)
+
+
 def run(model, layers, x, y, loss_fn, loss_name):
-    """One record per (layer, call): x, dy, gamma, beta, epsilon, axis, mean, variance, and the
-    reference gradients dx, dgamma, dbeta (absent where the layer has no gamma or beta). Returns
-    (records, skipped)."""
+    """One record per (layer, call): x, dy, gamma, beta, epsilon, axis, is_training, mean,
+    variance (the batch's in training, the moving ones otherwise), and the reference gradients
+    dx, dgamma, dbeta (absent where the layer has no gamma or beta). Returns (records, skipped)."""
     t = tf()
     recorders = [_Recorder(l) for l in layers]
     try:
@@ -129,10 +147,21 @@ def _rerun(recorder, rec, dy, params):
     return tape.gradient(out, [x] + params, output_gradients=dy)
 
 
-def _statistics(x, axis, rec):
-    """The batch's mean and (biased) variance, shape [C]: the ones the call used when they were
-    recorded, else computed as Keras does."""
+def _as_called(layer, rec, variable):
+    """A non-trainable variable's value when the call began."""
+    for v, value in zip(layer.non_trainable_variables, rec.variables):
+        if v is variable:
+            return value
+    return tf().convert_to_tensor(variable)
+
+
+def _statistics(layer, x, axis, rec, training):
+    """Mean and variance as the call used them, shape [C]: the batch's (recorded, else computed as
+    Keras does) in training, the moving ones it saw otherwise."""
     t = tf()
+    if not training:
+        return (_as_called(layer, rec, layer.moving_mean),
+                _as_called(layer, rec, layer.moving_variance))
     if len(rec.moments) == 1:
         mean, var = rec.moments[0]
         return t.reshape(mean, [-1]), t.reshape(var, [-1])
@@ -147,6 +176,7 @@ def _one_call(recorder, rec, dy):
     axis = layer_axis(layer)
     if axis is None:
         raise CaptureError("normalizes over several axes; bnscope's ops take one channel axis")
+    training = _ran_training(layer, rec)
     if dy is None:
         raise CaptureError("its output does not reach the loss")
     inp = rec.inputs
@@ -163,7 +193,7 @@ def _one_call(recorder, rec, dy):
     dx = grads[0]
     dgamma = grads[1] if gamma is not None else None
     dbeta = grads[-1] if beta is not None else None
-    mean, var = _statistics(inp, axis, rec)
+    mean, var = _statistics(layer, inp, axis, rec, training)
     channels = int(inp.shape[axis])
     scale = t.convert_to_tensor(gamma) if gamma is not None else t.ones([channels], mean.dtype)
     return {
@@ -173,6 +203,7 @@ def _one_call(recorder, rec, dy):
         "beta": to_numpy(beta) if beta is not None else None,
         "epsilon": float(layer.epsilon),
         "axis": axis % len(inp.shape),
+        "is_training": training,
         "mean": to_numpy(mean),
         "variance": to_numpy(var),
         "dx": to_numpy(dx),

@@ -69,7 +69,8 @@ def _layout(shape, axis):
 
 
 def _autodiff_problem(rec):
-    """A Keras autodiff record as a FusedBatchNormGradV3 training problem (variance convention)."""
+    """A Keras autodiff record as a FusedBatchNormGradV3 problem (variance convention): training
+    with the batch statistics, or frozen with the moving ones, as the layer ran."""
     fmt, shape = _layout(rec["x"].shape, rec["axis"])
     if fmt is None:
         raise CaptureError(f"channel axis {rec['axis']} of a rank-{rec['x'].ndim} input has no "
@@ -87,7 +88,7 @@ def _autodiff_problem(rec):
         expected["scale_backprop"] = rec["dgamma"]
     if rec["dbeta"] is not None:
         expected["offset_backprop"] = rec["dbeta"]
-    attrs = {"epsilon": rec["epsilon"], "data_format": fmt, "is_training": True}
+    attrs = {"epsilon": rec["epsilon"], "data_format": fmt, "is_training": rec["is_training"]}
     extra = {}
     if shape != rec["x"].shape:
         extra["reshaped_from"] = list(rec["x"].shape)
@@ -192,6 +193,7 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
                 "data_format": attrs["data_format"],
                 "convention": convention,
                 "epsilon": attrs["epsilon"],
+                "is_training": attrs["is_training"],
                 "dtype_policy": policies.get(name.split("#")[0], manifest["dtype_policy"]),
                 "shapes": {**shapes, **out_shapes},
                 "dtypes": {**dtypes, **out_dtypes},

@@ -117,3 +117,35 @@ def local_gradients(meta, inputs):
         dx = dy * gamma * inv
     return {"x_backprop": dx, "scale_backprop": dgamma, "offset_backprop": dbeta}
 
+
+def keras3_frozen(name="k3_frozen"):
+    """Keras 3: a frozen BatchNormalization (trainable=False) and a subclassed model calling one
+    with training=False; both run in inference mode with moving statistics unlike the batch's."""
+    import keras
+
+    keras.utils.set_random_seed(4)
+    L = keras.layers
+
+    class Net(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.conv_a = L.Conv2D(4, 3, padding="same", name="conv_a")
+            self.bn_frozen = L.BatchNormalization(name="bn_frozen", trainable=False)
+            self.conv_b = L.Conv2D(4, 3, padding="same", name="conv_b")
+            self.bn_inference = L.BatchNormalization(name="bn_inference")
+            self.bn_live = L.BatchNormalization(name="bn_live")
+            self.pool = L.GlobalAveragePooling2D()
+            self.probs = L.Dense(CLASSES, activation="softmax", name="probs")
+
+        def call(self, x, training=None):
+            h = self.bn_frozen(self.conv_a(x), training=training)
+            h = self.bn_inference(self.conv_b(h), training=False)
+            return self.probs(self.pool(self.bn_live(h, training=training)))
+
+    model = Net(name=name)
+    model(np.zeros((1, SIZE, SIZE, CHANNELS), np.float32))
+    for bn in (model.bn_frozen, model.bn_inference):
+        bn.moving_mean.assign(np.full(4, 0.5, np.float32))
+        bn.moving_variance.assign(np.full(4, 3.0, np.float32))
+    model.compile(loss="sparse_categorical_crossentropy")
+    return model

@@ -197,3 +197,20 @@ def test_a_layer_called_twice_gets_each_call_own_gradients(tmp_path):
     # Without a tape of its own, call #1's gamma and beta gradients took in call #0's as well.
     assert_local_gradients(r)
 
+
+def test_layers_in_inference_mode_are_frozen_problems(tmp_path, run_cli):
+    x, y = models.batch()
+    r = capture(models.keras3_frozen(), x, y, tmp_path / "cap")
+    by_name = {l["name"]: l for l in r.manifest["layers"]}
+    assert list(by_name) == ["bn_frozen", "bn_inference", "bn_live"]
+    assert [l["is_training"] for l in by_name.values()] == [False, False, True]
+    for l, path in zip(r.manifest["layers"], layer_files(r)):
+        meta, inputs, _ = read_problem(path)
+        assert meta["attrs"]["is_training"] is l["is_training"]
+        if not l["is_training"]:
+            # The moving statistics the layer normalized with, not the batch's.
+            np.testing.assert_array_equal(inputs["reserve_space_1"], np.full(4, 0.5, np.float32))
+            np.testing.assert_array_equal(inputs["reserve_space_2"], np.full(4, 3.0, np.float32))
+    assert_local_gradients(r)
+    s = run_cli("sweep", r.dir, "--backends", "cpu")
+    assert s.returncode == 0, s.stdout + s.stderr
