@@ -85,6 +85,13 @@ def _ran_training(layer, rec):
     return bool(training) and bool(layer.trainable)
 
 
+def _unsupported(layer, rec, training):
+    """Why this call is none of bnscope's ops, or None."""
+    if _argument(rec, "mask", 1) is not None:
+        return "masked input: TensorFlow's fused ops have no mask"
+    return None
+
+
 def run(model, layers, x, y, loss_fn, loss_name):
     """One record per (layer, call): x, dy, gamma, beta, epsilon, axis, is_training, mean,
     variance (the batch's in training, the moving ones otherwise), and the reference gradients
@@ -173,10 +180,13 @@ def _statistics(layer, x, axis, rec, training):
 def _one_call(recorder, rec, dy):
     t = tf()
     layer = recorder.layer
+    training = _ran_training(layer, rec)
+    reason = _unsupported(layer, rec, training)
+    if reason:
+        raise CaptureError(reason)
     axis = layer_axis(layer)
     if axis is None:
         raise CaptureError("normalizes over several axes; bnscope's ops take one channel axis")
-    training = _ran_training(layer, rec)
     if dy is None:
         raise CaptureError("its output does not reach the loss")
     inp = rec.inputs

@@ -149,3 +149,21 @@ def keras3_frozen(name="k3_frozen"):
         bn.moving_variance.assign(np.full(4, 3.0, np.float32))
     model.compile(loss="sparse_categorical_crossentropy")
     return model
+
+
+def keras3_masked(name="k3_masked"):
+    """Keras 3: a BatchNormalization on masked input (its statistics skip the masked steps), one
+    without a mask after the pooling."""
+    import keras
+
+    keras.utils.set_random_seed(5)
+    L = keras.layers
+    inp = keras.Input((6, CHANNELS))
+    h = L.Dense(4, name="dense_a")(L.Masking(0.0)(inp))
+    h = L.GlobalAveragePooling1D()(L.BatchNormalization(name="bn_masked")(h))
+    h = L.BatchNormalization(name="bn_plain")(L.Dense(4, name="dense_b")(h))
+    model = keras.Model(inp, L.Dense(CLASSES, activation="softmax", name="probs")(h), name=name)
+    model.compile(loss="sparse_categorical_crossentropy")
+    x = np.random.RandomState(5).randn(BATCH, 6, CHANNELS).astype("float32")
+    x[:, 4:] = 0.0
+    return model, x

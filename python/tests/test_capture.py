@@ -214,3 +214,14 @@ def test_layers_in_inference_mode_are_frozen_problems(tmp_path, run_cli):
     assert_local_gradients(r)
     s = run_cli("sweep", r.dir, "--backends", "cpu")
     assert s.returncode == 0, s.stdout + s.stderr
+
+
+def skipped_reasons(result):
+    return {s["name"]: s["reason"] for s in result.manifest["skipped"]}
+
+
+def test_masked_input_is_skipped(tmp_path):
+    model, x = models.keras3_masked()
+    r = capture(model, x, models.batch()[1], tmp_path / "cap")
+    assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
+    assert "masked input" in skipped_reasons(r)["bn_masked"]
