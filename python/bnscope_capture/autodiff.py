@@ -89,6 +89,8 @@ def _unsupported(layer, rec, training):
     """Why this call is none of bnscope's ops, or None."""
     if _argument(rec, "mask", 1) is not None:
         return "masked input: TensorFlow's fused ops have no mask"
+    if training and getattr(layer, "renorm", False):
+        return "batch renormalization: its r/d correction is not one of these ops"
     return None
 
 

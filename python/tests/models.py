@@ -167,3 +167,22 @@ def keras3_masked(name="k3_masked"):
     x = np.random.RandomState(5).randn(BATCH, 6, CHANNELS).astype("float32")
     x[:, 4:] = 0.0
     return model, x
+
+
+def with_special_bn(framework, make_bn, name="special"):
+    """A CNN with one special batch norm, make_bn(layers) (renorm, virtual batches, ...), and a
+    plain one after it, in Keras 3 or tf_keras."""
+    if framework == "tf_keras":
+        import tf_keras as keras
+    else:
+        import keras
+
+    keras.utils.set_random_seed(6)
+    L = keras.layers
+    inp = keras.Input((SIZE, SIZE, CHANNELS))
+    h = make_bn(L)(L.Conv2D(4, 3, padding="same", name="conv_a")(inp))
+    h = L.BatchNormalization(name="bn_plain")(L.Conv2D(4, 3, padding="same", name="conv_b")(h))
+    out = L.Dense(CLASSES, activation="softmax", name="probs")(L.GlobalAveragePooling2D()(h))
+    model = keras.Model(inp, out, name=name)
+    model.compile(loss="sparse_categorical_crossentropy")
+    return model

@@ -225,3 +225,13 @@ def test_masked_input_is_skipped(tmp_path):
     r = capture(model, x, models.batch()[1], tmp_path / "cap")
     assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
     assert "masked input" in skipped_reasons(r)["bn_masked"]
+
+
+@pytest.mark.parametrize("framework", ["keras", "tf_keras"])
+def test_batch_renormalization_is_skipped(tmp_path, framework):
+    model = models.with_special_bn(
+        framework, lambda L: L.BatchNormalization(renorm=True, name="bn_renorm"))
+    x, y = models.batch()
+    r = capture(model, x, y, tmp_path / "cap")
+    assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
+    assert "batch renormalization" in skipped_reasons(r)["bn_renorm"]
