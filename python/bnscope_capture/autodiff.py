@@ -91,6 +91,10 @@ def _unsupported(layer, rec, training):
         return "masked input: TensorFlow's fused ops have no mask"
     if training and getattr(layer, "renorm", False):
         return "batch renormalization: its r/d correction is not one of these ops"
+    if training and getattr(layer, "virtual_batch_size", None) is not None:
+        return "virtual batches: statistics per sub-batch"
+    if training and getattr(layer, "adjustment", None) is not None:
+        return "adjustment: a scale and offset per batch that none of these ops applies"
     return None
 
 

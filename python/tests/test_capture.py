@@ -235,3 +235,12 @@ def test_batch_renormalization_is_skipped(tmp_path, framework):
     r = capture(model, x, y, tmp_path / "cap")
     assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
     assert "batch renormalization" in skipped_reasons(r)["bn_renorm"]
+
+
+def test_virtual_batches_are_skipped(tmp_path):
+    model = models.with_special_bn(
+        "tf_keras", lambda L: L.BatchNormalization(virtual_batch_size=2, name="bn_virtual"))
+    x, y = models.batch()
+    r = capture(model, x, y, tmp_path / "cap")
+    assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
+    assert "virtual batches" in skipped_reasons(r)["bn_virtual"]
