@@ -39,7 +39,9 @@ def _bn_classes():
     classes = [keras3().layers.BatchNormalization]
     tk = tf_keras_or_none()
     if tk is not None:
-        classes.append(tk.layers.BatchNormalization)
+        # Their common base: SyncBatchNormalization (and the V1 layer) derive from it.
+        classes.extend(c for c in tk.layers.BatchNormalization.__mro__
+                       if c.__name__ in ("BatchNormalization", "BatchNormalizationBase"))
     return tuple(classes)
 
 

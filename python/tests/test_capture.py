@@ -244,3 +244,14 @@ def test_virtual_batches_are_skipped(tmp_path):
     r = capture(model, x, y, tmp_path / "cap")
     assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
     assert "virtual batches" in skipped_reasons(r)["bn_virtual"]
+
+
+def test_tf_keras_sync_batch_normalization(tmp_path):
+    model = models.with_special_bn(
+        "tf_keras", lambda L: L.experimental.SyncBatchNormalization(name="bn_sync"))
+    x, y = models.batch()
+    r = capture(model, x, y, tmp_path / "cap")
+    # One replica: the batch's own statistics, through TensorFlow's autodiff.
+    assert [(l["name"], l["captured"]) for l in r.manifest["layers"]] == [
+        ("bn_sync", "keras_autodiff"), ("bn_plain", "fused_op")]
+    assert_local_gradients(r)
