@@ -35,14 +35,23 @@ def _parser():
 
 
 def _keras_version_of(path):
-    """The Keras version a .keras archive was saved with, or None."""
+    """The Keras version a .keras archive or an .h5 file was saved with, or None."""
     import json
 
+    if zipfile.is_zipfile(path):
+        try:
+            with zipfile.ZipFile(path) as z:
+                return json.loads(z.read("metadata.json")).get("keras_version")
+        except (KeyError, ValueError, zipfile.BadZipFile, OSError):
+            return None
     try:
-        with zipfile.ZipFile(path) as z:
-            return json.loads(z.read("metadata.json")).get("keras_version")
-    except (KeyError, ValueError, zipfile.BadZipFile, OSError):
+        import h5py  # comes with Keras
+
+        with h5py.File(path, "r") as f:
+            version = f.attrs.get("keras_version")
+    except Exception:  # not an HDF5 file: the loader says what it is
         return None
+    return version.decode() if isinstance(version, bytes) else version
 
 
 def load_model(path):
@@ -55,8 +64,13 @@ def load_model(path):
         raise CaptureError(f"--model {path}: folder without saved_model.pb; expected a .keras "
                            "file or a SavedModel folder")
     tk = tf_keras_or_none()
-    legacy = is_saved_model or path.endswith(".h5") or (
-        (_keras_version_of(path) or "3").startswith("2."))
+    if is_saved_model:
+        legacy = True
+    else:
+        # .h5 files are Keras 2's unless Keras 3 wrote them; .keras archives Keras 3's unless
+        # Keras 2 did.
+        version = _keras_version_of(path) or ("2" if path.endswith(".h5") else "3")
+        legacy = not version.startswith("3")
     try:
         if legacy:
             if tk is None:

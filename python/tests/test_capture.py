@@ -255,3 +255,18 @@ def test_tf_keras_sync_batch_normalization(tmp_path):
     assert [(l["name"], l["captured"]) for l in r.manifest["layers"]] == [
         ("bn_sync", "keras_autodiff"), ("bn_plain", "fused_op")]
     assert_local_gradients(r)
+
+
+def test_keras3_h5_from_the_command_line(tmp_path):
+    from bnscope_capture.cli import main
+
+    path = tmp_path / "m.h5"
+    models.keras3_cnn().save(path)
+    x, y = models.batch()
+    np.savez(tmp_path / "batch.npz", x=x, y=y)
+    out = tmp_path / "cap"
+    assert main(["--model", str(path), "--batch", str(tmp_path / "batch.npz"), "--out",
+                 str(out)]) == 0
+    m = json.load(open(out / "manifest.json"))
+    assert m["keras"].startswith("3.")
+    assert [l["name"] for l in m["layers"]] == ["bn_nhwc", "bn_nchw", "bn_nhwc_f16"]
