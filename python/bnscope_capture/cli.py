@@ -63,6 +63,11 @@ def load_model(path):
     if is_saved_model and not os.path.exists(os.path.join(path, "saved_model.pb")):
         raise CaptureError(f"--model {path}: folder without saved_model.pb; expected a .keras "
                            "file or a SavedModel folder")
+    if is_saved_model and not os.path.exists(os.path.join(path, "keras_metadata.pb")):
+        # Keras 3's model.export() and tf.saved_model.save() keep the inference function only.
+        raise CaptureError(f"--model {path}: a SavedModel without Keras metadata (such as Keras "
+                           "3's model.export() writes) holds an inference function only, no "
+                           "training step; save the model as a .keras file (model.save)")
     tk = tf_keras_or_none()
     if is_saved_model:
         legacy = True

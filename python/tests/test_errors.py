@@ -106,3 +106,14 @@ def test_command_line_errors(tmp_path):
     assert r.returncode == 0, r.stderr
     assert sorted(os.listdir(out))[-1] == "manifest.json"
     assert "wrote 3 layer(s)" in r.stdout
+
+
+def test_inference_only_saved_model(tmp_path):
+    model = tmp_path / "exported"
+    models.keras3_cnn().export(str(model), verbose=False)
+    x, y = models.batch()
+    np.savez(tmp_path / "batch.npz", x=x, y=y)
+    r = run_capture("--model", model, "--batch", tmp_path / "batch.npz", "--out", tmp_path / "o")
+    assert r.returncode == 2, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("bnscope-capture:")]
+    assert len(lines) == 1 and "inference function only" in lines[0] and ".keras" in lines[0]
