@@ -114,11 +114,20 @@ def resolve_loss(model, loss):
     return fn, name
 
 
+# What TensorFlow wraps a graph error's cause in: a heading, the call stack where the node was
+# defined, the node and function names.
+_WRAPPING = re.compile(r"^(Graph execution error:?|Detected at node .*|File \".*|\[\[.*\]\]|"
+                       r"\[Op:.*\])$")
+_NODE_SUFFIX = re.compile(r"\s*(\[\[\{\{node [^\]]*\]\]|\[Op:[^\]]*\])")
+
+
 def short_message(e, limit=240):
     """TensorFlow's error, shortened to one line."""
     text = str(e).strip()
-    # TensorFlow prefixes graph errors with a long call stack; keep the last meaningful line.
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    # TensorFlow prefixes graph errors with a long call stack; keep the cause.
+    lines = [_NODE_SUFFIX.sub("", l).strip() for l in text.splitlines()]
+    lines = [l for l in lines if l]
+    lines = [l for l in lines if not _WRAPPING.match(l)] or lines
     keep = next((l for l in lines if re.search(r"(Error|error|expected|Expected|Incompatible|"
                                                  r"incompatible|shape|Shape)", l)), None)
     line = keep or (lines[0] if lines else type(e).__name__)

@@ -117,3 +117,18 @@ def test_inference_only_saved_model(tmp_path):
     assert r.returncode == 2, r.stderr
     lines = [l for l in r.stderr.splitlines() if l.startswith("bnscope-capture:")]
     assert len(lines) == 1 and "inference function only" in lines[0] and ".keras" in lines[0]
+
+
+def test_graph_error_keeps_its_cause(tmp_path):
+    import keras
+
+    L = keras.layers
+    inp = keras.Input((models.CHANNELS, models.SIZE, models.SIZE))
+    h = L.Conv2D(4, 3, data_format="channels_first", name="conv_cf")(inp)
+    h = L.Flatten()(L.BatchNormalization(axis=1, name="bn_cf")(h))
+    model = keras.Model(inp, L.Dense(models.CLASSES, activation="softmax")(h), name="cf")
+    model.compile(loss="sparse_categorical_crossentropy")
+    x = models.batch()[0].transpose(0, 3, 1, 2).copy()
+    # TensorFlow's CPU kernels have no channels-first convolution: the graph error's cause, not
+    # its heading.
+    capture_fails(tmp_path, "the training step failed", "NHWC", model=model, x=x, device="cpu")
