@@ -97,8 +97,9 @@ def resolve_loss(model, loss):
             from .errors import CaptureError
 
             raise CaptureError(
-                f"model '{model.name}' has one loss per output; give --loss NAME for a "
-                "single-output model")
+                f"model '{model.name}' has one loss per output; the capture takes one y and one "
+                "loss: capture a single-output model, e.g. keras.Model(model.inputs, "
+                "model.outputs[0]), with --loss NAME")
         loss = compiled
     try:
         fn = km.losses.get(loss)

@@ -85,10 +85,21 @@ def run(model, x, y, loss_fn, loss_name, layer_names):
 
 def forward(model, x):
     try:
-        return model(x, training=True)
+        pred = model(x, training=True)
     except Exception as e:
         raise CaptureError(f"--batch: model '{model.name}' rejects x of shape "
                            f"{tuple(x.shape)} {x.dtype.name}: {short_message(e)}") from None
+    outputs = list(pred.values()) if isinstance(pred, dict) else pred
+    if not isinstance(outputs, (list, tuple)):
+        return pred
+    if len(outputs) == 1:
+        return outputs[0]
+    names = list(pred) if isinstance(pred, dict) else list(getattr(model, "output_names", None)
+                                                            or [])
+    which = f" ({', '.join(map(str, names))})" if len(names) == len(outputs) else ""
+    raise CaptureError(f"model '{model.name}' has {len(outputs)} outputs{which}; the capture "
+                       "takes one y and one loss: capture a single-output model, e.g. "
+                       "keras.Model(model.inputs, model.outputs[0])")
 
 
 def loss_value(loss_fn, loss_name, y, pred):

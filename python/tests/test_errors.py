@@ -132,3 +132,13 @@ def test_graph_error_keeps_its_cause(tmp_path):
     # TensorFlow's CPU kernels have no channels-first convolution: the graph error's cause, not
     # its heading.
     capture_fails(tmp_path, "the training step failed", "NHWC", model=model, x=x, device="cpu")
+
+
+def test_multi_output_model(tmp_path):
+    import keras
+
+    m = models.keras3_cnn()
+    two = keras.Model(m.inputs, [m.output, m.output * 2.0], name="two_out")
+    two.compile(loss="mse")
+    msg = capture_fails(tmp_path, "two_out", "2 outputs", "single-output", model=two, loss="mse")
+    assert "'list' object" not in msg
