@@ -104,6 +104,26 @@ def _file_name(index, name):
     return f"layer_{index:03d}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.npz"
 
 
+def check_batch(x, y):
+    """Refuses a batch that cannot make a training step; returns warnings (lines) about x."""
+    xa = np.asarray(x)
+    if xa.ndim == 0 or xa.shape[0] == 0:
+        raise CaptureError(f"--batch: x of shape {xa.shape} holds no sample; expected at least "
+                           "one row")
+    if np.ndim(y) == 0 or np.shape(y)[0] != xa.shape[0]:
+        raise CaptureError(f"--batch: y of shape {np.shape(y)} does not have x's {xa.shape[0]} "
+                           "row(s)")
+    warnings = []
+    if xa.dtype.kind == "f" or xa.dtype.name == "bfloat16":
+        bad = int(np.size(xa) - np.count_nonzero(np.isfinite(xa.astype(np.float32))))
+        if bad == xa.size:
+            warnings.append("x is all NaN or Inf: every captured gradient will be NaN")
+        elif bad:
+            warnings.append(f"x holds {bad} NaN or Inf value(s) of {xa.size}: gradients that "
+                            "depend on them will be NaN")
+    return warnings
+
+
 def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
     """Runs one training step of model on (x, y) and writes out_dir/manifest.json and one bnscope
     problem file per batch normalization. loss: a Keras loss name or object (default: the
@@ -118,6 +138,7 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
             pattern = re.compile(layers)
         except re.error as e:
             raise CaptureError(f"--layers {layers}: not a regular expression ({e})") from None
+    batch_warnings = check_batch(x, y)
     tf_device, device_text, on_gpu = device_scope(device)
     loss_fn, loss_name = resolve_loss(model, loss)
     bn_layers = batch_norm_layers(model)
@@ -165,6 +186,8 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
         "layers": [],
         "skipped": skipped,
     }
+    if batch_warnings:
+        manifest["warnings"] = batch_warnings
     policies = {l.name: layer_policy(l) for l in bn_layers}
     with stage:
         for index, (_, how, r) in enumerate(entries):

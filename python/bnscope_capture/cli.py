@@ -143,6 +143,8 @@ def main(argv=None):
               f"{layer['dtypes']['x']}")
     for s in result.manifest["skipped"]:
         print(f"skipped {s['name']}: {s['reason']}")
+    for w in result.manifest.get("warnings", []):
+        print(f"bnscope-capture: warning: {w}", file=sys.stderr)
     print(f"wrote {len(result.manifest['layers'])} layer(s) to {result.dir}")
     return EXIT_OK
 

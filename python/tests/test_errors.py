@@ -142,3 +142,14 @@ def test_multi_output_model(tmp_path):
     two.compile(loss="mse")
     msg = capture_fails(tmp_path, "two_out", "2 outputs", "single-output", model=two, loss="mse")
     assert "'list' object" not in msg
+
+
+def test_empty_batch(tmp_path):
+    bx, by = models.batch()
+    capture_fails(tmp_path, "--batch", "holds no sample", x=bx[:0], y=by[:0])
+
+
+def test_all_nan_batch_is_captured_with_a_warning(tmp_path):
+    bx, by = models.batch()
+    r = capture(models.keras3_cnn(), np.full_like(bx, np.nan), by, tmp_path / "cap")
+    assert any("all NaN" in w for w in r.manifest["warnings"]), r.manifest
