@@ -95,7 +95,11 @@ def load_batch(path):
     if not os.path.isfile(path):
         raise CaptureError(f"--batch {path}: no such file")
     try:
-        with np.load(path, allow_pickle=False) as z:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise CaptureError(f"--batch {path}: a single array (.npy); expected an .npz holding "
+                               "x and y (np.savez(path, x=x, y=y))")
+        with z:
             names = set(z.files)
             missing = {"x", "y"} - names
             if missing:

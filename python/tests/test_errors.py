@@ -87,12 +87,15 @@ def test_command_line_errors(tmp_path):
     np.savez(no_y, x=x)
     extra = tmp_path / "extra.npz"
     np.savez(extra, x=x, y=y, w=y)
+    single = tmp_path / "x.npy"
+    np.save(single, x)
     out = tmp_path / "out"
     cases = [
         (["--model", tmp_path / "missing.keras", "--batch", good], "missing.keras"),
         (["--model", model, "--batch", tmp_path / "missing.npz"], "missing.npz: no such file"),
         (["--model", model, "--batch", no_y], "no member y"),
         (["--model", model, "--batch", extra], "unexpected member(s) w"),
+        (["--model", model, "--batch", single], "a single array (.npy); expected an .npz"),
         (["--model", model, "--batch", good, "--device", "tpu"], "--device"),
     ]
     for args, part in cases:
