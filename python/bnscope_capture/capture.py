@@ -147,7 +147,7 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
     with t.device(tf_device):
         xt, yt = t.convert_to_tensor(x), t.convert_to_tensor(y)
         fused_records = fused.run(model, xt, yt, loss_fn, loss_name, names)
-        fused_layers = {r["layer"] for r in fused_records}
+        fused_layers = {r["layer"].split("#")[0] for r in fused_records}
         if not bn_layers and not fused_records:
             raise CaptureError(f"model '{model.name}' has no batch normalization: no "
                                "BatchNormalization layer and no FusedBatchNormGrad op in its "
@@ -158,11 +158,11 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
         auto_records, skipped = (autodiff.run(model, rest, xt, yt, loss_fn, loss_name)
                                  if rest else ([], []))
     if pattern:
-        fused_records = [r for r in fused_records if pattern.search(r["layer"])]
+        fused_records = [r for r in fused_records if pattern.search(r["layer"].split("#")[0])]
     order = {l.name: i for i, l in enumerate(bn_layers)}
     entries = []
     for r in fused_records:
-        entries.append((order.get(r["layer"], len(order)), "fused_op", r))
+        entries.append((order.get(r["layer"].split("#")[0], len(order)), "fused_op", r))
     for r in auto_records:
         entries.append((order.get(r["layer"].split("#")[0], len(order)), "keras_autodiff", r))
     entries.sort(key=lambda e: e[0])  # stable: graph or call order within a layer

@@ -37,7 +37,8 @@ def _layer_for(forward_name, layer_names):
 
 
 def run(model, x, y, loss_fn, loss_name, layer_names):
-    """Returns one record per grad op, in graph order: name, op, attrs, inputs, outputs."""
+    """Returns one record per grad op, in call order (of the forward ops): layer (name#k for a
+    layer's k-th call where it was called more than once), op, attrs, inputs, outputs."""
     t = tf()
     meta = []
 
@@ -48,13 +49,16 @@ def run(model, x, y, loss_fn, loss_name, layer_names):
             loss = loss_value(loss_fn, loss_name, y, pred)
         tape.gradient(loss, model.trainable_variables)
         fetch = []
-        for op in t.compat.v1.get_default_graph().get_operations():
+        ops = t.compat.v1.get_default_graph().get_operations()
+        position = {op.name: i for i, op in enumerate(ops)}
+        for op in ops:
             if op.type not in GRAD_OPS:
                 continue
             fwd = _forward_op(op)
             meta.append({
                 "op": op.type,
                 "forward": fwd.name,
+                "call_order": position.get(fwd.name, len(ops)),
                 "layer": _layer_for(fwd.name, layer_names),
                 "input_names": [a.name for a in op.op_def.input_arg],
                 "output_names": [a.name for a in op.op_def.output_arg][:DEFINED_OUTPUTS],
@@ -80,6 +84,15 @@ def run(model, x, y, loss_fn, loss_name, layer_names):
             inputs={n: to_numpy(v) for n, v in zip(m["input_names"], ins)},
             outputs={n: to_numpy(v) for n, v in zip(m["output_names"], outs)},
         ))
+    # The backward pass meets a shared layer's calls last first.
+    records.sort(key=lambda r: r["call_order"])
+    calls = {}
+    for r in records:
+        calls.setdefault(r["layer"], []).append(r)
+    for layer, rs in calls.items():
+        if len(rs) > 1:
+            for k, r in enumerate(rs):
+                r["layer"] = f"{layer}#{k}"
     return records
 
 

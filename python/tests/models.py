@@ -186,3 +186,19 @@ def with_special_bn(framework, make_bn, name="special"):
     model = keras.Model(inp, out, name=name)
     model.compile(loss="sparse_categorical_crossentropy")
     return model
+
+
+def tf_keras_shared(name="tk_shared"):
+    """tf_keras: one (fused) BatchNormalization called twice."""
+    import tf_keras
+
+    tf_keras.utils.set_random_seed(7)
+    L = tf_keras.layers
+    bn = L.BatchNormalization(name="bn_shared")
+    inp = L.Input((SIZE, SIZE, CHANNELS))
+    a = bn(L.Conv2D(4, 3, padding="same", name="conv_a")(inp))
+    h = bn(L.Conv2D(4, 1, name="conv_b")(a))
+    model = tf_keras.Model(inp, L.Dense(CLASSES, activation="softmax", name="probs")(
+        L.GlobalAveragePooling2D()(h)), name=name)
+    model.compile(loss="sparse_categorical_crossentropy")
+    return model

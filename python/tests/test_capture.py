@@ -270,3 +270,16 @@ def test_keras3_h5_from_the_command_line(tmp_path):
     m = json.load(open(out / "manifest.json"))
     assert m["keras"].startswith("3.")
     assert [l["name"] for l in m["layers"]] == ["bn_nhwc", "bn_nchw", "bn_nhwc_f16"]
+
+
+def test_shared_fused_layer_named_in_call_order(tmp_path):
+    x, y = models.batch()
+    model = models.tf_keras_shared()
+    r = capture(model, x, y, tmp_path / "cap")
+    assert [l["name"] for l in r.manifest["layers"]] == ["bn_shared#0", "bn_shared#1"]
+    # Call #0 normalizes conv_a's output.
+    conv_a = model.get_layer("conv_a")
+    with tf.device("/CPU:0"):
+        first = conv_a(tf.constant(x)).numpy()
+    _, inputs, _ = read_problem(layer_files(r)[0])
+    np.testing.assert_allclose(inputs["x"], first, rtol=1e-5, atol=1e-6)
