@@ -7,7 +7,7 @@ with the upstream gradient."""
 
 from .errors import CaptureError
 from .frameworks import layer_axis, short_message, tf, to_numpy
-from .fused import forward, loss_value
+from .fused import forward, loss_value, scaled
 
 
 class _Call:
@@ -98,7 +98,7 @@ def _unsupported(layer, rec, training):
     return None
 
 
-def run(model, layers, x, y, loss_fn, loss_name):
+def run(model, layers, x, y, loss_fn, loss_name, loss_scale=1.0):
     """One record per (layer, call): x, dy, gamma, beta, epsilon, axis, is_training, mean,
     variance (the batch's in training, the moving ones otherwise), and the reference gradients
     dx, dgamma, dbeta (absent where the layer has no gamma or beta). Returns (records, skipped)."""
@@ -109,7 +109,8 @@ def run(model, layers, x, y, loss_fn, loss_name):
             r.__enter__()
         with t.GradientTape() as tape:
             pred = forward(model, t.convert_to_tensor(x))
-            loss = loss_value(loss_fn, loss_name, t.convert_to_tensor(y), pred)
+            loss = scaled(loss_value(loss_fn, loss_name, t.convert_to_tensor(y), pred),
+                          loss_scale)
     finally:
         for r in recorders:
             r.__exit__(None, None, None)

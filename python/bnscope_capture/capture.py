@@ -15,6 +15,7 @@ from .output_folder import FORMAT_VERSION, StagedFolder
 from .problem_file import dtype_name, write_problem
 
 MIN_TF = (2, 16)
+DEFAULT_LOSS_SCALE = 2.0 ** 15  # Keras 3's and tf_keras's LossScaleOptimizer initial_scale
 AUTODIFF_OP = "FusedBatchNormGradV3"
 # Keras 3 keeps the channel axis anywhere; bnscope's ops take NHWC/NCHW (4-D) or NDHWC/NCDHW
 # (5-D). Lower ranks get unit spatial dimensions where they change nothing.
@@ -104,6 +105,26 @@ def _file_name(index, name):
     return f"layer_{index:03d}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.npz"
 
 
+def loss_scale(model):
+    """(scale, where it comes from): what fit() multiplies the loss by. The model's
+    LossScaleOptimizer's current scale; else, under mixed_float16 (where compile wraps the
+    optimizer in one), Keras's initial scale 2**15; else 1."""
+    opt = getattr(model, "optimizer", None)
+    if opt is not None and "LossScaleOptimizer" in type(opt).__name__:
+        for attr in ("dynamic_scale", "loss_scale"):  # Keras 3 once built; tf_keras
+            try:
+                value = getattr(opt, attr)
+            except (AttributeError, ValueError):
+                continue
+            if value is not None and not callable(value):
+                return float(np.asarray(value)), "the model's LossScaleOptimizer"
+        return float(getattr(opt, "initial_scale", DEFAULT_LOSS_SCALE)), \
+            "the model's LossScaleOptimizer (initial scale)"
+    if layer_policy(model) == "mixed_float16":
+        return DEFAULT_LOSS_SCALE, "a LossScaleOptimizer's initial scale (mixed_float16)"
+    return 1.0, None
+
+
 def check_batch(x, y):
     """Refuses a batch that cannot make a training step; returns warnings (lines) about x."""
     xa = np.asarray(x)
@@ -141,12 +162,13 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
     batch_warnings = check_batch(x, y)
     tf_device, device_text, on_gpu = device_scope(device)
     loss_fn, loss_name = resolve_loss(model, loss)
+    scale, scale_source = loss_scale(model)
     bn_layers = batch_norm_layers(model)
     names = {l.name for l in bn_layers}
 
     with t.device(tf_device):
         xt, yt = t.convert_to_tensor(x), t.convert_to_tensor(y)
-        fused_records = fused.run(model, xt, yt, loss_fn, loss_name, names)
+        fused_records = fused.run(model, xt, yt, loss_fn, loss_name, names, scale)
         fused_layers = {r["layer"].split("#")[0] for r in fused_records}
         if not bn_layers and not fused_records:
             raise CaptureError(f"model '{model.name}' has no batch normalization: no "
@@ -155,7 +177,7 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
         rest = [l for l in bn_layers if l.name not in fused_layers]
         if pattern:
             rest = [l for l in rest if pattern.search(l.name)]
-        auto_records, skipped = (autodiff.run(model, rest, xt, yt, loss_fn, loss_name)
+        auto_records, skipped = (autodiff.run(model, rest, xt, yt, loss_fn, loss_name, scale)
                                  if rest else ([], []))
     if pattern:
         fused_records = [r for r in fused_records if pattern.search(r["layer"].split("#")[0])]
@@ -183,6 +205,8 @@ def capture(model, x, y, out_dir, loss=None, device=None, layers=None):
         "model": model.name,
         "dtype_policy": model_policy(model),
         "loss": str(loss_name),
+        "loss_scale": scale,
+        **({"loss_scale_from": scale_source} if scale_source else {}),
         "layers": [],
         "skipped": skipped,
     }

@@ -36,7 +36,7 @@ def _layer_for(forward_name, layer_names):
     return "/".join(parts) or forward_name
 
 
-def run(model, x, y, loss_fn, loss_name, layer_names):
+def run(model, x, y, loss_fn, loss_name, layer_names, loss_scale=1.0):
     """Returns one record per grad op, in call order (of the forward ops): layer (name#k for a
     layer's k-th call where it was called more than once), op, attrs, inputs, outputs."""
     t = tf()
@@ -46,7 +46,7 @@ def run(model, x, y, loss_fn, loss_name, layer_names):
     def step(x, y):
         with t.GradientTape() as tape:
             pred = forward(model, x)
-            loss = loss_value(loss_fn, loss_name, y, pred)
+            loss = scaled(loss_value(loss_fn, loss_name, y, pred), loss_scale)
         tape.gradient(loss, model.trainable_variables)
         fetch = []
         ops = t.compat.v1.get_default_graph().get_operations()
@@ -123,3 +123,8 @@ def loss_value(loss_fn, loss_name, y, pred):
         raise CaptureError(f"--loss {loss_name}: cannot be used with the model's output of shape "
                            f"{tuple(pred.shape)} and y of shape {tuple(y.shape)}: "
                            f"{short_message(e)}") from None
+
+
+def scaled(loss, scale):
+    """The loss as a LossScaleOptimizer hands it to the tape."""
+    return loss if scale == 1.0 else loss * tf().cast(scale, loss.dtype)

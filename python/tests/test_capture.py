@@ -41,6 +41,7 @@ def test_keras3_manifest(keras3_capture):
     assert m["keras"].startswith("3.")
     assert m["model"] == "k3_cnn"
     assert m["device"].startswith("CPU")
+    assert m["loss_scale"] == 1.0  # the model's own policy is float32: fit() scales nothing
     by_name = {l["name"]: l for l in m["layers"]}
     assert list(by_name) == ["bn_nhwc", "bn_nchw", "bn_nhwc_f16"]
     assert [l["index"] for l in m["layers"]] == [0, 1, 2]
@@ -92,6 +93,9 @@ def test_keras3_files_hold_the_layer_problem(keras3_capture):
 
 def test_fused_capture_is_bit_exact(fused_capture):
     policy, result = fused_capture
+    # Under mixed_float16 compile wraps the optimizer in a LossScaleOptimizer: fit()'s loss
+    # scale, so the half gradients are the ones training sees.
+    assert result.manifest["loss_scale"] == (2.0 ** 15 if policy == "mixed_float16" else 1.0)
     layers = result.manifest["layers"]
     assert [l["name"] for l in layers] == ["bn_nhwc", "bn_nchw"]
     assert [l["data_format"] for l in layers] == ["NHWC", "NCHW"]
