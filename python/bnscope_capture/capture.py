@@ -76,6 +76,11 @@ def _autodiff_problem(rec):
     if fmt is None:
         raise CaptureError(f"channel axis {rec['axis']} of a rank-{rec['x'].ndim} input has no "
                            "data_format bnscope's ops take")
+    # FusedBatchNormGradV3 takes scale and the statistics in U = float32 whatever x's dtype; where
+    # TensorFlow ran them wider (a float64 layer) the manifest says what they were.
+    ran = {"scale": rec["gamma"], "reserve_space_1": rec["mean"],
+           "reserve_space_2": rec["variance"]}
+    narrowed = {k: dtype_name(v) for k, v in ran.items() if v.dtype != np.float32}
     inputs = {
         "y_backprop": rec["dy"].reshape(shape),
         "x": rec["x"].reshape(shape),
@@ -93,6 +98,10 @@ def _autodiff_problem(rec):
     extra = {}
     if shape != rec["x"].shape:
         extra["reshaped_from"] = list(rec["x"].shape)
+    if narrowed:
+        extra["float32_by_the_op"] = {
+            "ran_in": narrowed,
+            "why": "FusedBatchNormGradV3 takes scale and reserve_space_1/2 as float32 (U)"}
     return AUTODIFF_OP, attrs, "variance", inputs, expected, extra
 
 

@@ -287,3 +287,25 @@ def test_shared_fused_layer_named_in_call_order(tmp_path):
         first = conv_a(tf.constant(x)).numpy()
     _, inputs, _ = read_problem(layer_files(r)[0])
     np.testing.assert_allclose(inputs["x"], first, rtol=1e-5, atol=1e-6)
+
+
+def test_float64_layer_keeps_float64_data(tmp_path):
+    import keras
+
+    L = keras.layers
+    keras.utils.set_random_seed(8)
+    inp = keras.Input((models.SIZE, models.SIZE, models.CHANNELS), dtype="float64")
+    h = L.Conv2D(4, 3, padding="same", dtype="float64")(inp)
+    h = L.GlobalAveragePooling2D(dtype="float64")(L.BatchNormalization(name="bn64",
+                                                                      dtype="float64")(h))
+    model = keras.Model(inp, L.Dense(1, dtype="float64")(h), name="f64")
+    model.compile(loss="mse")
+    x = models.batch()[0].astype(np.float64)
+    r = capture(model, x, np.ones((models.BATCH, 1)), tmp_path / "cap")
+    l = r.manifest["layers"][0]
+    assert l["dtypes"]["x"] == l["dtypes"]["y_backprop"] == l["dtypes"]["out_x_backprop"] == \
+        "float64"
+    # The op's U is float32: what TensorFlow ran in float64 is said.
+    assert l["dtypes"]["scale"] == "float32"
+    assert l["float32_by_the_op"]["ran_in"] == {
+        "scale": "float64", "reserve_space_1": "float64", "reserve_space_2": "float64"}
