@@ -54,9 +54,14 @@ void print_comparison(const Comparison& c) {
     if (!o.note.empty() && o.compared)
       std::printf("  note (%s): %s\n", o.name.c_str(), o.note.c_str());
     if (o.passed || o.worst.empty()) continue;
-    std::printf("  %s: %lld of %lld elements outside tolerance (passes at atol %s); worst:\n",
-                o.name.c_str(), static_cast<long long>(o.mismatches),
-                static_cast<long long>(o.count), num(o.required_atol).c_str());
+    // A NaN facing a number fails at any tolerance: say so rather than "passes at atol inf".
+    const std::string passes =
+        o.nan_mismatches > 0
+            ? std::to_string(o.nan_mismatches) + " NaN on one side only: no tolerance passes them"
+            : "passes at atol " + num(o.required_atol);
+    std::printf("  %s: %lld of %lld elements outside tolerance (%s); worst:\n", o.name.c_str(),
+                static_cast<long long>(o.mismatches), static_cast<long long>(o.count),
+                passes.c_str());
     for (std::size_t i = 0; i < o.worst.size() && i < 5; ++i) {
       const ElementError& w = o.worst[i];
       std::printf("    %-20s channel %-5lld reference %-15.9g candidate %-15.9g ULP %s\n",

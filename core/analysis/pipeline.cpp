@@ -70,6 +70,19 @@ void check_missing(const PipelineRequest& request, const Prepared& prepared,
          missing + " (give --allow-missing to compare only the outputs it holds)");
 }
 
+// Saved outputs with another element count cannot be of this problem: bad input, not a
+// disagreement. (The same count in another shape is compared: a layout mix-up is a finding.)
+void check_sizes(const PipelineRequest& request, const Prepared& prepared,
+                 const std::vector<OutputTensor>& expected) {
+  for (const OutputTensor& e : expected) {
+    const std::optional<Shape> want = output_shape(prepared, e.name);
+    if (!want || !e.defined || num_elements(*want) == e.tensor.numel()) continue;
+    fail("--against " + request.against + ": " + e.name + " has shape " +
+         shape_str(e.tensor.shape()) + ", expected " + shape_str(*want) +
+         " (the op's output for these inputs)");
+  }
+}
+
 // Comparisons and causes for runs already made.
 void compare_and_explain(const Problem& problem, PipelineResult& out, const DiffOptions& options,
                          bool find, const RunContext& ctx) {
@@ -132,6 +145,7 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
   if (!out.reference_is_backend) {
     out.expected = load_expected_outputs(request.against, *prepared.op);
     check_missing(request, prepared, out.expected);
+    check_sizes(request, prepared, out.expected);
   }
 
   for (std::size_t k = 0; k < backends.size(); ++k) {

@@ -74,6 +74,12 @@ std::vector<std::string> written_outputs(const Prepared& p) {
   return names;
 }
 
+std::optional<Shape> output_shape(const Prepared& p, std::string_view name) {
+  const int i = p.op->output_index(name);
+  if (i < 0) return std::nullopt;
+  return output_shape(p, static_cast<std::size_t>(i));
+}
+
 void fill_empty_result(const Prepared& p, Result& result) {
   allocate_outputs(p, result);
   const OpSpec& op = *p.op;

@@ -1,5 +1,6 @@
 #include "io/capture_folder.h"
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -45,8 +46,9 @@ CaptureLayer read_layer(const JsonValue& v, std::size_t i, const std::string& ma
   if (v.kind != JsonValue::Kind::Object) fail(what + ": expected an object");
   CaptureLayer l;
   const JsonValue* index = v.find("index");
-  if (!index || index->kind != JsonValue::Kind::Number || index->number < 0 ||
-      index->number != static_cast<double>(static_cast<int>(index->number)))
+  // Range first: a NaN or a huge number must not reach the conversion to int.
+  if (!index || index->kind != JsonValue::Kind::Number || !(index->number >= 0) ||
+      index->number > 1e9 || index->number != std::floor(index->number))
     fail(what + ": expected \"index\" as a whole number >= 0");
   l.index = static_cast<int>(index->number);
   l.name = text_of(v, "name", what);
@@ -63,7 +65,8 @@ CaptureLayer read_layer(const JsonValue& v, std::size_t i, const std::string& ma
         fail(what + ": shapes." + name + " must be a list of sizes");
       std::vector<std::int64_t>& dims = l.shapes[name];
       for (const JsonValue& d : s.items) {
-        if (d.kind != JsonValue::Kind::Number || d.number < 0)
+        if (d.kind != JsonValue::Kind::Number || !(d.number >= 0) || d.number > 9e18 ||
+            d.number != std::floor(d.number))
           fail(what + ": shapes." + name + " must be a list of sizes");
         dims.push_back(static_cast<std::int64_t>(d.number));
       }
@@ -87,6 +90,7 @@ bool is_capture_folder(const std::string& dir) {
 
 Capture read_capture_folder(const std::string& dir) {
   std::error_code ec;
+  if (!fs::exists(dir, ec)) fail("capture " + dir + ": no such folder");
   if (!fs::is_directory(dir, ec))
     fail("capture " + dir + ": not a folder; expected a folder written by bnscope-capture");
   const fs::path root(dir);

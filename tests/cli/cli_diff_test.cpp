@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "cli_harness.h"
 #include "io/json_value.h"
+#include "io/npy.h"
 
 namespace bnscope::test {
 
@@ -61,6 +63,37 @@ TEST(CliDiff, AgainstACompleteDirectoryPasses) {
   ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", saved}).status, 0);
   const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
+TEST(CliDiff, AgainstOutputsOfAnotherSizeIsBadInput) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), other = dir.path("q.npz");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,5", "--out", other}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", dir.path("saved")}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", other, "--out", dir.path("wrong")}).status, 0);
+  std::filesystem::copy_file(dir.path("wrong/x_backprop.npy"), dir.path("saved/x_backprop.npy"),
+                             std::filesystem::copy_options::overwrite_existing);
+  const CliRun r = run_cli({"diff", "--problem", problem, "--against", dir.path("saved")});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("x_backprop has shape [2,3,3,5], expected [2,3,3,4]"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+}
+
+TEST(CliDiff, NaNFacingANumberIsNotPassedByAnyTolerance) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), saved = dir.path("saved");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", saved}).status, 0);
+  Tensor dx = read_npy(saved + "/x_backprop.npy");
+  dx.set(5, std::nan(""));
+  write_npy(saved + "/x_backprop.npy", dx);
+  const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved, "--atol", "inf"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 NaN on one side only: no tolerance passes them"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("passes at atol inf"), std::string::npos) << r.out;
 }
 
 // The inference mode has one name in the CLI, JSON, CSV, HTML and the trace.

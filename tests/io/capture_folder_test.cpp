@@ -85,6 +85,17 @@ TEST(CaptureFolder, ManifestErrors) {
   expect_error([&] { read_capture_folder(f.dir.path().string()); }, {"more than one layer"});
   f.manifest({});
   expect_error([&] { read_capture_folder(f.dir.path().string()); }, {"empty"});
+  // NaN and numbers past any int are refused as such (Python's json writes NaN).
+  for (const char* bad : {"NaN", "1e300", "-Infinity", "2.5"}) {
+    std::string layer = layer_json(0, "a", "layer_000_a.npz");
+    layer.replace(layer.find("\"index\": 0"), 10, std::string("\"index\": ") + bad);
+    f.manifest({layer, layer_json(1, "b", "layer_001_b.npz")});
+    expect_error([&] { read_capture_folder(f.dir.path().string()); }, {"whole number"});
+    std::string shaped = layer_json(0, "a", "layer_000_a.npz");
+    shaped.replace(shaped.find("[2, 2, 2, 3]"), 12, std::string("[2, ") + bad + ", 2, 3]");
+    f.manifest({shaped, layer_json(1, "b", "layer_001_b.npz")});
+    expect_error([&] { read_capture_folder(f.dir.path().string()); }, {"list of sizes"});
+  }
   write_file_atomic(f.dir / "manifest.json", "{\"bnscope_capture\": 1, \"layers\": [");
   expect_error([&] { read_capture_folder(f.dir.path().string()); }, {"manifest.json"});
 }
@@ -93,7 +104,9 @@ TEST(CaptureFolder, NotACapture) {
   ScratchDir d;
   EXPECT_FALSE(is_capture_folder(d.path().string()));
   expect_error([&] { read_capture_folder(d.path().string()); }, {"no manifest.json"});
-  expect_error([&] { read_capture_folder(d / "nope"); }, {"not a folder"});
+  expect_error([&] { read_capture_folder(d / "nope"); }, {"no such folder"});
+  write_file_atomic(d / "file", "not a folder");
+  expect_error([&] { read_capture_folder(d / "file"); }, {"not a folder"});
 }
 
 // Expected outputs travel in the problem file as out_<output>; they are not inputs.
