@@ -143,7 +143,7 @@ int run(Args args) {
       .integer("--worst", options.worst_k, 0, 1000)
       .text("--json", json)
       .shape("--shape", shape)
-      .seed("--seed", seed, 1 << 30)
+      .seed("--seed", seed, INT32_MAX)
       .set("--no-causes", request.find_causes, false);
   per_output_flag(flags, "--atol-", pa.problem.op, options.output_atol);
   per_output_flag(flags, "--rtol-", pa.problem.op, options.output_rtol);

@@ -32,7 +32,7 @@ int run(Args args) {
       .text("--json", json)
       .text("--trace", trace)
       .shape("--shape", shape)
-      .seed("--seed", seed, 1 << 30)
+      .seed("--seed", seed, INT32_MAX)
       .read(pa.rest);
   if (!json.empty()) check_output_file(json, "--json");  // before the work, not after
   if (!trace.empty()) check_output_file(trace, "--trace");

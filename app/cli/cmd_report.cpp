@@ -59,7 +59,7 @@ int run(Args args) {
       .integer("--threads", options.threads, 0, 1024)
       .number("--peak-gbps", options.device_peak_gbps)
       .shape("--shape", shape)
-      .seed("--seed", seed, 1 << 30)
+      .seed("--seed", seed, INT32_MAX)
       .read(pa.rest);
   if (out.empty()) fail("report needs --out DIR (where report.html and the others go)");
   if (request.backends.empty()) fail("--backends needs at least one backend");

@@ -17,23 +17,35 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// Digits only (a sign where negatives are allowed): stol/stoll also skip blanks and take "+2".
+bool plain_integer(const std::string& text, bool negative_allowed) {
+  const std::size_t start = negative_allowed && !text.empty() && text[0] == '-' ? 1 : 0;
+  return text.size() > start && text.find_first_not_of("0123456789", start) == std::string::npos;
+}
+
+}  // namespace
+
 double parse_double_flag(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (const std::exception&) {
-  }
+  // Decimal notation: stod also takes hexadecimal (0x10) and leading blanks.
+  const bool decimal = text.find_first_of("xXpP \t\n\r\f\v") == std::string::npos;
+  if (decimal) try {
+      std::size_t used = 0;
+      const double v = std::stod(text, &used);
+      if (used == text.size() && v >= 0) return v;
+    } catch (const std::exception&) {
+    }
   fail(flag + " expects a non-negative number, got '" + clip_for_message(text) + "'");
 }
 
 int parse_int_flag(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    std::size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
-  } catch (const std::exception&) {
-  }
+  if (plain_integer(text, lo < 0)) try {
+      std::size_t used = 0;
+      const long v = std::stol(text, &used);
+      if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
+    } catch (const std::exception&) {
+    }
   fail(flag + " expects an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
        ", got '" + clip_for_message(text) + "'");
 }
@@ -42,9 +54,18 @@ Shape parse_shape_flag(const std::string& flag, const std::string& text) {
   std::string t = text;
   if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
   Shape s;
-  for (const std::string& d : split_list(t)) {
+  // Every item a plain number: "2, 3,4,5", "+2,..." and a trailing comma are typing slips.
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = t.find(',', start);
+    items.push_back(t.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const std::string& d : items) {
     try {
       std::size_t used = 0;
+      if (!plain_integer(d, false)) throw std::invalid_argument(d);
       const long long v = std::stoll(d, &used);
       if (used != d.size() || v < 0) throw std::invalid_argument(d);
       s.push_back(v);

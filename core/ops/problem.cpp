@@ -45,8 +45,10 @@ AttrValue parse_value(const Problem& p, const AttrSpec& a, const std::string& te
       errno = 0;
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
+      // Decimal notation only: strtod also takes hexadecimal (0x10 is 16) and leading blanks.
+      const bool decimal = text.find_first_of("xXpP \t\n\r\f\v") == std::string::npos;
       // Underflow to a subnormal (1e-45) is still a number; only overflow is refused.
-      if (text.empty() || *end != '\0' || (errno == ERANGE && std::fabs(v) > 1))
+      if (text.empty() || !decimal || *end != '\0' || (errno == ERANGE && std::fabs(v) > 1))
         fail("attr '" + std::string(a.name) + "' of " + p.op + " expects a number, got '" +
              clip_for_message(text) + "'");
       if (!std::isfinite(v))

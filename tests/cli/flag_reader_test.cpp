@@ -114,6 +114,19 @@ TEST(FlagReader, BadValuesUseTheParsersWording) {
   EXPECT_EQ(error_of({"--atol", "-1"}), "--atol expects a non-negative number, got '-1'");
   EXPECT_EQ(error_of({"--shape", "2,3"}),
             "--shape expects 4 (N,H,W,C) or 5 (N,D,H,W,C) dimensions, got '2,3'");
+  // Plain decimal numbers only: what stol, stod and friends would also take are typing slips.
+  for (const char* shape :
+       {"2, 3,4,5", "+2,2,2,2", "2,2,2,2,", ",2,2,2,2", "2,,2,2,2", "0x2,2,2,2"})
+    EXPECT_EQ(error_of({"--shape", shape}),
+              std::string("--shape expects dimensions like 32,56,56,64, got '") + shape + "'");
+  for (const char* reps : {" 5", "+5", "5 ", "0x5"})
+    EXPECT_EQ(error_of({"--reps", reps}),
+              std::string("--reps expects an integer from 1 to 100, got '") + reps + "'");
+  for (const char* atol : {"0x10", " 1", "1e"})
+    EXPECT_EQ(error_of({"--atol", atol}),
+              std::string("--atol expects a non-negative number, got '") + atol + "'");
+  EXPECT_TRUE(error_of({"--atol", "inf"}).empty());
+  EXPECT_TRUE(error_of({"--atol", "1e-4"}).empty());
 }
 
 TEST(FlagReader, APrefixedNameIsCheckedBeforeItsValue) {

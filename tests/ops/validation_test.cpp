@@ -365,6 +365,9 @@ TEST(Validation, BadAttrText) {
       {"epsilon", "", "attr 'epsilon' of FusedBatchNormGradV2 expects a number, got ''"},
       {"epsilon", "1e999", "attr 'epsilon' of FusedBatchNormGradV2 expects a number, got '1e999'"},
       {"epsilon", "nan", "attr 'epsilon' of FusedBatchNormGradV2 must be finite, got 'nan'"},
+      // Decimal notation only: strtod would read 0x10 as 16 and skip the blank.
+      {"epsilon", "0x10", "attr 'epsilon' of FusedBatchNormGradV2 expects a number, got '0x10'"},
+      {"epsilon", " 0.1", "attr 'epsilon' of FusedBatchNormGradV2 expects a number, got ' 0.1'"},
       {"is_training", "yes",
        "attr 'is_training' of FusedBatchNormGradV2 expects true or false, got 'yes'"}};
   for (const auto& [key, text, message] : cases) {
