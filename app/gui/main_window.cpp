@@ -330,9 +330,20 @@ void MainWindow::runStarted() {
   progress_->setRange(0, 0);  // busy until the backend reports progress
   progress_->show();
   cancel_->show();
-  status_->setText(tr("Running %1 on %2...")
-                       .arg(QString::fromStdString(controller_->problem().op),
-                            QString::fromStdString(controller_->backend())));
+  QString text = tr("Running %1 on %2")
+                     .arg(QString::fromStdString(controller_->problem().op),
+                          QString::fromStdString(controller_->backend()));
+  // The Diff tab's comparison rides on the same run: its backends are part of the wait.
+  if (const auto c = controller_->comparison()) {
+    QStringList with;
+    for (const std::string& b : c->candidates) with << QString::fromStdString(b);
+    text += tr(", comparing %1 with %2")
+                .arg(with.join(QStringLiteral(", ")),
+                     c->reference_file.empty()
+                         ? QString::fromStdString(c->reference)
+                         : QFileInfo(QString::fromStdString(c->reference_file)).fileName());
+  }
+  status_->setText(text + QStringLiteral("..."));
 }
 
 void MainWindow::outcomeChanged() {

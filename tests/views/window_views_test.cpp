@@ -47,6 +47,7 @@ class WindowViewsTest : public QObject {
   void darkThemeWhenAsked();
   void escapeKeepsTheViewsAndSaysTheyAreStale();
   void escapeStopsAProfileInFlight();
+  void runStatusNamesTheComparisonItWaitsFor();
   void layoutChangeInTheWindowRewritesInPlace();
   void chartsStayWhenARunGivesThemTheSameAgain();
   void channelOfNaNSaysSoInsteadOfARange();
@@ -164,6 +165,25 @@ void WindowViewsTest::escapeKeepsTheViewsAndSaysTheyAreStale() {
   QCOMPARE(w.channels()->model()->index(0, 1).data(), first);
   QVERIFY2(w.runStatus()->text().contains(QStringLiteral("stale")),
            qPrintable(w.runStatus()->text()));
+}
+
+void WindowViewsTest::runStatusNamesTheComparisonItWaitsFor() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  ProblemController* c = w.controller();
+  c->setProblem(test::small_sample());
+  QVERIFY(c->waitForIdle());
+  c->rerun();
+  QVERIFY2(!w.runStatus()->text().contains(QStringLiteral("comparing")),
+           qPrintable(w.runStatus()->text()));
+  QVERIFY(c->waitForIdle());
+  w.viewTabs()->setCurrentWidget(w.analysis().diff);  // shown: its comparison joins the runs
+  QVERIFY(w.analysis().diff->waitForIdle());
+  c->rerun();
+  QVERIFY2(w.runStatus()->text().contains(QStringLiteral("comparing cpu with cpu-reference")),
+           qPrintable(w.runStatus()->text()));
+  QVERIFY(c->waitForIdle());
 }
 
 void WindowViewsTest::escapeStopsAProfileInFlight() {
