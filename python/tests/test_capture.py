@@ -231,23 +231,18 @@ def test_masked_input_is_skipped(tmp_path):
     assert "masked input" in skipped_reasons(r)["bn_masked"]
 
 
-@pytest.mark.parametrize("framework", ["keras", "tf_keras"])
-def test_batch_renormalization_is_skipped(tmp_path, framework):
+@pytest.mark.parametrize("framework,options,reason", [
+    ("keras", {"renorm": True}, "batch renormalization"),
+    ("tf_keras", {"renorm": True}, "batch renormalization"),
+    ("tf_keras", {"virtual_batch_size": 2}, "virtual batches"),
+])
+def test_variants_no_op_computes_are_skipped(tmp_path, framework, options, reason):
     model = models.with_special_bn(
-        framework, lambda L: L.BatchNormalization(renorm=True, name="bn_renorm"))
+        framework, lambda L: L.BatchNormalization(name="bn_special", **options))
     x, y = models.batch()
     r = capture(model, x, y, tmp_path / "cap")
     assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
-    assert "batch renormalization" in skipped_reasons(r)["bn_renorm"]
-
-
-def test_virtual_batches_are_skipped(tmp_path):
-    model = models.with_special_bn(
-        "tf_keras", lambda L: L.BatchNormalization(virtual_batch_size=2, name="bn_virtual"))
-    x, y = models.batch()
-    r = capture(model, x, y, tmp_path / "cap")
-    assert [l["name"] for l in r.manifest["layers"]] == ["bn_plain"]
-    assert "virtual batches" in skipped_reasons(r)["bn_virtual"]
+    assert reason in skipped_reasons(r)["bn_special"]
 
 
 def test_tf_keras_sync_batch_normalization(tmp_path):
