@@ -11,7 +11,7 @@ namespace bnscope {
 
 namespace {
 
-std::string num(double v) {
+std::string statistic_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
@@ -89,7 +89,7 @@ void check_mean(const Prepared& p, const Moments& s, std::vector<Note>& notes) {
   notes.push_back({NoteKind::Warning, "reserve-mismatch",
                    "reserve_space_1 is not the batch mean of x" + channels_text(bad, p.channels()) +
                        "; worst channel " + std::to_string(worst.channel) + ": expected " +
-                       num(worst.expected) + ", got " + num(worst.actual),
+                       statistic_text(worst.expected) + ", got " + statistic_text(worst.actual),
                    "reserve_space_1", worst.channel});
 }
 
@@ -128,8 +128,8 @@ void check_variance(const Prepared& p, const Moments& s, std::vector<Note>& note
                    std::string("reserve_space_2 is not ") +
                        (declared_inv ? "1/sqrt(variance+epsilon)" : "the biased batch variance") +
                        " of x" + channels_text(bad + other, p.channels()) + "; worst channel " +
-                       std::to_string(worst.channel) + ": expected " + num(worst.expected) +
-                       ", got " + num(worst.actual),
+                       std::to_string(worst.channel) + ": expected " +
+                       statistic_text(worst.expected) + ", got " + statistic_text(worst.actual),
                    "reserve_space_2", worst.channel});
 }
 

@@ -34,6 +34,7 @@
 #include "diff/diff_runner.h"
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
+#include "diff/verdict_text.h"
 #include "diff/worst_elements_model.h"
 #include "io/npz.h"
 #include "number_text.h"
@@ -525,51 +526,18 @@ void DiffView::finished() {
     verdict_label_->setText(tr("Not compared yet."));
     return;
   }
-  // Readable on either theme's window colour.
   const bool dark = palette_is_dark(this);
-  const QString good_colour = dark ? QStringLiteral("#5fd35f") : QStringLiteral("#070");
-  const QString bad_colour = dark ? QStringLiteral("#ff6b6b") : QStringLiteral("#b00");
   if (out->cancelled) {
     status_->setText(tr("cancelled"));
   } else if (!out->error.empty()) {
     status_->setText(tr("failed"));
-    verdict_label_->setText(tr("<b style='color:%2'>Cannot compare:</b> %1")
-                                .arg(in_app_terms(out->error).toHtmlEscaped(), bad_colour));
+    verdict_label_->setText(cannot_compare_text(*out, dark));
   } else {
-    int compared = 0, failed = 0;
-    QStringList bad;
+    int compared = 0;
     for (const Comparison& c : out->report().comparisons)
-      for (const OutputDiff& o : c.outputs) {
-        compared += o.compared;
-        if (!o.passed) {
-          ++failed;
-          // Why, when the diff knows (a shape that differs, a missing output): not only in a
-          // tooltip.
-          bad << QString::fromStdString(o.name + " (" + c.candidate +
-                                        (o.note.empty() ? "" : ": " + o.note) + ")");
-        }
-      }
+      for (const OutputDiff& o : c.outputs) compared += o.compared;
     status_->setText(tr("%1 output(s) compared").arg(compared));
-    QStringList notes;  // what a bare verdict would hide: NaN in both, outputs not compared
-    for (const Comparison& c : out->report().comparisons)
-      for (const std::string& n : c.notes) notes << QString::fromStdString(n).toHtmlEscaped();
-    verdict_label_->setText(
-        (failed == 0
-             ? tr("<b style='color:%2'>PASS</b>: every output agrees with %1 within tolerance.")
-                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(), good_colour)
-             : tr("<b style='color:%6'>FAIL</b>: %1 of %2 outputs disagree with %3: %4.%5")
-                   .arg(failed)
-                   .arg(compared)
-                   .arg(QString::fromStdString(out->result->reference).toHtmlEscaped(),
-                        bad.join(QStringLiteral(", ")).toHtmlEscaped(),
-                        out->causes().empty()
-                            ? QString()
-                            : tr(" Likely cause: %1.")
-                                  .arg(QString::fromStdString(out->causes().front().title)
-                                           .toHtmlEscaped()),
-                        bad_colour)) +
-        (notes.isEmpty() ? QString()
-                         : QStringLiteral("<br>") + notes.join(QStringLiteral("<br>"))));
+    verdict_label_->setText(verdict_text(*out, dark));
   }
   // Keep the row after a tolerance edit; otherwise show the first failing output.
   int row = keep >= 0 && keep < verdict_->rowCount() ? keep : -1;
