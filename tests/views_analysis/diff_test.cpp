@@ -393,6 +393,10 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   QVERIFY(!view.currentOutcome());
   QCOMPARE(view.verdictModel()->rowCount(), 0);
   QVERIFY(!view.verdictLabel()->text().contains(QStringLiteral("PASS")));
+  view.run();  // Compare with no file: asked for one, never a backend instead
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.currentOutcome());
+  QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("Choose the expected outputs")));
 
   // Out of view, the verdict is cleared and the tab says why; showing it compares again.
   view.setReferenceBackend(QStringLiteral("cpu-reference"));
@@ -406,6 +410,13 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   QVERIFY(view.waitForIdle());
   QVERIFY(view.currentOutcome());
   QCOMPARE(QString::fromStdString(view.currentOutcome()->request.reference_file), path);
+  // Hidden and shown again while up to date (another tab visited): edits still compare.
+  view.hide();
+  view.show();
+  controller.generateInputs(9);
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(view.waitForIdle());
+  QVERIFY2(view.currentOutcome(), qPrintable(view.verdictLabel()->text()));
   QVERIFY(controller.waitForIdle());
 }
 

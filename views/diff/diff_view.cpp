@@ -304,7 +304,7 @@ void DiffView::referenceChanged() {
   const bool file = reference_->current() == QStringLiteral("file");
   file_row_->setVisible(file);
   stale_ = true;
-  const bool ready = !(file && reference_file_->text().trimmed().isEmpty());
+  const bool ready = referenceReady();
   // Shown, the tab follows its reference as it follows the problem.
   if (auto_run_ && isVisible() && ready && !controller_->problem().inputs.empty()) return run();
   if (controller_->comparison())
@@ -398,6 +398,10 @@ DiffRequest DiffView::request() const {
 }
 
 void DiffView::run() {
+  if (!referenceReady()) {  // never a silent fall-back to a backend
+    verdict_label_->setText(tr("Choose the expected outputs (a .npz, a .npy or a folder)."));
+    return;
+  }
   // The controller's next run answers the comparison too, so each backend runs once per change
   // for the Channels view and this tab together.
   waiting_ = true;
@@ -444,7 +448,17 @@ void DiffView::showEvent(QShowEvent* e) {
     chart_view_->chart()->legend()->hide();
     chart_view_->chart()->setMargins(QMargins(4, 4, 4, 4));
   }
-  if (auto_run_ && stale_ && !controller_->problem().inputs.empty()) run();
+  if (!auto_run_ || controller_->problem().inputs.empty() || !referenceReady()) return;
+  if (stale_)
+    run();
+  else if (!controller_->comparison())
+    // Up to date, but hiding dropped the request: later edits compare again.
+    controller_->setComparison(request(), false);
+}
+
+bool DiffView::referenceReady() const {
+  return reference_->current() != QStringLiteral("file") ||
+         !reference_file_->text().trimmed().isEmpty();
 }
 
 void DiffView::hideEvent(QHideEvent* e) {

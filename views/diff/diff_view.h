@@ -101,6 +101,8 @@ class DiffView : public QWidget {
   void updateChart();
   void updateHeatmap();
   void referenceChanged();
+  // A backend, or a file path that is filled in.
+  bool referenceReady() const;
   void problemChanged();
   void controllerFinished();
 
