@@ -4,9 +4,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -52,13 +56,43 @@ inline double stream_bandwidth() {
   return bw;
 }
 
-// GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total; the
-// names scripts/peer_merge.py reads.
+// The copy probe again, in two arrays of BNSCOPE_BENCH_ADJACENT_MIB (default 128, 0: none) MiB
+// kept for the whole process, run right after each repetition of a case (set_rate_counters):
+// about 15 ms, within a tenth of a second of the runs it divides. On a shared host the bandwidth
+// other guests leave moves by up to 2x over minutes (copy probes of 51-95 GB/s in one hour on the
+// Zen 5 EPYC, docs/performance-zen5-avx512.md), so the probe taken once before all cases can be
+// from another moment than the case; this one cannot be far from the case's. 0 when off.
+inline double adjacent_copy_bandwidth() {
+  struct Arrays {
+    std::size_t bytes = static_cast<std::size_t>(env_int("BNSCOPE_BENCH_ADJACENT_MIB", 128)) << 20;
+    std::unique_ptr<std::byte[], void (*)(void*)> src{nullptr, std::free};
+    std::unique_ptr<std::byte[], void (*)(void*)> dst{nullptr, std::free};
+    Arrays() {
+      if (bytes == 0) return;
+      src.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
+      dst.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
+      if (!src || !dst) throw std::bad_alloc();
+      std::memset(src.get(), 1, bytes);  // first touch here, not in the first probe
+      std::memset(dst.get(), 0, bytes);
+    }
+  };
+  static Arrays arrays;
+  if (arrays.bytes == 0) return 0;
+  return measure_copy_bandwidth(bench_threads(), arrays.src.get(), arrays.dst.get(), arrays.bytes);
+}
+
+// GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total, and the
+// same fraction against the adjacent probe (frac_copy_adj, copy_adj_GBps); the names
+// scripts/peer_merge.py reads. Called after the timed loop, so the probe is not in the case's time.
 inline void set_rate_counters(benchmark::State& state, double bytes, double seconds) {
   const double rate = bytes * static_cast<double>(state.iterations()) / seconds;
   state.counters["GBps"] = rate / 1e9;
   state.counters["frac_copy"] = rate / copy_bandwidth();
   state.counters["copy_GBps"] = copy_bandwidth() / 1e9;
+  if (const double adjacent = adjacent_copy_bandwidth(); adjacent > 0) {
+    state.counters["frac_copy_adj"] = rate / adjacent;
+    state.counters["copy_adj_GBps"] = adjacent / 1e9;
+  }
 }
 
 // Wall-clock time in milliseconds: the threads of a multithreaded run must count.

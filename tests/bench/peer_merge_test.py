@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/peer_merge.py over two rounds: each case and implementation takes its fastest median,
-fractions divide by the fastest copy, and a single round gives the plain table."""
+fractions divide by the fastest copy (against the adjacent probes: the best round's), and a single
+round gives the plain table."""
 import json
 import os
 import subprocess
@@ -13,12 +14,14 @@ CASE = "32x7x7x2048/NHWC/freeze/float32"
 BYTES = 3 * 32 * 7 * 7 * 2048 * 4
 
 
-def gbench(prefix, ms, copy):
-    return {"context": {"host_name": "test", "num_cpus": 2}, "benchmarks": [{
-        "name": f"{prefix}/{CASE}/real_time_median", "run_name": f"{prefix}/{CASE}/real_time",
-        "aggregate_name": "median", "real_time": ms, "time_unit": "ms",
-        "GBps": BYTES / (ms * 1e-3) / 1e9, "frac_copy": BYTES / (ms * 1e-3) / 1e9 / copy,
-        "copy_GBps": copy, "threads": 2}]}
+def gbench(prefix, ms, copy, adjacent=None):
+    case = {"name": f"{prefix}/{CASE}/real_time_median", "run_name": f"{prefix}/{CASE}/real_time",
+            "aggregate_name": "median", "real_time": ms, "time_unit": "ms",
+            "GBps": BYTES / (ms * 1e-3) / 1e9, "frac_copy": BYTES / (ms * 1e-3) / 1e9 / copy,
+            "copy_GBps": copy, "threads": 2}
+    if adjacent:  # the copy probed right after the case (bench_util.h)
+        case.update(frac_copy_adj=BYTES / (ms * 1e-3) / 1e9 / adjacent, copy_adj_GBps=adjacent)
+    return {"context": {"host_name": "test", "num_cpus": 2}, "benchmarks": [case]}
 
 
 def row(table):
@@ -35,11 +38,13 @@ def cli(ms, copy):
 
 
 class PeerMerge(unittest.TestCase):
-    def merge(self, rounds, cli_ms=()):
+    def merge(self, rounds, cli_ms=(), adjacent=()):
         with tempfile.TemporaryDirectory() as d:
             args = [sys.executable, MERGE]
             for i, (ours, onednn, torch, copy) in enumerate(rounds):
-                files = {"ours": gbench("cpu", ours, copy), "onednn": gbench("onednn", onednn, copy),
+                adj = adjacent[i] if i < len(adjacent) else None
+                files = {"ours": gbench("cpu", ours, copy, adj),
+                         "onednn": gbench("onednn", onednn, copy),
                          "peers": [{"peer": "torch", "version": "x", "name": CASE, "ms": torch}]}
                 if i < len(cli_ms):
                     files["cli"] = cli(cli_ms[i], copy)
@@ -56,8 +61,9 @@ class PeerMerge(unittest.TestCase):
         self.assertEqual(r[4], "1.000")  # our fastest round
         gbps = BYTES / 1e-3 / 1e9
         self.assertEqual(r[6], f"{gbps / 40.0:.2f}")  # over the fastest copy
-        self.assertEqual(r[7], "3.00")  # oneDNN's fastest (3.0) over ours (1.0)
-        self.assertEqual(r[9], "1.00")  # PyTorch's fastest (1.0) over ours
+        self.assertEqual(r[7], "—")  # no adjacent probe in these rounds
+        self.assertEqual(r[8], "3.00")  # oneDNN's fastest (3.0) over ours (1.0)
+        self.assertEqual(r[10], "1.00")  # PyTorch's fastest (1.0) over ours
         self.assertIn("Best median of 2 rounds", out)
         self.assertIn("(by round: 30.00, 40.00 GB/s)", out)  # each round's own probe, in order
 
@@ -65,8 +71,23 @@ class PeerMerge(unittest.TestCase):
         out = self.merge([(2.0, 3.0, 1.0, 30.0)])
         r = row(out)
         self.assertEqual(r[4], "2.000")
-        self.assertEqual(r[7], "1.50")
+        self.assertEqual(r[8], "1.50")
         self.assertNotIn("rounds", out)
+        self.assertNotIn("copy probed right after", out)
+
+    def test_adjacent_fraction_is_the_best_rounds_against_its_own_probe(self):
+        # Round 1: 2.0 ms beside a copy of 15 GB/s (the host busy then); round 2: 1.0 ms beside
+        # 80. The time is round 2's, frac_adj round 1's (it ran closer to its copy's speed).
+        out = self.merge([(2.0, 3.0, 1.0, 30.0), (1.0, 4.0, 2.0, 40.0)], adjacent=(15.0, 80.0))
+        adj = f"{BYTES / 2e-3 / 1e9 / 15.0:.2f}"
+        self.assertEqual(adj, "1.28")
+        self.assertEqual(row(out)[7], adj)
+        line = next(l for l in out.splitlines() if "copy probed right after" in l)
+        self.assertTrue(line.endswith(f"training f32 / bf16 / f16 — / — / —; freeze {adj} "
+                                      f"(worst {adj})"), line)
+        # The verdicts stay on frac_copy: 1.0 ms over the fastest copy, 40 GB/s.
+        self.assertEqual(self.verdict(out)["freeze geomean >= 0.85, none under 0.7"],
+                         "met (0.96, worst 0.96)")
 
     def verdict(self, out):
         return {l.split(": ")[0][2:]: l.split(": ", 1)[1] for l in out.splitlines()
