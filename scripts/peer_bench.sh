@@ -93,7 +93,9 @@ $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['bench
 Reduce-pass row walks decided in round 1 (trials): \
 $(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
 Single-sweep walks of wide rows decided in round 1 (trials): \
-$(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none)."
+$(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
+Software prefetch of the rows passes decided in round 1 (trials): \
+$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(sed -n "s/^${p}_prefetch_walks: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none)"; done)"
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

@@ -1,5 +1,6 @@
-// The rows reduce pass walks rows in pairs or one at a time, and the single sweep of wide rows
-// in tiles or rows, whichever timed chunks of the pass itself show faster (walk_trial.h). The
+// The rows reduce pass walks rows in pairs or one at a time, the single sweep of wide rows in
+// tiles or rows, and the rows passes with or without their software prefetch, whichever timed
+// chunks of the pass itself show faster (walk_trial.h). The
 // choice must never change a bit, a trial must time only the chunks in the middle of a span
 // long enough, alternating the walks, and the process keeps a walk only once two trials in a row
 // agree.
@@ -10,6 +11,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/host_caches.h"
@@ -153,6 +155,22 @@ TEST(WalkTrial, AShorterMinimumTimesTheMiddleOfAShortSpan) {
   EXPECT_EQ(walks.describe(), "256 lanes float32 past the LLC: rows (2 trials)");
 }
 
+TEST(WalkTrial, AnEarlierWindowTimesTheChunksBeforeTheMiddle) {
+  Walks walks("prefetch", "none");
+  const std::int64_t chunks = 64;
+  const std::int64_t first = chunks / 2 - 3 * WalkTrial::kTimed;  // window 1
+  WalkTrial before(k256, chunks, true, walks, WalkTrial::kMinChunks, 1);
+  const std::string a = walk(before, chunks, 2.0, 1.0);
+  EXPECT_EQ(a.substr(0, first), std::string(first, 'P'));
+  EXPECT_EQ(a.substr(first, 2 * WalkTrial::kTimed), "prrpprrpprrp");
+  EXPECT_EQ(a.substr(first + 2 * WalkTrial::kTimed),
+            std::string(chunks - first - 2 * WalkTrial::kTimed, 'P'));
+  // A span with room for the middle window only is not timed in the one before it.
+  WalkTrial no_room(k256, 30, true, walks, 2 * WalkTrial::kTimed, 1);
+  EXPECT_EQ(walk(no_room, 30, 2.0, 1.0), std::string(30, 'P'));
+  EXPECT_EQ(walks.trials(k256), 1);
+}
+
 Elem elem_of(DType dtype) {
   return dtype == DType::F32 ? Elem::F32 : dtype == DType::BF16 ? Elem::BF16 : Elem::F16;
 }
@@ -162,6 +180,20 @@ struct EnvGuard {
   const char* name;
   ~EnvGuard() { unsetenv(name); }
 };
+
+// Channels-last FusedBatchNormGradV3 of `shape`, and the variant it was made from.
+std::pair<Variant, Problem> channels_last(bool training, DType dtype, const Shape& shape,
+                                          std::uint32_t seed) {
+  Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", training, dtype, shape, seed);
+  Problem pb = make_problem(v);
+  return {std::move(v), std::move(pb)};
+}
+
+RunContext one_thread() {
+  RunContext ctx;
+  ctx.threads = 1;
+  return ctx;
+}
 
 // Channels-last FusedBatchNormGradV3 of `shape` in every dtype on one thread: the measured run
 // ran exactly one trial of `walks` (keyed by the rows' lanes and the pass's side of the LLC), none
@@ -173,11 +205,8 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
   const std::int64_t lanes = shape.back();
   const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * lanes);
   for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
-    const Variant v =
-        sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", training, dtype, shape, seed++);
-    const Problem pb = make_problem(v);
-    RunContext ctx;
-    ctx.threads = 1;
+    const auto [v, pb] = channels_last(training, dtype, shape, seed++);
+    const RunContext ctx = one_thread();
     walks.clear();
     const Result measured = run_problem(pb, "cpu", ctx);
     const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
@@ -216,6 +245,51 @@ TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
   expect_walks_agree(cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false,
                      Shape{4, 16, 16, 2048}, 70);
+}
+
+void clear_prefetch_walks() {
+  for (cpu::RowsPass pass : {cpu::RowsPass::Reduce, cpu::RowsPass::Write, cpu::RowsPass::Single})
+    cpu::prefetch_walks(pass).clear();
+}
+
+// The rows passes with and without their software prefetch (walk_trial.h: prefetch_walks):
+// channels-last grads of 16384 rows of 256 channels in every dtype, one thread. Training runs
+// the reduce pass (64 chunks: room for its prefetch window before the pair trial's) and the write
+// pass, inference the single sweep; each pass that prefetches per vector runs one trial of its
+// own walks, and "prefetch" and "none" forced give the trial's bits.
+TEST(WalkTrial, ThePrefetchTrialsOfEveryRowsPassGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_PREFETCH")) GTEST_SKIP() << "BNSCOPE_PREFETCH forces the walk";
+  if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
+  EnvGuard guard{"BNSCOPE_PREFETCH"};
+  const Shape shape{4, 64, 64, 256};
+  std::uint32_t seed = 90;
+  for (bool training : {true, false})
+    for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+      const auto [v, pb] = channels_last(training, dtype, shape, seed++);
+      const RunContext ctx = one_thread();
+      clear_prefetch_walks();
+      cpu::tile_walks().clear();
+      const Result measured = run_problem(pb, "cpu", ctx);
+      const double read = 2.0 * 16384 * 256 * static_cast<double>(dtype_size(dtype));
+      const WalkKey key{256, elem_of(dtype),
+                        read > static_cast<double>(cpu::host_caches().llc_bytes())};
+      // 16-bit sums from memory walk row tiles, which prefetch the next tile instead.
+      const bool tiles = cpu::row_tile(256, dtype_size(dtype), false, key.past_llc) > 0;
+      const bool single_tiles = cpu::row_tile(256, dtype_size(dtype), true, key.past_llc) > 0;
+      EXPECT_EQ(cpu::prefetch_walks(cpu::RowsPass::Reduce).trials(key), training && !tiles ? 1 : 0)
+          << describe(v);
+      EXPECT_EQ(cpu::prefetch_walks(cpu::RowsPass::Write).trials(key), training ? 1 : 0)
+          << describe(v);
+      EXPECT_EQ(cpu::prefetch_walks(cpu::RowsPass::Single).trials(key),
+                !training && !single_tiles ? 1 : 0)
+          << describe(v);
+      for (const char* walk : {"prefetch", "none"}) {
+        setenv("BNSCOPE_PREFETCH", walk, 1);
+        expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " " + walk);
+      }
+      unsetenv("BNSCOPE_PREFETCH");
+    }
+  clear_prefetch_walks();
 }
 
 }  // namespace

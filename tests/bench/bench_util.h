@@ -135,6 +135,12 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
     std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
   if (const std::string walks = cpu::tile_walks().describe(); !walks.empty())
     std::fprintf(stderr, "single_sweep_walks: %s\n", walks.c_str());
+  const std::pair<cpu::RowsPass, const char*> prefetch[] = {{cpu::RowsPass::Reduce, "reduce"},
+                                                            {cpu::RowsPass::Write, "write"},
+                                                            {cpu::RowsPass::Single, "single"}};
+  for (const auto& [pass, name] : prefetch)
+    if (const std::string walks = cpu::prefetch_walks(pass).describe(); !walks.empty())
+      std::fprintf(stderr, "%s_prefetch_walks: %s\n", name, walks.c_str());
   return 0;
 }
 

@@ -85,6 +85,18 @@ WalkTrial pair_trial(const Geometry& g, const Span& span, int t, std::int64_t ti
   return WalkTrial(rows_walk_key<T>(g), span.end - span.begin, t == 0 && in_l1, pair_walks());
 }
 
+// Thread t's walk of its chunks of a rows pass with or without the software prefetch
+// (walk_trial.h: prefetch_walks), timed by the first thread only, and only where the vector loop
+// prefetches per vector (not row tiles, which prefetch the next tile instead). `window`: the
+// reduce pass times its pair trial in the middle window, this one in the window before it.
+template <class T>
+WalkTrial prefetch_trial(const Geometry& g, const Span& span, int t, bool per_vector, RowsPass pass,
+                         int window) {
+  return WalkTrial(rows_walk_key<T>(g), span.end - span.begin,
+                   t == 0 && simd::kVector<T> && per_vector, prefetch_walks(pass),
+                   WalkTrial::kMinChunks, window);
+}
+
 }  // namespace
 
 template <class T>
@@ -110,14 +122,18 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       const A* m_t = lanes.copy(2, mL);
       const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false, rows_walk_key<T>(g).past_llc);
       WalkTrial trial = pair_trial<T>(g, span, t, tile);
+      WalkTrial ahead = prefetch_trial<T>(g, span, t, tile == 0, RowsPass::Reduce, 1);
       for (std::int64_t k = span.begin; k < span.end; ++k) {
         A* p0 = parts.s0 + k * g.channels;
         A* p1 = parts.s1 + k * g.channels;
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-        trial.walk([&](bool pairs) {
-          by_sum(kind, [&](auto S) {
-            rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
-                                                      acc1, nullptr, p0, p1, tile, pairs);
+        ahead.walk([&](bool prefetch) {
+          trial.walk([&](bool pairs) {
+            by_sum(kind, [&](auto S) {
+              rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr,
+                                                        acc0, acc1, nullptr, p0, p1, tile, pairs,
+                                                        prefetch);
+            });
           });
         });
       }
@@ -159,11 +175,14 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
     const Span span = split_range(items, n, t);
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
+    WalkTrial ahead = prefetch_trial<T>(g, span, t, g.rows(), RowsPass::Write, 0);
     // Same items as the reduce pass, last first: what it read last is still in this core's
     // caches.
     for (std::int64_t item = span.end - 1; item >= span.begin; --item) {
       if (g.rows()) {
-        rows_write<T>(g, a, b, out, g.chunk_begin(item), g.chunk_end(item), f, staging);
+        ahead.walk([&](bool prefetch) {
+          rows_write<T>(g, a, b, out, g.chunk_begin(item), g.chunk_end(item), f, staging, prefetch);
+        });
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);

@@ -264,13 +264,13 @@ class LaneArrays {
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
 // out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt. The
 // vector loop walks `tile` rows per tile (0: a row at a time) and, without an output, rows in
-// pairs where `pairs` (walk_trial.h).
+// pairs where `pairs`; it prefetches ahead where `prefetch` (walk_trial.h).
 template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
                  const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
                  T* __restrict tmp, Acc<T>* part0, Acc<T>* part1, std::int64_t tile,
-                 bool pairs = true) {
+                 bool pairs = true, bool prefetch = true) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   std::fill(acc0, acc0 + L, A(0));
@@ -282,6 +282,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
     s.pairs = pairs;
+    s.prefetch = prefetch;
     simd::rows_sweep(s, n_groups, L, L, tile, mL, pL, acc0, acc1);
     r += n_groups * g.group;
   }
@@ -410,7 +411,7 @@ bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
 template <bool N, class T>
 void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
                   T* __restrict out, std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f,
-                  T* __restrict tmp) {
+                  T* __restrict tmp, bool prefetch) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   const A* __restrict p = f.p.data();
@@ -430,6 +431,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
           simd::elem_of<T>(), false, a + first_row * C, b + first_row * C, out + first_row * C,
           tmp != nullptr,     N};
       s.nan_free = f.nan_free;
+      s.prefetch = prefetch;
       simd::rows_affine(s, groups / (lanes / L), lanes, lanes, p, q, m, r);
     };
     if (wide > 0) sweep(r0, wide, fold * L);
@@ -459,13 +461,15 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
     }
 }
 
+// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
+// (walk_trial.h).
 template <class T>
 void rows_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t r0, std::int64_t r1,
-                const Affine<Acc<T>>& f, T* tmp) {
+                const Affine<Acc<T>>& f, T* tmp, bool prefetch = true) {
   if (f.normalize)
-    rows_write_t<true, T>(g, a, b, out, r0, r1, f, tmp);
+    rows_write_t<true, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
   else
-    rows_write_t<false, T>(g, a, b, out, r0, r1, f, tmp);
+    rows_write_t<false, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
 }
 
 template <bool N, class T>

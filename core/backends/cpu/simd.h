@@ -46,6 +46,10 @@ struct Sweep {
   bool nt = false;         // non-temporal stores where the address allows
   bool normalize = false;  // affine loops: the forward form (see affine below)
   bool pairs = true;       // rows without an output: two rows per trip (walk_trial.h)
+  // Software prefetch of the inputs ahead of the loads (simd_vectors-inl.h: prefetch_ahead). The
+  // rows sweeps take it from a trial (walk_trial.h: prefetch_walks); planes and channel blocks,
+  // whose runs the hardware prefetchers lose at every run's end, always prefetch.
+  bool prefetch = true;
   // Affine grad loops: no input and no coefficient is NaN, so a NaN output can only be the
   // default NaN of an invalid operation (Inf - Inf, 0 * Inf), which is quiet with a zero low
   // half; rounding it as a number already gives convert.h's NaN pattern, so the 16-bit stores

@@ -37,8 +37,9 @@ HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
 // The inputs of 16 lanes of an affine loop, prefetched ahead and loaded in split order
 // (load_split); in the forward form b is a.
 template <bool Normalize, class T>
-HWY_INLINE void affine_inputs_split(const T* a, const T* b, VF& a0, VF& a1, VF& b0, VF& b1) {
-  prefetch_ahead(a, Normalize ? a : b);
+HWY_INLINE void affine_inputs_split(bool pf, const T* a, const T* b, VF& a0, VF& a1, VF& b0,
+                                    VF& b1) {
+  prefetch_if(pf, a, Normalize ? a : b);
   load_split(a, a0, a1);
   if (Normalize) {
     b0 = a0;
@@ -57,6 +58,7 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   const T* b = static_cast<const T*>(s.b);
   T* out = static_cast<T*>(s.out);
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
+  const bool pf = s.prefetch;
   const std::int64_t Lv = L / N * N;
   // bfloat16 on AVX2: the coefficients of each 16 lanes side by side (p, q, m, r), each in
   // load_split's order, so a group's four operands lie in one 256-byte run.
@@ -82,7 +84,7 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     if constexpr (kSplit<T>) {
       for (; j + 16 <= L; j += 16) {
         VF a0, a1, b0, b1;
-        affine_inputs_split<Normalize>(pa + j, pb + j, a0, a1, b0, b1);
+        affine_inputs_split<Normalize>(pf, pa + j, pb + j, a0, a1, b0, b1);
         const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in split order
         const auto half = [&](VF av, VF bv, std::int64_t h) {
           return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
@@ -92,12 +94,12 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
       }
     } else if constexpr (kPairs<T>) {
       for (; j + 2 * N <= Lv; j += 2 * N) {
-        prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
+        prefetch_if(pf, pa + j, Normalize ? pa + j : pb + j);
         store_pair<CheckNaN>(vec(j), vec(j + N), po + j, nt);
       }
     }
     for (; j < Lv; j += N) {
-      prefetch_ahead(pa + j, Normalize ? pa + j : pb + j);
+      prefetch_if(pf, pa + j, Normalize ? pa + j : pb + j);
       store_vec<CheckNaN>(vec(j), po + j, nt);
     }
     for (; j < L; ++j)
@@ -131,7 +133,7 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
   if constexpr (kSplit<T>) {
     for (; i + 16 <= n; i += 16) {
       VF a0, a1, b0, b1;
-      affine_inputs_split<Normalize>(a + i, b + i, a0, a1, b0, b1);
+      affine_inputs_split<Normalize>(true, a + i, b + i, a0, a1, b0, b1);
       store_split<CheckNaN>(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
                             affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
     }

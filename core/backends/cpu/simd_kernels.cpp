@@ -128,10 +128,10 @@ HWY_INLINE void BlockRowsSplit(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
 // stores.
 template <int R, bool Moments, class T>
 HWY_INLINE void SplitRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::int64_t stride,
-                          const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
+                          bool pf, const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
                           float* HWY_RESTRICT acc1) {
   const DF d;
-  for (int row = 0; row < R; ++row) prefetch_ahead(a + row * stride, b + row * stride);
+  for (int row = 0; row < R; ++row) prefetch_if(pf, a + row * stride, b + row * stride);
   VF av[R][2], bv[R][2];  // [row][half]
   for (int row = 0; row < R; ++row) {
     load_split(a + row * stride, av[row][0], av[row][1]);
@@ -171,10 +171,11 @@ template <int V, bool Moments, class T>
 void RowsSweepRegs(const Sweep& s, std::int64_t n_groups, std::int64_t stride,
                    const float* HWY_RESTRICT m, const float* HWY_RESTRICT p,
                    float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
+  const bool pf = s.prefetch;
   BlockRows<V, Moments>(
       static_cast<const T*>(s.a), static_cast<const T*>(s.b), static_cast<T*>(s.out), s.nt,
-      n_groups, stride, [](const T* pa, const T* pb) { prefetch_ahead<true>(pa, pb); }, m, p, acc0,
-      acc1);
+      n_groups, stride, [pf](const T* pa, const T* pb) { prefetch_if<true>(pf, pa, pb); }, m, p,
+      acc0, acc1);
 }
 
 // Vectors of one channel block of a row tile: the accumulators of a block this many vectors wide
@@ -357,6 +358,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // take 6.2-6.8, before row tiles took such passes over (kernels.h: row_tile;
   // docs/performance-zen1-avx2.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
+  const bool pf = s.prefetch;
   std::int64_t L16 = 0;
   float* mu = nullptr;
   if constexpr (kSplit<T>) {
@@ -371,7 +373,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     const T* pb = b + k * stride;
     if constexpr (kSplit<T>)
       for (std::int64_t j = 0; j < L16; j += 16)
-        SplitRows<2, Moments>(pa + j, pb + j, stride, mu + j, acc0 + j, acc1 + j);
+        SplitRows<2, Moments>(pa + j, pb + j, stride, pf, mu + j, acc0 + j, acc1 + j);
     const auto pair_vec = [&](std::int64_t j) {
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
       const VF mv = hn::LoadU(d, m + j);
@@ -389,13 +391,13 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     constexpr std::int64_t kV = vectors_per_line<T>();
     std::int64_t j = L16;
     for (; j + kV * N <= Lv; j += kV * N) {
-      prefetch_ahead(pa + j, pb + j);
-      prefetch_ahead(pa + stride + j, pb + stride + j);
+      prefetch_if(pf, pa + j, pb + j);
+      prefetch_if(pf, pa + stride + j, pb + stride + j);
       for (std::int64_t v = 0; v < kV; ++v) pair_vec(j + v * N);
     }
     for (; j < Lv; j += N) {
-      prefetch_ahead(pa + j, pb + j);
-      prefetch_ahead(pa + stride + j, pb + stride + j);
+      prefetch_if(pf, pa + j, pb + j);
+      prefetch_if(pf, pa + stride + j, pb + stride + j);
       pair_vec(j);
     }
     tail(k);
@@ -408,9 +410,9 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     std::int64_t j = 0;
     if constexpr (kSplit<T>)
       for (; j < L16; j += 16)
-        SplitRows<1, Moments>(pa + j, pb + j, stride, mu + j, acc0 + j, acc1 + j);
+        SplitRows<1, Moments>(pa + j, pb + j, stride, pf, mu + j, acc0 + j, acc1 + j);
     for (; j < Lv; j += N) {
-      prefetch_ahead(pa + j, pb + j);
+      prefetch_if(pf, pa + j, pb + j);
       const VF bv = load_vec(d, pb + j);
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
       accumulate_vec<Moments>(load_vec(d, pa + j), bv, hn::LoadU(d, m + j), s0, s1);

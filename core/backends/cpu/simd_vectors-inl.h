@@ -347,6 +347,12 @@ HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
 #endif
 }
 
+// prefetch_ahead where the sweep asks for it (Sweep::prefetch).
+template <bool ToL1 = false, class T>
+HWY_INLINE void prefetch_if(bool on, const T* a, const T* b) {
+  if (on) prefetch_ahead<ToL1>(a, b);
+}
+
 // Vectors of T that load_vec reads per 64-byte line, at least 1 (from MaxLanes: never more than
 // fill a line on any width the target may run at). A loop that prefetches once per line takes
 // this many vectors per step; a prefetch that starts inside a line covers that line, and the

@@ -6,6 +6,8 @@
 // read-for-ownership). Chunks and partials are as in reduce_pass (kernels.h), so the sums do not
 // depend on the thread count.
 
+#include <optional>
+
 #include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
 
@@ -72,13 +74,22 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
         g.rows() ? row_tile(g.lanes(), sizeof(T), true, rows_walk_key<T>(g).past_llc) : 0;
     WalkTrial trial(rows_walk_key<T>(g), span.end - span.begin,
                     t == 0 && simd::kVector<T> && tile > 0, tile_walks(), kMinTileTrialChunks);
+    // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles
+    // prefetch the next tile instead), in the window before the tile trial's.
+    const std::optional<bool> tiled =
+        tile > 0 ? tile_walks().first(rows_walk_key<T>(g)) : std::optional<bool>(false);
+    WalkTrial ahead(rows_walk_key<T>(g), span.end - span.begin,
+                    t == 0 && simd::kVector<T> && g.rows() && tiled == false,
+                    prefetch_walks(RowsPass::Single), kMinTileTrialChunks, tile > 0 ? 1 : 0);
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       if (g.rows()) {
-        trial.walk([&](bool tiles) {
-          rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t,
-                                          p_t, lanes[0], lanes[1], staging,
-                                          parts.s0 + item * g.channels,
-                                          parts.s1 + item * g.channels, tiles ? tile : 0);
+        ahead.walk([&](bool prefetch) {
+          trial.walk([&](bool tiles) {
+            rows_reduce<Sum::Grad, true, T>(
+                g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t, p_t, lanes[0], lanes[1],
+                staging, parts.s0 + item * g.channels, parts.s1 + item * g.channels,
+                tiles ? tile : 0, true, prefetch);
+          });
         });
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;

@@ -100,8 +100,23 @@ Walks& tile_walks() {
   return w;
 }
 
+Walks& prefetch_walks(RowsPass pass) {
+  static Walks reduce("prefetch", "none", "BNSCOPE_PREFETCH");
+  static Walks write("prefetch", "none", "BNSCOPE_PREFETCH");
+  static Walks single("prefetch", "none", "BNSCOPE_PREFETCH");
+  switch (pass) {
+    case RowsPass::Reduce:
+      return reduce;
+    case RowsPass::Write:
+      return write;
+    case RowsPass::Single:
+      break;
+  }
+  return single;
+}
+
 WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
-                     std::int64_t min_chunks)
+                     std::int64_t min_chunks, int window)
     : key_(key), walks_(&walks) {
   switch (walks.policy()) {
     case WalkPolicy::First:
@@ -116,8 +131,10 @@ WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks&
     first_ = *decided;
     return;
   }
-  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed))
-    first_timed_ = std::max<std::int64_t>(0, chunks / 2 - kTimed);
+  // The middle window starts at chunks / 2 - kTimed; window w ends where window w - 1 starts.
+  const std::int64_t at = chunks / 2 - kTimed - 2 * kTimed * window;
+  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed) && at >= 0)
+    first_timed_ = at;
 }
 
 bool WalkTrial::timed() const {

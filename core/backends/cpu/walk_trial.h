@@ -17,6 +17,13 @@
 //   1.28x faster than tiles. A synthetic timing at start (a few MiB of its own, within the L3)
 //   judged 2048 lanes the other way, and 1024 lanes either way from one process to the next with
 //   where the heap placed its arrays.
+// - The rows sweeps with or without their software prefetch 2 KiB ahead (simd.h:
+//   Sweep::prefetch), decided apart for the reduce pass, the write pass and the single sweep. On
+//   the Zen 3 EPYC the prefetch ran the 16-bit channels-last sweeps 5-12% faster; on the Zen 5
+//   EPYC, one thread, without it the reduce pass of 32x56x56x256 ran 1.12x faster in float32 and
+//   bfloat16, the write pass 1.08x (float32) and 1.17x (32x112x112x64), the single sweep 1.12x,
+//   while the plane sweeps needed it (1.36-2.2x slower without), which is why those keep it
+//   (docs/performance-zen5-avx512.md).
 //
 // So no synthetic measurement (it would need buffers past the last-level cache, placed as the
 // layer's are): the first thread of a long pass times chunks of its own both ways, alternating,
@@ -95,18 +102,24 @@ class Walks {
 };
 Walks& pair_walks();  // the reduce pass: "pairs" first, "rows"
 Walks& tile_walks();  // the single sweep of wide rows: "tiles" first, "rows"
+// The rows sweeps' software prefetch: "prefetch" first, "none" (BNSCOPE_PREFETCH names either,
+// for every pass alike). One instance per pass, as each moves its own mix of traffic.
+enum class RowsPass { Reduce, Write, Single };
+Walks& prefetch_walks(RowsPass pass);
 
 // One thread's walk of its chunks of a pass: the decided walk, else the first. A thread that
 // `times` walks 2 * kTimed chunks from the middle of a span of at least `min_chunks` alternating
 // the first walk and the second (first, second, second, first, ...) and times them; their verdict
-// goes to `walks`, and the rest of the span takes a walk it decides.
+// goes to `walks`, and the rest of the span takes a walk it decides. Two trials of one pass (the
+// reduce pass's pairs and prefetch) time windows of their own: `window` 1 is the 2 * kTimed
+// chunks before the middle ones, and needs a span long enough for both.
 class WalkTrial {
  public:
   static constexpr int kTimed = 6;
   static constexpr std::int64_t kMinChunks = 48;
 
   WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
-            std::int64_t min_chunks = kMinChunks);
+            std::int64_t min_chunks = kMinChunks, int window = 0);
   // Walks the next chunk: chunk(first) with this trial's walk, timed where the trial asks.
   template <class F>
   void walk(F&& chunk) {
