@@ -7,6 +7,7 @@ Inputs and parameters are allocated once per case; only the backward call is tim
 bnscope_bench ("32x56x56x256/NHWC/train/float32") so scripts/peer_merge.py joins them.
 
   .venv-peers/bin/python scripts/peer_bench.py --threads 2 --out peers.json [--only torch]
+                                              [--case 32x56x56x64/NHWC/train/float32 ...]
 """
 import argparse
 import json
@@ -22,6 +23,16 @@ BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 
 def cases():
+    """Every case, or those named by --case (selected in main)."""
+    for s, nchw, mode, dt in all_cases():
+        if not SELECTED or name(s, nchw, mode, dt) in SELECTED:
+            yield s, nchw, mode, dt
+
+
+SELECTED = set()
+
+
+def all_cases():
     for s in RESNET:
         for nchw in (False, True):
             for dt in ("float32", "bfloat16", "float16"):
@@ -134,7 +145,14 @@ def main():
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per case at most")
     ap.add_argument("--only", choices=["torch", "tensorflow"])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--case", action="append", default=[],
+                    help="time only this case (its name as in the table); may be repeated")
     args = ap.parse_args()
+    known = {name(*c) for c in all_cases()}
+    unknown = [c for c in args.case if c not in known]
+    if unknown:
+        ap.error(f"unknown case {unknown[0]} (expected a name such as {next(iter(sorted(known)))})")
+    SELECTED.update(args.case)
     out = []
     if args.only in (None, "torch"):
         bench_torch(args, out)

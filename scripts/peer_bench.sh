@@ -7,13 +7,17 @@
 # Every implementation runs ROUNDS times, one after the other; the table takes each case's best
 # median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
 # The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
-# Run on a quiet machine: the table reports the load average it was measured under.
+# Run on a quiet machine: the table reports the load average it was measured under. The cases a
+# peer won are then timed again alternating with that peer, one case per process, ALT_ROUNDS
+# times (default 3; 0: not), since on a shared machine the rounds of two programs can meet
+# different minutes (scripts/peer_alternate.py).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build-bench}"
 THREADS="${THREADS:-2}"
 REPS="${REPS:-5}"
 ROUNDS="${ROUNDS:-2}"
+ALT_ROUNDS="${ALT_ROUNDS:-3}"
 OUT="${OUT:-$BUILD/peer}"
 mkdir -p "$OUT"
 
@@ -96,6 +100,13 @@ Single-sweep walks of wide rows decided in round 1 (trials): \
 $(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
 Software prefetch of the rows passes decided in round 1 (trials): \
 $(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(sed -n "s/^${p}_prefetch_walks: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none)"; done)"
+if [ "$ALT_ROUNDS" -gt 0 ]; then
+  python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --losses "$OUT/losses.json" >/dev/null
+  python3 "$ROOT/scripts/peer_alternate.py" --losses "$OUT/losses.json" --build "$BUILD" \
+    --python "$ROOT/.venv-peers/bin/python" --rounds "$ALT_ROUNDS" --threads "$THREADS" \
+    --out "$OUT/alternated.json"
+  MERGE_ARGS+=(--alternated "$OUT/alternated.json")
+fi
 python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --meta "$META" \
   --html "$OUT/peer_table.html" >"$OUT/peer_table.md"
 echo "wrote $OUT/peer_table.md and $OUT/peer_table.html"

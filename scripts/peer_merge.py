@@ -22,7 +22,12 @@ against it too, beside the verdicts, which stay on frac_copy.
 --cli: `bnscope-cli bench --json` over the same shapes with the same threads; adds the section
 that compares its times with the Google Benchmark target's, case by case, and a verdict on
 whether the two agree within the benchmark's own spread between rounds.
+
+--losses FILE: writes the cases a peer won (speed-up <= 1), [{"case", "peer"}], for
+scripts/peer_alternate.py to time again alternating; --alternated FILE: what it measured, as a
+section of its own and one more verdict per peer beside the run's.
 """
+import statistics
 import argparse
 import json
 import math
@@ -147,6 +152,40 @@ def cli_agreement(ours, cli, spread):
     met = 1 / noise <= g <= noise
     return out, f"* `bnscope-cli bench` agrees with the benchmark within its round-to-round " \
                 f"spread: {'met' if met else 'NOT met'} ({summary})"
+
+
+def alternated(entries, losses):
+    """Markdown lines of the re-timed cases and the verdict lines, one per peer that won a case
+    in the run (`losses`: [(case, peer)]); a loss missing from `entries` counts as not timed."""
+    cols = ["shape", "layout", "mode", "dtype", "peer", "bnscope ms", "peer ms", "speed-up"]
+    rounds = max((len(e.get("ours_ms", [])) for e in entries), default=0)
+    out = ["", "## The cases a peer won, timed again alternating", "",
+           f"bnscope and the peer in turn, one case per process, {rounds} rounds "
+           "(scripts/peer_alternate.py); medians. Speed-up = peer time / our time.", "",
+           "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    by_peer = {}
+    for case, peer in losses:
+        if not any(e["case"] == case and e["peer"] == peer for e in entries):
+            entries = entries + [{"case": case, "peer": peer, "error": "not in the re-timing"}]
+    for e in entries:
+        ours, theirs = e.get("ours_ms"), e.get("peer_ms")
+        x = statistics.median(theirs) / statistics.median(ours) if ours and theirs else None
+        by_peer.setdefault(e["peer"], []).append((e["case"], x))
+        out.append("| " + " | ".join(e["case"].split("/") + [
+            e["peer"], fmt(statistics.median(ours) if ours else None, 3),
+            fmt(statistics.median(theirs) if theirs else None, 3),
+            fmt(x) if x else "not timed: " + e.get("error", "?")]) + " |")
+    verdicts = []
+    for peer, xs in by_peer.items():
+        slower = [f"{k} {fmt(x)}x" for k, x in xs if x is not None and x <= 1.0]
+        untimed = [k for k, x in xs if x is None]
+        met = not slower and not untimed
+        detail = (f"{len(xs) - len(untimed)} of {len(xs)} re-timed" +
+                  (f"; not faster: {', '.join(slower)}" if slower else "")
+                  + (f"; not timed: {', '.join(untimed)}" if untimed else ""))
+        verdicts.append(f"* faster than {peer} on every case, the run's losses timed again "
+                        f"alternating: {'met' if met else 'NOT met'} ({detail})")
+    return out, verdicts
 
 
 def geomean(xs):
@@ -302,6 +341,8 @@ def main():
     ap.add_argument("--cli", action="append", help="bnscope-cli bench --json of the same cases")
     ap.add_argument("--meta", default="")
     ap.add_argument("--html", help="also write the table as a self-contained HTML page here")
+    ap.add_argument("--losses", help="write the cases a peer won here (JSON)")
+    ap.add_argument("--alternated", help="scripts/peer_alternate.py's JSON of those cases")
     args = ap.parse_args()
     ours, context = gbench_rounds(args.ours, "cpu")
     onednn = gbench_rounds(args.onednn, "onednn")[0]
@@ -354,6 +395,16 @@ def main():
                                       fmt(ratios["tensorflow"])]) + " |")
 
     out += goals(ours, speed)
+    losses = [(k, p) for p, rs in speed.items() for k, x in rs if x <= 1.0]
+    if args.losses:
+        with open(args.losses, "w") as f:
+            json.dump([{"case": k, "peer": p} for k, p in losses], f, indent=1)
+    if args.alternated:
+        with open(args.alternated) as f:
+            section, verdicts = alternated(json.load(f), losses)
+        at = next(i for i, l in enumerate(out) if l.startswith("For README's table"))
+        out[at - 1:at - 1] = verdicts
+        out += section
     if args.cli:
         section, verdict = cli_agreement(ours, best_of([cli_bench(p) for p in args.cli])[0],
                                          round_spread(args.ours, "cpu"))

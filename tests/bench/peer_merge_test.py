@@ -38,9 +38,16 @@ def cli(ms, copy):
 
 
 class PeerMerge(unittest.TestCase):
-    def merge(self, rounds, cli_ms=(), adjacent=()):
+    def merge(self, rounds, cli_ms=(), adjacent=(), alternated=None, losses=None):
         with tempfile.TemporaryDirectory() as d:
             args = [sys.executable, MERGE]
+            if alternated is not None:
+                path = os.path.join(d, "alternated.json")
+                with open(path, "w") as f:
+                    json.dump(alternated, f)
+                args += ["--alternated", path]
+            if losses is not None:
+                args += ["--losses", os.path.join(d, "losses.json")]
             for i, (ours, onednn, torch, copy) in enumerate(rounds):
                 adj = adjacent[i] if i < len(adjacent) else None
                 files = {"ours": gbench("cpu", ours, copy, adj),
@@ -53,7 +60,11 @@ class PeerMerge(unittest.TestCase):
                     with open(path, "w") as f:
                         json.dump(v, f)
                     args += [f"--{k}", path]
-            return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+            if losses is not None:
+                with open(os.path.join(d, "losses.json")) as f:
+                    losses.extend(json.load(f))
+            return out
 
     def test_best_of_rounds_for_every_implementation(self):
         out = self.merge([(2.0, 3.0, 1.0, 30.0), (1.0, 4.0, 2.0, 40.0)])
@@ -88,6 +99,39 @@ class PeerMerge(unittest.TestCase):
         # The verdicts stay on frac_copy: 1.0 ms over the fastest copy, 40 GB/s.
         self.assertEqual(self.verdict(out)["freeze geomean >= 0.85, none under 0.7"],
                          "met (0.96, worst 0.96)")
+
+    def test_the_cases_a_peer_won_and_their_alternated_times(self):
+        # oneDNN 3.0 ms against our 2.0: we win; PyTorch 1.0: it wins, so it is the one loss.
+        losses = []
+        out = self.merge([(2.0, 3.0, 1.0, 30.0)], losses=losses)
+        self.assertEqual(losses, [{"case": CASE, "peer": "torch"}])
+        self.assertNotIn("timed again alternating", out)
+        # Timed again in turn: ours 1.0-1.2 ms, PyTorch's 1.5-2.0: a 1.5x win after all.
+        again = [{"case": CASE, "peer": "torch", "ours_ms": [1.2, 1.0, 1.1],
+                  "peer_ms": [1.5, 2.0, 1.8]}]
+        out = self.merge([(2.0, 3.0, 1.0, 30.0)], alternated=again)
+        v = self.verdict(out)
+        self.assertEqual(v["faster than torch on every case"],
+                         f"NOT met (worst 0.50x; not faster: {CASE} 0.50x)")  # the run's, kept
+        self.assertEqual(v["faster than torch on every case, the run's losses timed again "
+                           "alternating"], "met (1 of 1 re-timed)")
+        alt_row = next(l for l in out.splitlines()
+                       if l.startswith("| 32x7x7x2048") and "| torch |" in l).split(" | ")
+        self.assertEqual(alt_row[5:], ["1.100", "1.800", "1.64 |"])
+        self.assertTrue(out.splitlines()[-1].startswith("| 32x7x7x2048"))  # the section last
+        # A peer still ahead, and one the re-timing could not run, are named.
+        again = [{"case": CASE, "peer": "torch", "ours_ms": [1.0], "peer_ms": [0.9]},
+                 {"case": CASE, "peer": "tensorflow", "ours_ms": [], "peer_ms": [],
+                  "error": "boom"}]
+        v = self.verdict(self.merge([(2.0, 3.0, 1.0, 30.0)], alternated=again))
+        self.assertEqual(v["faster than torch on every case, the run's losses timed again "
+                           "alternating"], f"NOT met (1 of 1 re-timed; not faster: {CASE} 0.90x)")
+        self.assertEqual(v["faster than tensorflow on every case, the run's losses timed again "
+                           "alternating"], f"NOT met (0 of 1 re-timed; not timed: {CASE})")
+        # A loss of the run that the re-timing left out is not taken as won.
+        v = self.verdict(self.merge([(2.0, 3.0, 1.0, 30.0)], alternated=[]))
+        self.assertEqual(v["faster than torch on every case, the run's losses timed again "
+                           "alternating"], f"NOT met (0 of 1 re-timed; not timed: {CASE})")
 
     def verdict(self, out):
         return {l.split(": ")[0][2:]: l.split(": ", 1)[1] for l in out.splitlines()
