@@ -23,10 +23,7 @@ namespace bnscope {
 
 namespace {
 
-struct FreeAligned {
-  void operator()(std::byte* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<std::byte[], FreeAligned>;
+using Buffer = std::unique_ptr<std::byte[], CopyProbe::Free>;
 
 Buffer allocate(std::size_t bytes) {
   auto* p = static_cast<std::byte*>(std::aligned_alloc(64, bytes));
@@ -149,11 +146,21 @@ double best_of_four(std::size_t bytes, F pass, int streams = 2) {
 
 }  // namespace
 
+void CopyProbe::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
+
+CopyProbe::CopyProbe(int threads, std::size_t bytes)
+    : threads_(resolve_threads(threads)), bytes_(whole_lines(bytes, "copy")) {
+  std::tie(src_, dst_) = touched_buffers(threads_, bytes_, 1, 0);
+}
+
+double CopyProbe::measure() {
+  return measure_copy_bandwidth(threads_, src_.get(), dst_.get(), bytes_);
+}
+
 double measure_copy_bandwidth(int threads, std::size_t bytes) {
-  threads = resolve_threads(threads);
-  bytes = whole_lines(bytes, "copy");
-  auto [src, dst] = touched_buffers(threads, bytes, 1, 0);
-  return measure_copy_bandwidth(threads, src.get(), dst.get(), bytes);
+  return CopyProbe(threads, bytes).measure();
 }
 
 double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes) {

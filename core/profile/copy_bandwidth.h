@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace bnscope {
 
@@ -17,6 +18,24 @@ double measure_copy_bandwidth(int threads, std::size_t bytes);
 // overlapping; their contents are overwritten): no fresh pages to fault in first, which on a
 // virtual machine can cost more than the probe itself, and no first-touch pass over them.
 double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::size_t bytes);
+
+// The copy probe kept for measuring again and again: its two arrays of `bytes` are allocated and
+// first touched once, here, and every measure() copies between them (measure_copy_bandwidth). For
+// a probe beside each of many cases, at the moment of each.
+class CopyProbe {
+ public:
+  CopyProbe(int threads, std::size_t bytes);
+  double measure();
+
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+
+ private:
+  int threads_;
+  std::size_t bytes_;
+  std::unique_ptr<std::byte[], Free> src_, dst_;
+};
 
 // Reads two arrays of `bytes` each, every thread its own contiguous slice of both side by side:
 // the traffic of a reduction over x and dy (the cpu backend's reduce pass), which has no stores

@@ -4,13 +4,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <memory>
-#include <new>
 #include <string>
 #include <utility>
 
@@ -63,22 +59,10 @@ inline double stream_bandwidth() {
 // Zen 5 EPYC, docs/performance-zen5-avx512.md), so the probe taken once before all cases can be
 // from another moment than the case; this one cannot be far from the case's. 0 when off.
 inline double adjacent_copy_bandwidth() {
-  struct Arrays {
-    std::size_t bytes = static_cast<std::size_t>(env_int("BNSCOPE_BENCH_ADJACENT_MIB", 128)) << 20;
-    std::unique_ptr<std::byte[], void (*)(void*)> src{nullptr, std::free};
-    std::unique_ptr<std::byte[], void (*)(void*)> dst{nullptr, std::free};
-    Arrays() {
-      if (bytes == 0) return;
-      src.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
-      dst.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
-      if (!src || !dst) throw std::bad_alloc();
-      std::memset(src.get(), 1, bytes);  // first touch here, not in the first probe
-      std::memset(dst.get(), 0, bytes);
-    }
-  };
-  static Arrays arrays;
-  if (arrays.bytes == 0) return 0;
-  return measure_copy_bandwidth(bench_threads(), arrays.src.get(), arrays.dst.get(), arrays.bytes);
+  static const int mib = env_int("BNSCOPE_BENCH_ADJACENT_MIB", 128);
+  if (mib <= 0) return 0;
+  static CopyProbe probe(bench_threads(), static_cast<std::size_t>(mib) << 20);
+  return probe.measure();
 }
 
 // GBps, frac_copy and copy_GBps for `bytes` moved per iteration over `seconds` in total, and the

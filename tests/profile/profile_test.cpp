@@ -318,6 +318,14 @@ TEST(CopyBandwidth, SmallArraysGiveAPositiveFigure) {
   EXPECT_GT(measure_copy_bandwidth(1, std::size_t{1} << 20), 0.0);
 }
 
+// A kept probe measures again in the arrays it allocated once; a size under a line is refused.
+TEST(CopyBandwidth, AKeptProbeMeasuresAgainAndAgain) {
+  CopyProbe probe(2, (std::size_t{1} << 20) + 100);
+  EXPECT_GT(probe.measure(), 0.0);
+  EXPECT_GT(probe.measure(), 0.0);
+  EXPECT_THROW(CopyProbe(1, 63), Error);
+}
+
 // The probe in the caller's memory (a finished run's output buffer): it copies src into dst,
 // and refuses buffers that are not 64-byte aligned.
 TEST(CopyBandwidth, RunsInTheCallersBuffers) {
