@@ -22,14 +22,11 @@ SMALL_C = [(32, 224, 224, 1), (32, 224, 224, 3), (32, 112, 112, 16), (32, 56, 56
 BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 
-def cases():
-    """Every case, or those named by --case (selected in main)."""
+def cases(selected=()):
+    """Every case, or only those named in `selected` (--case)."""
     for s, nchw, mode, dt in all_cases():
-        if not SELECTED or name(s, nchw, mode, dt) in SELECTED:
+        if not selected or name(s, nchw, mode, dt) in selected:
             yield s, nchw, mode, dt
-
-
-SELECTED = set()
 
 
 def all_cases():
@@ -68,7 +65,7 @@ def bench_torch(args, out):
     import torch
     torch.set_num_threads(args.threads)
     aten = torch.ops.aten
-    for s, nchw, mode, dt in cases():
+    for s, nchw, mode, dt in cases(args.case):
         n, h, w, c = s
         dtype = getattr(torch, dt)
         fmt = torch.contiguous_format if nchw else torch.channels_last
@@ -98,7 +95,7 @@ def bench_tf(args, out):
     tf.config.threading.set_inter_op_parallelism_threads(1)
     onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
     version = f"{tf.__version__} eager oneDNN={onednn}"
-    for s, nchw, mode, dt in cases():
+    for s, nchw, mode, dt in cases(args.case):
         n, h, w, c = s
         dtype = getattr(tf, dt)
         shape = (n, c, h, w) if nchw else (n, h, w, c)
@@ -152,7 +149,6 @@ def main():
     unknown = [c for c in args.case if c not in known]
     if unknown:
         ap.error(f"unknown case {unknown[0]} (expected a name such as {next(iter(sorted(known)))})")
-    SELECTED.update(args.case)
     out = []
     if args.only in (None, "torch"):
         bench_torch(args, out)

@@ -27,11 +27,11 @@ whether the two agree within the benchmark's own spread between rounds.
 scripts/peer_alternate.py to time again alternating; --alternated FILE: what it measured, as a
 section of its own and one more verdict per peer beside the run's.
 """
-import statistics
 import argparse
 import json
 import math
 import re
+import statistics
 import sys
 
 
@@ -249,22 +249,21 @@ def goals(ours, speed):
     def judge(goal, met, detail):
         verdict.append(f"* {goal}: {'met' if met else 'NOT met'} ({detail})")
 
+    fractions = fraction_figures(ours, "frac_copy")
     for dt, mark in (("float32", 0.55), ("bfloat16", 0.5), ("float16", 0.5)):
-        fs = [f for k, f in resnet if k.endswith(f"/train/{dt}")]
-        if not fs:
+        if dt not in fractions:
             continue
-        figures[dt] = geomean(fs)
+        figures[dt] = fractions[dt]
         name = "f32" if dt == "float32" else dt
         out.append(f"* training {name} frac_copy geomean: {fmt(figures[dt])} (goal >= {mark})")
         judge(f"training {dt} geomean >= {mark}", figures[dt] >= mark, fmt(figures[dt]))
     for mode in ("freeze", "global"):
-        fs = [(k, f) for k, f in resnet if f"/{mode}/" in k]
-        if not fs:
+        if mode not in fractions:
             continue
-        g, worst = geomean([f for _, f in fs]), min(f for _, f in fs)
+        g, worst = fractions[mode]
         figures[mode] = f"{fmt(g)} ({fmt(worst)})"
         out.append(f"* {mode} frac_copy geomean {fmt(g)}, worst {fmt(worst)} (goal >= 0.85)")
-        low = [k for k, f in fs if f < 0.7]
+        low = [k for k, f in resnet if f"/{mode}/" in k and f < 0.7]
         judge(f"{mode} geomean >= 0.85, none under 0.7", g >= 0.85 and not low,
               f"{fmt(g)}, worst {fmt(worst)}" + (f"; under 0.7: {', '.join(low)}" if low else ""))
     for p, rs in speed.items():
