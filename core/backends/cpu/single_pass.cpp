@@ -6,8 +6,6 @@
 // read-for-ownership). Chunks and partials are as in reduce_pass (kernels.h), so the sums do not
 // depend on the thread count.
 
-#include <optional>
-
 #include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
 
@@ -70,16 +68,14 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
     // Rows too wide for L1 walk tiles or rows, whichever this host runs faster (walk_trial.h).
-    const std::int64_t tile =
-        g.rows() ? row_tile(g.lanes(), sizeof(T), true, rows_walk_key<T>(g).past_llc) : 0;
-    WalkTrial trial(rows_walk_key<T>(g), span.end - span.begin,
-                    t == 0 && simd::kVector<T> && tile > 0, tile_walks(), kMinTileTrialChunks);
+    const WalkKey key = rows_walk_key<T>(g);
+    const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true, key.past_llc) : 0;
+    WalkTrial trial(key, span.end - span.begin, t == 0 && simd::kVector<T> && tile > 0,
+                    tile_walks(), kMinTileTrialChunks);
     // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles
     // prefetch the next tile instead), in the window before the tile trial's.
-    const std::optional<bool> tiled =
-        tile > 0 ? tile_walks().first(rows_walk_key<T>(g)) : std::optional<bool>(false);
-    WalkTrial ahead(rows_walk_key<T>(g), span.end - span.begin,
-                    t == 0 && simd::kVector<T> && g.rows() && tiled == false,
+    const bool rows_walk = tile == 0 || tile_walks().first(key) == false;
+    WalkTrial ahead(key, span.end - span.begin, t == 0 && simd::kVector<T> && g.rows() && rows_walk,
                     prefetch_walks(RowsPass::Single), kMinTileTrialChunks, tile > 0 ? 1 : 0);
     for (std::int64_t item = span.begin; item < span.end; ++item) {
       if (g.rows()) {

@@ -101,18 +101,10 @@ Walks& tile_walks() {
 }
 
 Walks& prefetch_walks(RowsPass pass) {
-  static Walks reduce("prefetch", "none", "BNSCOPE_PREFETCH");
-  static Walks write("prefetch", "none", "BNSCOPE_PREFETCH");
-  static Walks single("prefetch", "none", "BNSCOPE_PREFETCH");
-  switch (pass) {
-    case RowsPass::Reduce:
-      return reduce;
-    case RowsPass::Write:
-      return write;
-    case RowsPass::Single:
-      break;
-  }
-  return single;
+  static Walks walks[] = {{"prefetch", "none", "BNSCOPE_PREFETCH"},   // RowsPass::Reduce
+                          {"prefetch", "none", "BNSCOPE_PREFETCH"},   // RowsPass::Write
+                          {"prefetch", "none", "BNSCOPE_PREFETCH"}};  // RowsPass::Single
+  return walks[static_cast<int>(pass)];
 }
 
 WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
