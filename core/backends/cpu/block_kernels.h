@@ -36,9 +36,8 @@ inline BlockSpan block_span(const Geometry& g, std::int64_t b, std::int64_t k) {
 }
 
 // Block b's per-channel values, each repeated `inner` times, into out ([lanes]).
-template <class A>
-void tile_block(const std::vector<A>& per_channel, const Geometry& g, std::int64_t b,
-                std::vector<A>& out) {
+template <class V, class A>
+void tile_block(const V& per_channel, const Geometry& g, std::int64_t b, LineVector<A>& out) {
   const std::int64_t c0 = g.block_begin(b), c1 = g.block_end(b);
   out.resize(static_cast<std::size_t>((c1 - c0) * g.inner));
   for (std::int64_t c = c0; c < c1; ++c)

@@ -32,7 +32,8 @@ void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result) {
 
   // Padded for the sweep's last vector (simd.h: HalfRows).
   const auto padded = static_cast<std::size_t>((C + 15) / 16 * 16 + 16);
-  std::vector<float> s1(static_cast<std::size_t>(C)), gk(padded, 0.0f), mean(padded, 0.0f);
+  std::vector<float> s1(static_cast<std::size_t>(C));
+  LineVector<float> gk(padded, 0.0f), mean(padded, 0.0f);
   for (std::int64_t c = 0; c < C; ++c) {
     s1[c] = h(1.0f / std::sqrt(h(to_float(v[c]) + eps)));  // scratch1 = rsqrt(v + eps)
     gk[c] = scaled ? h(s1[c] * to_float(gamma[c])) : s1[c];

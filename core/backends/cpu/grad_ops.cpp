@@ -48,7 +48,7 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
                         [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
       between_passes(ex, 0.5);
       Affine<A> f;
-      f.m = mean_a;
+      f.m.assign(mean_a.begin(), mean_a.end());
       for (std::int64_t c = 0; c < C; ++c) {
         double pc, qc, rc;
         coefs(c, sums.s0[c], sums.s1[c], pc, qc, rc);

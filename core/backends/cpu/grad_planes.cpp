@@ -45,11 +45,12 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     const Span span = split_range(g.block_count(), n, t);
     const std::size_t lanes = static_cast<std::size_t>(g.block_c * g.inner);
     LaneArrays<A> acc(static_cast<std::int64_t>(lanes), 2);
-    std::vector<A> mB, part0(static_cast<std::size_t>(g.channels)), part1(part0);
+    LineVector<A> mB;
+    std::vector<A> part0(static_cast<std::size_t>(g.channels)), part1(part0);
     Affine<A> f;
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
-    f.m = mean;
+    f.m.assign(mean.begin(), mean.end());
     for (std::int64_t blk = span.begin; blk < span.end; ++blk) {
       tile_block(mean, g, blk, mB);
       const std::int64_t c0 = g.block_begin(blk), c1 = g.block_end(blk);
@@ -96,7 +97,7 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     Affine<A> f;
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
-    f.m = mean;
+    f.m.assign(mean.begin(), mean.end());
     for (std::int64_t c = span.begin; c < span.end; ++c) {
       double s0 = 0, s1 = 0;
       for (std::int64_t k = 0; k < g.chunks; ++k) {

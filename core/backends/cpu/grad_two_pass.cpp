@@ -40,7 +40,7 @@ void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
     LaneArrays<A> acc(g.block_c * g.inner, 2);
-    std::vector<A> mB;
+    LineVector<A> mB;
     A* acc0 = acc[0];
     A* acc1 = acc[1];
     std::int64_t tiled = -1;
@@ -108,7 +108,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
     reduce_blocks<T>(ex, g, kind, a, b, center, parts);
     return parts.totals(g);
   }
-  const std::vector<A> mL = tile(center, g);
+  const LineVector<A> mL = tile(center, g);
   // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
   // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;

@@ -36,6 +36,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/host_caches.h"
+#include "backends/cpu/line_vector.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/simd.h"
 #include "backends/cpu/walk_trial.h"
@@ -196,17 +197,17 @@ inline void accumulate(A av, A bv, A mv, A& s0, A& s1) {
 }
 
 // Per-channel values repeated to `width` lanes.
-template <class A>
-std::vector<A> tile(const std::vector<A>& per_channel, std::int64_t width) {
-  std::vector<A> out(static_cast<std::size_t>(width));
+template <class V>
+LineVector<typename V::value_type> tile(const V& per_channel, std::int64_t width) {
+  LineVector<typename V::value_type> out(static_cast<std::size_t>(width));
   for (std::size_t j = 0; j < out.size(); j += per_channel.size())
     std::copy_n(per_channel.begin(), std::min(per_channel.size(), out.size() - j), out.begin() + j);
   return out;
 }
 
 // Per-channel values tiled to `lanes` width for the rows layout.
-template <class A>
-std::vector<A> tile(const std::vector<A>& per_channel, const Geometry& g) {
+template <class V>
+LineVector<typename V::value_type> tile(const V& per_channel, const Geometry& g) {
   return tile(per_channel, g.rows() ? g.lanes() : g.channels);
 }
 
@@ -249,7 +250,8 @@ class LaneArrays {
   LaneArrays& operator=(const LaneArrays&) = delete;
   A* operator[](int k) { return base_ + stride_ * static_cast<std::size_t>(k); }
   // Array k filled with `values` (lanes long).
-  const A* copy(int k, const std::vector<A>& values) {
+  template <class V>
+  const A* copy(int k, const V& values) {
     std::copy(values.begin(), values.end(), (*this)[k]);
     return (*this)[k];
   }
@@ -390,7 +392,7 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
 // operations, so an Inf coefficient or input gives Inf where TensorFlow does, not Inf - Inf.
 template <class A>
 struct Affine {
-  std::vector<A> p, q, m, r;  // tiled to write_lanes for the rows layout, [C] for planes
+  LineVector<A> p, q, m, r;  // tiled to write_lanes for the rows layout, [C] for planes
   bool normalize = false;
   // No coefficient is NaN and the sums they came from covered every input they apply to, so no
   // input is NaN either (a NaN in x or dy makes its channel's sums NaN): simd.h's

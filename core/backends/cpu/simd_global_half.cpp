@@ -34,7 +34,7 @@ void GlobalHalfRows(const HalfRows& h, std::int64_t c0, std::int64_t c1) {
   // The running sums in this thread's own memory: stored every row, they would share cache lines
   // with the next thread's channels in h.db and h.s2 (2 threads ran 2-3x slower than one).
   const std::int64_t width = c1 - c0 + N;  // room for the last vector past c1
-  std::vector<float> sums(static_cast<std::size_t>(2 * width));
+  LineVector<float> sums(static_cast<std::size_t>(2 * width));
   std::copy_n(h.db + c0, c1 - c0, sums.begin());
   std::copy_n(h.s2 + c0, c1 - c0, sums.begin() + width);
   const f16* HWY_RESTRICT x = h.x;

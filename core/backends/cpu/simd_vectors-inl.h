@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "backends/cpu/convert.h"
+#include "backends/cpu/line_vector.h"
 #include "backends/cpu/simd.h"
 
 #if HWY_ARCH_X86
@@ -366,7 +367,7 @@ constexpr std::int64_t vectors_per_line() {
 // Per-thread room for n floats of lane operands in split order (the reordered centres of the
 // reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
 HWY_INLINE float* split_scratch(std::int64_t n) {
-  thread_local std::vector<float> buf;
+  thread_local LineVector<float> buf;
   if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
   return buf.data();
 }

@@ -28,7 +28,7 @@ void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* 
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(items, n, t);
     LaneArrays<A> acc(g.block_c * g.inner, 2);
-    std::vector<A> mB, pB;
+    LineVector<A> mB, pB;
     A* acc0 = acc[0];
     A* acc1 = acc[1];
     std::int64_t tiled = -1;
@@ -57,7 +57,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     single_pass_blocks<T>(ex, g, x, dy, dx, mean, p, parts);
     return parts.totals(g);
   }
-  const std::vector<A> mL = tile(mean, g), pL = tile(p, g);
+  const LineVector<A> mL = tile(mean, g), pL = tile(p, g);
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;  // as reduce_pass
   const int n = threads_for(ex, items);
   ex.pool->run(n, [&](int t) {
