@@ -40,6 +40,20 @@ TEST(WalkTrial, AVerdictNeedsATenPercentGapInMedians) {
   EXPECT_EQ(cpu::walk_verdict({1.0}, {}), WalkVerdict::None);
 }
 
+TEST(WalkTrial, ThePrefetchTrialsJudgeAFivePercentGap) {
+  // A 7% gap: nothing for the pairs and tiles trials, a verdict for the prefetch trials, whose
+  // effects are 5-17% (walk_trial.cpp).
+  const std::vector<double> slow{1.0, 1.0, 1.0}, fast{0.93, 0.93, 0.93}, near{0.97, 0.97, 0.97};
+  EXPECT_EQ(cpu::walk_verdict(slow, fast, cpu::pair_walks().threshold()), WalkVerdict::None);
+  EXPECT_EQ(cpu::walk_verdict(slow, fast, cpu::tile_walks().threshold()), WalkVerdict::None);
+  for (cpu::RowsPass pass : {cpu::RowsPass::Reduce, cpu::RowsPass::Write, cpu::RowsPass::Single}) {
+    const double threshold = cpu::prefetch_walks(pass).threshold();
+    EXPECT_EQ(cpu::walk_verdict(slow, fast, threshold), WalkVerdict::Second);
+    EXPECT_EQ(cpu::walk_verdict(fast, slow, threshold), WalkVerdict::First);
+    EXPECT_EQ(cpu::walk_verdict(slow, near, threshold), WalkVerdict::None);
+  }
+}
+
 TEST(WalkTrial, PairsAreKeptAfterEightTrialsWithoutADecision) {
   Walks walks("pairs", "rows");
   const WalkKey key{64, Elem::F16, true};

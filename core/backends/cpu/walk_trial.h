@@ -49,11 +49,13 @@ double median_seconds(std::vector<double> v);
 // How a walk is chosen: forced to the first or the second walk (for A/B runs), or measured.
 enum class WalkPolicy { Measure, First, Second };
 
-// What one trial says: a walk whose median time is under 0.9 of the other's, else nothing. The
-// effects worth a walk of their own measured 15-35%; pairs of 128-byte rows ran 4-7% faster than
-// single rows, within what chunks of a busy host vary by.
+// What one trial says: a walk whose median time is under `threshold` of the other's, else
+// nothing. The effects worth a walk of their own measured 15-35%; pairs of 128-byte rows ran 4-7%
+// faster than single rows, within what chunks of a busy host vary by, so the pairs and tiles
+// trials keep 0.9. The prefetch trials judge at 0.95 (Walks below).
 enum class WalkVerdict { None, First, Second };
-WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds);
+WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds,
+                         double threshold = 0.9);
 
 // What a walk is decided for: the row's lanes and element type, and whether the pass reads more
 // than the last-level cache holds. Pairs of 128-byte rows read from memory (32x112x112x64
@@ -78,12 +80,13 @@ class Walks {
  public:
   static constexpr int kMaxTrials = 8;
 
-  Walks(std::string first, std::string second, const char* env = nullptr);
+  Walks(std::string first, std::string second, const char* env = nullptr, double threshold = 0.9);
   WalkPolicy policy() const;  // read from the environment each time (tests switch it)
   std::optional<bool> first(const WalkKey& key) const;  // nullopt: undecided
   void add(const WalkKey& key, WalkVerdict verdict);
   int trials(const WalkKey& key) const;  // verdicts until the decision, None included
   void clear();
+  double threshold() const { return threshold_; }
   // One "256 lanes float32 past the LLC: rows (2 trials)" per key tried, "; "-separated, for
   // benchmark records; empty when no trial ran.
   std::string describe() const;
@@ -97,6 +100,7 @@ class Walks {
   };
   std::string names_[2];
   const char* env_;
+  double threshold_;  // walk_verdict's
   mutable std::mutex mutex_;
   std::vector<State> states_;
 };
