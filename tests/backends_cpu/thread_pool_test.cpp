@@ -1,13 +1,18 @@
 // The cpu backend's pool must turn a worker's exception into bnscope::Error for the caller
-// (an escaping exception on a worker thread would end the process) and stay usable.
+// (an escaping exception on a worker thread would end the process) and stay usable, and hand
+// runs over both while its threads spin (runs back to back) and after they have gone to sleep
+// (runs further apart than ThreadPool::kSpin), without losing a wake-up either way.
 
 #include "backends/cpu/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <new>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "tensor/error.h"
 
@@ -53,6 +58,35 @@ TEST(ThreadPool, OtherExceptionsBecomeInternalAndPoolStaysUsable) {
   std::atomic<int> sum{0};
   pool.run(4, [&](int i) { sum += i; });
   EXPECT_EQ(sum.load(), 0 + 1 + 2 + 3);
+}
+
+TEST(ThreadPool, RunsBackToBackEachSeeEveryTaskOnce) {
+  ThreadPool pool;
+  const int n = std::max(2, ThreadPool::resolve_threads(0));
+  std::vector<int> counts(static_cast<std::size_t>(n), 0);
+  for (int run = 0; run < 2000; ++run) pool.run(n, [&](int i) { ++counts[i]; });
+  for (int i = 0; i < n; ++i) EXPECT_EQ(counts[i], 2000) << "task " << i;
+}
+
+TEST(ThreadPool, RunsAfterTheWorkersWentToSleepStillComplete) {
+  ThreadPool pool;
+  std::atomic<int> sum{0};
+  for (int run = 0; run < 5; ++run) {
+    pool.run(2, [&](int i) { sum += i + 1; });
+    std::this_thread::sleep_for(ThreadPool::kSpin * 5);
+  }
+  EXPECT_EQ(sum.load(), 5 * 3);
+}
+
+TEST(ThreadPool, OversubscribedRunsAndAPoolDestroyedWhileItsWorkersSpinEnd) {
+  std::atomic<int> sum{0};
+  for (int k = 0; k < 50; ++k) {
+    ThreadPool pool;
+    pool.run(2, [&](int i) { sum += i; });
+    pool.run(ThreadPool::resolve_threads(0) + 3, [&](int i) { sum += i; });
+  }  // destroyed right after a run, its workers still spinning
+  const int n = ThreadPool::resolve_threads(0) + 3;
+  EXPECT_EQ(sum.load(), 50 * (1 + n * (n - 1) / 2));
 }
 
 }  // namespace

@@ -6,7 +6,29 @@
 
 #include "tensor/error.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace bnscope {
+
+namespace {
+
+// Polls done() until it holds or ThreadPool::kSpin has passed; true when it held.
+template <class F>
+bool spin_until(F&& done) {
+  const auto deadline = std::chrono::steady_clock::now() + ThreadPool::kSpin;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    // The clock is read every 64 polls: a poll is a load and a pause, the clock tens of them.
+    if (i % 64 == 63 && std::chrono::steady_clock::now() >= deadline) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+  }
+}
+
+}  // namespace
 
 ThreadPool::~ThreadPool() {
   {
@@ -79,10 +101,13 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
     task_ = &task;
     active_ = n;
     pending_ = n - 1;
+    static const int hardware_threads = resolve_threads(0);  // a file read per call otherwise
+    spin_ = n <= hardware_threads;
     ++generation_;
   }
   wake_.notify_all();
   run_task(0);
+  if (spin_) spin_until([this] { return pending_.load() == 0; });
   {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [this] { return pending_ == 0; });
@@ -95,6 +120,11 @@ void ThreadPool::worker_loop(int index) {
   std::uint64_t seen = 0;
   std::unique_lock lock(mutex_);
   for (;;) {
+    if (spin_ && generation_ == seen && !stop_) {
+      lock.unlock();
+      spin_until([&] { return stop_.load() || generation_.load() != seen; });
+      lock.lock();
+    }
     wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;
     seen = generation_;
