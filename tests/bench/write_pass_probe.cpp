@@ -4,12 +4,12 @@
 // keeps a core short of the stream probe on a host without hardware counters
 // (docs/performance-zen5-avx512.md: "The write pass's tables off a cache line").
 //
-//   cmake --build build/release --target bnscope_core
-//   g++ -O2 -mavx512f -std=c++20 -DHWY_SHARED_DEFINE -Icore scripts/write_pass_probe.cpp \
-//       build/release/core/libbnscope_core.a -lhwy -lz -pthread -o /tmp/write_pass_probe
-//   /tmp/write_pass_probe [THREADS] [REPS]      (32x56x56x256 float32; defaults 1 and 15)
+//   cmake --build build/release --target bnscope_write_pass_probe
+//   build/release/tests/bench/bnscope_write_pass_probe [THREADS] [REPS]
 //
-// Prints, per loop, the median and the best of REPS runs in GB/s over x, dy and dx.
+// 32x56x56x256 float32; THREADS (default 1) for write_pass, the other loops on one; REPS
+// (default 15). Prints, per loop, the median and the best of REPS runs in GB/s over x, dy and
+// dx. Needs AVX-512 at run time (says so and exits otherwise).
 
 #include <immintrin.h>
 #include <sys/mman.h>
@@ -82,6 +82,10 @@ float* huge_alloc(std::int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!__builtin_cpu_supports("avx512f")) {
+    std::fprintf(stderr, "write_pass_probe: this host has no AVX-512; the hand loop needs it\n");
+    return 1;
+  }
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 15;
   const std::int64_t rows = 32 * 56 * 56, n = rows * kRow;
