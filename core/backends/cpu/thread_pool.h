@@ -9,10 +9,10 @@
 // sides first spin a while on the shared state, as OpenMP runtimes do, and sleep only after
 // kSpin without news; a pass follows the one before within microseconds. Only while every task
 // of a run has a hardware thread of its own: an oversubscribed spinner takes a core from a task.
-// Work is split statically by the caller (task i of
-// n always covers the same data), so partial sums are combined in a fixed order and results are
-// bitwise reproducible from run to run. There is no work stealing on purpose: it would make the
-// reduction order depend on timing.
+//
+// Work is split statically by the caller (task i of n always covers the same data), so partial
+// sums are combined in a fixed order and results are bitwise reproducible from run to run. There
+// is no work stealing on purpose: it would make the reduction order depend on timing.
 //
 // A task that throws (std::bad_alloc from a scratch vector, an Error) must not end the process
 // (an escaping exception on a worker calls std::terminate) nor return while other tasks still
