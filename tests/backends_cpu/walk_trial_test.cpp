@@ -68,6 +68,26 @@ TEST(WalkTrial, PairsAreKeptAfterEightTrialsWithoutADecision) {
   EXPECT_EQ(walks.trials(key), Walks::kMaxTrials);
 }
 
+TEST(WalkTrial, AfterEightUndecidedTrialsTheWalkFasterOverAllOfThemIsKept) {
+  // Every trial 3% apart (under either threshold) in the second walk's favour, one outlier the
+  // other way: the second is kept.
+  for (Walks* w : {&cpu::pair_walks(), &cpu::prefetch_walks(cpu::RowsPass::Write)}) {
+    Walks walks("a", "b", nullptr, w->threshold());
+    const WalkKey key{256, Elem::F32, true};
+    for (int i = 0; i < Walks::kMaxTrials; ++i) {
+      const std::vector<double> first{1.0, 1.0, 1.0};
+      const std::vector<double> second(3, i == 3 ? 1.05 : 0.97);
+      walks.add(key, cpu::walk_verdict(first, second, walks.threshold()),
+                cpu::walk_ratio(first, second));
+    }
+    ASSERT_TRUE(walks.first(key).has_value());
+    EXPECT_FALSE(*walks.first(key)) << "threshold " << w->threshold();
+  }
+  EXPECT_DOUBLE_EQ(cpu::walk_ratio({2.0, 2.0, 9.0}, {1.0, 1.0, 1.0}), 0.5);
+  EXPECT_DOUBLE_EQ(cpu::walk_ratio({}, {1.0}), 1.0);
+  EXPECT_DOUBLE_EQ(cpu::walk_ratio({0.0}, {1.0}), 1.0);
+}
+
 TEST(WalkTrial, AWalkIsKeptWhenTwoTrialsInARowSayIt) {
   Walks walks("pairs", "rows");
   EXPECT_FALSE(walks.first(k256).has_value());

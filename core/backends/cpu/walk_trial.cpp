@@ -1,6 +1,7 @@
 #include "backends/cpu/walk_trial.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 
@@ -34,6 +35,13 @@ WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> 
   return WalkVerdict::None;
 }
 
+double walk_ratio(std::vector<double> first_seconds, std::vector<double> second_seconds) {
+  if (first_seconds.empty() || second_seconds.empty()) return 1.0;
+  const double f = median_seconds(std::move(first_seconds)),
+               s = median_seconds(std::move(second_seconds));
+  return f > 0 && s > 0 ? s / f : 1.0;
+}
+
 Walks::Walks(std::string first, std::string second, const char* env, double threshold)
     : names_{std::move(first), std::move(second)}, env_(env), threshold_(threshold) {}
 
@@ -51,17 +59,18 @@ std::optional<bool> Walks::first(const WalkKey& key) const {
   return std::nullopt;
 }
 
-void Walks::add(const WalkKey& key, WalkVerdict verdict) {
+void Walks::add(const WalkKey& key, WalkVerdict verdict, double ratio) {
   const std::lock_guard<std::mutex> lock(mutex_);
   auto it =
       std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
   if (it == states_.end()) it = states_.insert(states_.end(), State{key});
   if (it->first) return;
   ++it->trials;
+  if (ratio > 0 && std::isfinite(ratio)) it->log_ratio += std::log(ratio);
   if (verdict != WalkVerdict::None && it->last == verdict)
     it->first = verdict == WalkVerdict::First;
   else if (it->trials >= kMaxTrials)
-    it->first = true;
+    it->first = it->log_ratio >= 0;
   if (verdict != WalkVerdict::None) it->last = verdict;
 }
 
@@ -150,7 +159,8 @@ void WalkTrial::record(double seconds) {
   if (timed()) {
     (first() ? first_seconds_ : second_seconds_).push_back(seconds);
     if (next_ + 1 == first_timed_ + 2 * kTimed) {
-      walks_->add(key_, walk_verdict(first_seconds_, second_seconds_, walks_->threshold()));
+      walks_->add(key_, walk_verdict(first_seconds_, second_seconds_, walks_->threshold()),
+                  walk_ratio(first_seconds_, second_seconds_));
       first_ = walks_->first(key_).value_or(true);
     }
   }
