@@ -60,13 +60,13 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* task_ = nullptr;
+  int active_ = 0;     // tasks in the current generation, caller included
+  bool spin_ = false;  // the current run's tasks each have a hardware thread
   // Written under mutex_; atomic so that the spinning side can read them without it.
-  std::atomic<int> active_{0};   // tasks in the current generation, caller included
   std::atomic<int> pending_{0};  // workers still running the current generation
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<bool> spin_{false};  // the current run's tasks each have a hardware thread
-  std::exception_ptr failure_;     // of the lowest failing task index in this generation
+  std::exception_ptr failure_;  // of the lowest failing task index in this generation
   int failed_index_ = -1;
 };
 

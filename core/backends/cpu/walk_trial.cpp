@@ -27,11 +27,12 @@ double median_seconds(std::vector<double> v) {
 
 WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds,
                          double threshold) {
-  if (first_seconds.empty() || second_seconds.empty()) return WalkVerdict::None;
-  const double f = median_seconds(std::move(first_seconds)),
-               s = median_seconds(std::move(second_seconds));
-  if (s < threshold * f) return WalkVerdict::Second;
-  if (f < threshold * s) return WalkVerdict::First;
+  return ratio_verdict(walk_ratio(std::move(first_seconds), std::move(second_seconds)), threshold);
+}
+
+WalkVerdict ratio_verdict(double ratio, double threshold) {
+  if (ratio < threshold) return WalkVerdict::Second;
+  if (ratio * threshold > 1) return WalkVerdict::First;
   return WalkVerdict::None;
 }
 
@@ -159,8 +160,8 @@ void WalkTrial::record(double seconds) {
   if (timed()) {
     (first() ? first_seconds_ : second_seconds_).push_back(seconds);
     if (next_ + 1 == first_timed_ + 2 * kTimed) {
-      walks_->add(key_, walk_verdict(first_seconds_, second_seconds_, walks_->threshold()),
-                  walk_ratio(first_seconds_, second_seconds_));
+      const double ratio = walk_ratio(first_seconds_, second_seconds_);
+      walks_->add(key_, ratio_verdict(ratio, walks_->threshold()), ratio);
       first_ = walks_->first(key_).value_or(true);
     }
   }

@@ -56,6 +56,8 @@ enum class WalkPolicy { Measure, First, Second };
 enum class WalkVerdict { None, First, Second };
 WalkVerdict walk_verdict(std::vector<double> first_seconds, std::vector<double> second_seconds,
                          double threshold = 0.9);
+// The same from the two walks' walk_ratio.
+WalkVerdict ratio_verdict(double ratio, double threshold);
 // The second walk's median time over the first's (above 1: the first is faster); 1 when either
 // list is empty or a median is not positive.
 double walk_ratio(std::vector<double> first_seconds, std::vector<double> second_seconds);
