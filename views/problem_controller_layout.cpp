@@ -5,11 +5,11 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 #include "background_priority.h"
 #include "problem_controller.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -129,7 +129,7 @@ void ProblemController::convertInPlace(DataFormat f,
         std::span<std::byte> scratch(
             const_cast<std::byte*>(static_cast<const std::byte*>(std::as_const(aside).raw())),
             aside.nbytes());
-        const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const int threads = usable_cpus();
         // Without a spare big enough, one batch element per thread is allocated here, before
         // anything moves: a move that cannot allocate cannot stop halfway.
         std::size_t need = 0;

@@ -59,21 +59,25 @@ std::vector<Shape> read_shapes(const std::string& spec) {
 }
 
 // Every timed case is first checked: a fast wrong answer is not a result. One pipeline run per
-// problem: cpu-reference once, every backend compared with it.
+// problem: cpu-reference once, every backend compared with it, on the threads the timing uses
+// (--threads caps the whole command, not only what it times).
 class ReferenceCheck {
  public:
   // The verdict of a backend that takes TensorFlow's half sums (half_sums.h) whose x-shaped
   // output agrees and whose per-channel outputs alone differ from the exact reference.
   static constexpr const char* kHalfSums = "ok (half)";
 
-  ReferenceCheck(const Problem& problem, const std::vector<std::string>& backends, bool enabled)
+  ReferenceCheck(const Problem& problem, const std::vector<std::string>& backends, bool enabled,
+                 int threads)
       : problem_(problem) {
     if (!enabled) return;
     PipelineRequest request;
     request.backends = backends;
     request.reference = kReferenceBackend;
     request.find_causes = false;
-    result_ = run_pipeline(problem, request);
+    RunContext ctx;
+    ctx.threads = threads;
+    result_ = run_pipeline(problem, request, ctx);
   }
 
   std::string operator()(const std::string& backend) const {
@@ -174,7 +178,7 @@ int run(Args args) {
               spec.format = is_channels_last(spec.format) ? DataFormat::NDHWC : DataFormat::NCDHW;
             spec.is_training = *parse_mode(mode);
             const Problem problem = random_problem(spec);
-            const ReferenceCheck reference(problem, backends, check);
+            const ReferenceCheck reference(problem, backends, check, options.threads);
             for (const std::string& b : backends) {
               const std::string verdict = reference(b);
               mismatches += verdict == "MISMATCH";

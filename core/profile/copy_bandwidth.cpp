@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -111,7 +112,7 @@ void parallel_slices(int threads, std::size_t bytes, F f) {
 }
 
 int resolve_threads(int threads) {
-  return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return threads > 0 ? threads : usable_cpus();
 }
 
 std::size_t whole_lines(std::size_t bytes, const char* probe) {

@@ -5,10 +5,26 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace bnscope {
 
+int usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 int parallel_parts(std::int64_t n, std::int64_t min_per_part, int threads) {
-  if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = usable_cpus();
   const std::int64_t by_size = n / std::max<std::int64_t>(min_per_part, 1);
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, by_size)));
 }

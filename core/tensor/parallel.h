@@ -9,12 +9,17 @@
 
 namespace bnscope {
 
-// Threads a pass over n items uses: `threads` (<= 0: every hardware thread), at most one per
+// CPUs this process may run on: its affinity mask (taskset, a container's cpuset) where the OS
+// reports one, else the hardware threads. "Every thread" means these: a process pinned to 2 of
+// 16 CPUs that started 16 threads would run 8 to a CPU.
+int usable_cpus();
+
+// Threads a pass over n items uses: `threads` (<= 0: every usable CPU), at most one per
 // min_per_part items, at least 1.
 int parallel_parts(std::int64_t n, std::int64_t min_per_part, int threads = 0);
 
 // Threads a pass over `channels` channel ranges of `elements` elements in all uses: the `threads`
-// asked for (one channel each at least), or when 0, every hardware thread once each has a few
+// asked for (one channel each at least), or when 0, every usable CPU once each has a few
 // hundred thousand elements.
 int channel_parts(std::int64_t channels, std::int64_t elements, int threads);
 

@@ -1,7 +1,8 @@
 // The cpu backend's pool must turn a worker's exception into bnscope::Error for the caller
 // (an escaping exception on a worker thread would end the process) and stay usable, and hand
 // runs over both while its threads spin (runs back to back) and after they have gone to sleep
-// (runs further apart than ThreadPool::kSpin), without losing a wake-up either way.
+// (runs further apart than ThreadPool::kSpin), without losing a wake-up either way, and wake
+// only the workers a run needs: worker i always runs task i, whatever ran before.
 
 #include "backends/cpu/thread_pool.h"
 
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -87,6 +89,29 @@ TEST(ThreadPool, OversubscribedRunsAndAPoolDestroyedWhileItsWorkersSpinEnd) {
   }  // destroyed right after a run, its workers still spinning
   const int n = ThreadPool::resolve_threads(0) + 3;
   EXPECT_EQ(sum.load(), 50 * (1 + n * (n - 1) / 2));
+}
+
+// A pool that ran wide once keeps its workers; narrow runs after it wake only theirs (the
+// others sleep through them), and a wide run after them, back to back or after a sleep, still
+// reaches every worker, each on the task it ran first.
+TEST(ThreadPool, NarrowRunsAfterAWideOneKeepEachTaskOnItsWorkerAndWakeTheRestWhenWideAgain) {
+  ThreadPool pool;
+  constexpr int kWide = 6;
+  std::vector<std::thread::id> first(kWide);
+  pool.run(kWide, [&](int i) { first[static_cast<std::size_t>(i)] = std::this_thread::get_id(); });
+  for (int round = 0; round < 200; ++round) {
+    const int n = round % 10 == 9 ? kWide : 1 + round % 3;  // mostly narrow, now and then wide
+    std::vector<std::thread::id> ran(kWide);
+    std::atomic<int> calls{0};
+    pool.run(n, [&](int i) {
+      ++calls;
+      ran[static_cast<std::size_t>(i)] = std::this_thread::get_id();
+    });
+    ASSERT_EQ(calls.load(), n) << "round " << round;
+    for (int i = 1; i < n; ++i) EXPECT_EQ(ran[i], first[i]) << "round " << round << " task " << i;
+    for (int i = n; i < kWide; ++i) EXPECT_EQ(ran[i], std::thread::id{}) << "round " << round;
+    if (round % 50 == 49) std::this_thread::sleep_for(ThreadPool::kSpin * 5);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tensor/layout.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 namespace {
@@ -27,11 +28,10 @@ int env_int(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-// BNSCOPE_BENCH_THREADS, default every hardware thread (the app's choice).
+// BNSCOPE_BENCH_THREADS, default every usable CPU (the app's choice).
 int threads() {
-  static const int t = env_int("BNSCOPE_BENCH_THREADS", 0) > 0
-                           ? env_int("BNSCOPE_BENCH_THREADS", 0)
-                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  static const int t =
+      env_int("BNSCOPE_BENCH_THREADS", 0) > 0 ? env_int("BNSCOPE_BENCH_THREADS", 0) : usable_cpus();
   return t;
 }
 

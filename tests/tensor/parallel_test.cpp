@@ -8,10 +8,42 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace bnscope {
 namespace {
+
+#if defined(__linux__)
+// "Every thread" is every CPU the process may run on: under taskset or a cpuset, the mask's
+// CPUs, not the machine's (a new thread inherits the mask of the one that starts it).
+TEST(UsableCpus, FollowTheAffinityMask) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+  EXPECT_EQ(usable_cpus(), CPU_COUNT(&mask));
+  int first = 0;
+  while (!CPU_ISSET(first, &mask)) ++first;
+  int inside = 0, parts = 0, inherited = 0;
+  std::thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    inside = usable_cpus();
+    parts = parallel_parts(1000, 1, 0);
+    std::thread([&] { inherited = usable_cpus(); }).join();
+  }).join();
+  EXPECT_EQ(inside, 1);
+  EXPECT_EQ(parts, 1);
+  EXPECT_EQ(inherited, 1);
+  EXPECT_EQ(usable_cpus(), CPU_COUNT(&mask));  // the test's own thread kept its mask
+}
+#endif
 
 TEST(ParallelFor, PartsCoverTheRangeOnceInOrder) {
   for (std::int64_t n : {0, 1, 7, 1000}) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -35,19 +36,26 @@ ThreadPool::~ThreadPool() {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
-  wake_.notify_all();
-  for (std::thread& t : workers_) t.join();
+  for (auto& w : workers_) w->wake.notify_one();
+  for (auto& w : workers_) w->thread.join();
 }
 
 int ThreadPool::resolve_threads(int threads) {
-  if (threads > 0) return threads;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return threads > 0 ? threads : usable_cpus();
 }
 
 void ThreadPool::ensure_workers(int count) {
   while (static_cast<int>(workers_.size()) < count) {
     const int index = static_cast<int>(workers_.size()) + 1;  // task 0 is the caller's
-    workers_.emplace_back([this, index] { worker_loop(index); });
+    auto w = std::make_unique<Worker>();
+    Worker& worker = *w;
+    workers_.push_back(std::move(w));
+    try {
+      worker.thread = std::thread([this, index, &worker] { worker_loop(index, worker.wake); });
+    } catch (...) {
+      workers_.pop_back();
+      throw;
+    }
   }
 }
 
@@ -101,11 +109,11 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
     task_ = &task;
     active_ = n;
     pending_ = n - 1;
-    static const int hardware_threads = resolve_threads(0);  // a file read per call otherwise
-    spin_ = n <= hardware_threads;
+    static const int cpus = usable_cpus();  // a system call per run otherwise
+    spin_ = n <= cpus;
     ++generation_;
   }
-  wake_.notify_all();
+  for (int i = 0; i + 1 < n; ++i) workers_[static_cast<std::size_t>(i)]->wake.notify_one();
   run_task(0);
   if (spin_) spin_until([this] { return pending_.load() == 0; });
   {
@@ -116,19 +124,20 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
   rethrow_failure();
 }
 
-void ThreadPool::worker_loop(int index) {
+void ThreadPool::worker_loop(int index, std::condition_variable& wake) {
   std::uint64_t seen = 0;
   std::unique_lock lock(mutex_);
   for (;;) {
+    // After a task: poll for the next run a while (a run that does not need this worker ends
+    // the poll too, and it sleeps).
     if (spin_ && generation_ == seen && !stop_) {
       lock.unlock();
       spin_until([&] { return stop_.load() || generation_.load() != seen; });
       lock.lock();
     }
-    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+    wake.wait(lock, [&] { return stop_ || (generation_ != seen && index < active_); });
     if (stop_) return;
     seen = generation_;
-    if (index >= active_) continue;  // this generation needs fewer workers
     lock.unlock();
     run_task(index);
     lock.lock();
