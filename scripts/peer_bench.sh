@@ -3,7 +3,8 @@
 # TensorFlow on the same shapes with the same thread count, ours again on one thread for the
 # thread scaling, `bnscope-cli bench` on the ResNet-50 shapes (its agreement with the benchmark
 # target), and writes peer_table.md.
-#   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 ROUNDS=2 OUT=<build-dir>/peer)
+#   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 ROUNDS=2 OUT=<build-dir>/peer
+#                                               PIN=1: pinned to THREADS cores where there are more)
 # Every implementation runs ROUNDS times, one after the other; the table takes each case's best
 # median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
 # The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
@@ -20,6 +21,18 @@ ROUNDS="${ROUNDS:-2}"
 ALT_ROUNDS="${ALT_ROUNDS:-3}"
 OUT="${OUT:-$BUILD/peer}"
 mkdir -p "$OUT"
+
+# On a host with more CPUs than THREADS, every program runs pinned to THREADS CPUs on distinct
+# cores (the first of each core), the rest left idle: the figures are then those of a
+# THREADS-CPU machine, and no program's threads migrate or meet its own idle workers on other
+# CPUs. PIN=0 leaves the scheduler free.
+if [ "${PIN:-1}" != 0 ] && [ -z "${BNSCOPE_PEER_PINNED:-}" ] && command -v taskset >/dev/null &&
+   [ "$(nproc)" -gt "$THREADS" ]; then
+  CPUS="$(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -u | head -n "$THREADS" |
+          cut -d, -f1 | paste -sd,)"
+  echo "pinned to CPUs $CPUS of $(nproc)"
+  BNSCOPE_PEER_PINNED="$CPUS" exec taskset -c "$CPUS" bash "$0" "$@"
+fi
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBNSCOPE_BUILD_GUI=OFF \
   -DBNSCOPE_BUILD_GPU=OFF -DBNSCOPE_BUILD_BENCHMARKS=ON >/dev/null
@@ -55,6 +68,9 @@ gb = lambda c, k: float(c.get(k, 'nan'))
 print("Probes on 1 thread -> " + ctx.get('threads', '?') + ": " + ", ".join(
     f"{name} {gb(one, k):.1f} -> {gb(ctx, k):.1f} GB/s ({gb(ctx, k) / gb(one, k):.2f}x)"
     for name, k in (("copy", "copy_GBps"), ("read", "read_GBps"), ("stream", "stream_GBps"))))
+import os
+if os.environ.get("BNSCOPE_PEER_PINNED"):
+    print(f"Pinned to CPUs {os.environ['BNSCOPE_PEER_PINNED']} (one per core), the others idle")
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
 PY
 )"
