@@ -14,7 +14,7 @@
 // needs. A pool that ran wider once (bnscope-cli bench checks each case against cpu-reference
 // on every CPU, then times it on two) woke all its workers at every pass before, and each idle
 // one went back to sleep, or into a spin, on the CPUs of the tasks that work: 2-thread runs of
-// 32x7x7x2048 after one 8-thread run took 3.3x the time on the 2-CPU Zen 5 VM.
+// 32x7x7x2048 after one 8-thread run took about 3x the time on the 2-CPU Zen 5 VM.
 //
 // Work is split statically by the caller (task i of n always covers the same data), so partial
 // sums are combined in a fixed order and results are bitwise reproducible from run to run. There
