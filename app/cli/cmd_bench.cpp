@@ -154,9 +154,12 @@ int run(Args args) {
   const double copy_gbps = measure_copy_bandwidth(options.threads, std::size_t{256} << 20) / 1e9;
   std::printf("copy bandwidth (same run, %s threads, 256 MiB): %.2f GB/s\n",
               options.threads ? std::to_string(options.threads).c_str() : "all", copy_gbps);
-  std::printf("%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10s %10s %10s %8s %7s\n", "op", "backend",
+  // The copy again right after each case (%adj): a sweep takes minutes, and on a shared host the
+  // bandwidth the probe at its start saw can be another minute's.
+  CopyProbe after(options.threads, std::size_t{128} << 20);
+  std::printf("%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10s %10s %10s %8s %7s %s\n", "op", "backend",
               "shape", "dtype", "fmt", "mode", "check", "median ms", "min ms", "max ms", "GB/s",
-              "%copy");
+              "%copy", "%adj");
   Report report = new_report("bnscope bench");
   int mismatches = 0, half_sums = 0;
   for (const std::string& op_name : ops) {
@@ -189,14 +192,19 @@ int run(Args args) {
                 p.roofline_source = "copy bandwidth measured at the start of this run";
                 p.roofline_fraction = p.achieved_gbps / copy_gbps;
               }
+              if (p.measures_speed && p.backend.rfind("cpu", 0) == 0)
+                p.copy_after_gbps = after.measure() / 1e9;
+              const double adj = p.copy_after_gbps > 0 ? p.achieved_gbps / p.copy_after_gbps : 0;
               std::printf(
-                  "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%%\n",
+                  "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%% %s\n",
                   op_name.c_str(), p.backend.c_str(), shape_str(p.shape).c_str(),
                   std::string(dtype_name(t)).c_str(),
                   std::string(data_format_name(spec.format)).c_str(),
                   modes_apply ? mode.c_str() : "-", verdict.substr(0, 10).c_str(),
                   p.wall.median * 1e3, p.wall.min * 1e3, p.wall.max * 1e3, p.achieved_gbps,
-                  100 * p.roofline_fraction);
+                  100 * p.roofline_fraction,
+                  adj > 0 ? (std::to_string(static_cast<int>(100 * adj + 0.5)) + "%").c_str()
+                          : "-");
               std::fflush(stdout);
               report.profiles.push_back(std::move(p));
             }
@@ -228,7 +236,8 @@ const CommandRegistration reg{
      "is first checked against cpu-reference (--no-check skips that, for quick sweeps of\n"
      "large shapes). GB/s counts the minimum traffic (each input read once, each output\n"
      "written once); %copy divides it by the copy bandwidth measured at the start of the run\n"
-     "with the same thread count. Exit status 1 when a check fails.",
+     "with the same thread count, %adj (cpu backends) by a copy probed right after the case\n"
+     "(a shared host's bandwidth moves within minutes). Exit status 1 when a check fails.",
      run}};
 
 }  // namespace

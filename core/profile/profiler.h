@@ -76,6 +76,10 @@ struct Profile {
   double roofline_gbps = 0;  // 0 when unknown
   std::string roofline_source;
   double roofline_fraction = 0;
+  // A copy probed right after the timed runs (bnscope-cli bench), 0 when none: on a host whose
+  // neighbours move the memory bandwidth within minutes, the probe beside the case is the one
+  // its times can be set against, not the one taken at the start of a long sweep.
+  double copy_after_gbps = 0;
   // One event per phase per repetition: the run on the host track, device phases on the device
   // track, a CPU run's passes (pass:<name>) on the pass track, where and when they ran.
   EventStore events;

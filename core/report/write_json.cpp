@@ -102,6 +102,7 @@ void profile(JsonWriter& w, const Profile& p) {
   w.field("achieved_gbps", p.achieved_gbps);
   w.field("roofline_gbps", p.roofline_gbps).field("roofline_source", p.roofline_source);
   w.field("roofline_fraction", p.roofline_fraction);
+  w.field("copy_after_gbps", p.copy_after_gbps);
   w.field("measures_speed", p.measures_speed).end_object();
 }
 

@@ -28,17 +28,18 @@ def row(table):
     return next(l for l in table.splitlines() if l.startswith("| 32x7x7x2048")).split(" | ")
 
 
-def cli(ms, copy):
-    """bnscope-cli bench --json of CASE: the logical shape NHWC, physical in the report."""
+def cli(ms, copy, after=0.0):
+    """bnscope-cli bench --json of CASE: the logical shape NHWC, physical in the report; `after`
+    the copy it probed right after the case (0: none)."""
     gbps = BYTES / (ms * 1e-3) / 1e9
     return {"profiles": [{"backend": "cpu", "shape": [32, 7, 7, 2048], "data_format": "NHWC",
                           "is_training": False, "dtype": "float32", "kernel_seconds": ms * 1e-3,
                           "achieved_gbps": gbps, "roofline_gbps": copy,
-                          "roofline_fraction": gbps / copy}]}
+                          "roofline_fraction": gbps / copy, "copy_after_gbps": after}]}
 
 
 class PeerMerge(unittest.TestCase):
-    def merge(self, rounds, cli_ms=(), adjacent=(), alternated=None, losses=None):
+    def merge(self, rounds, cli_ms=(), adjacent=(), alternated=None, losses=None, cli_after=()):
         with tempfile.TemporaryDirectory() as d:
             args = [sys.executable, MERGE]
             if alternated is not None:
@@ -54,7 +55,7 @@ class PeerMerge(unittest.TestCase):
                          "onednn": gbench("onednn", onednn, copy),
                          "peers": [{"peer": "torch", "version": "x", "name": CASE, "ms": torch}]}
                 if i < len(cli_ms):
-                    files["cli"] = cli(cli_ms[i], copy)
+                    files["cli"] = cli(cli_ms[i], copy, cli_after[i] if i < len(cli_after) else 0)
                 for k, v in files.items():
                     path = os.path.join(d, f"{k}{i}.json")
                     with open(path, "w") as f:
@@ -156,7 +157,7 @@ class PeerMerge(unittest.TestCase):
         # Benchmark rounds 1.0 and 1.2 ms (spread 1.2); the CLI's best 1.1 ms: 1.10x.
         out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.2, 3.0, 2.0, 30.0)], cli_ms=(1.1, 1.3))
         cli_row = next(l for l in out.splitlines()
-                       if l.startswith("| 32x7x7x2048") and l.count("|") == 10).split(" | ")
+                       if l.startswith("| 32x7x7x2048") and l.count("|") == 12).split(" | ")
         self.assertEqual(cli_row[4:7], ["1.000", "1.100", "1.10"])
         v = self.verdict(out)
         self.assertTrue(v["`bnscope-cli bench` agrees with the benchmark within its "
@@ -174,6 +175,24 @@ class PeerMerge(unittest.TestCase):
         self.assertIn(f"NOT met (CLI / benchmark time geomean 1.50, from 1.50 ({CASE})",
                       v["`bnscope-cli bench` agrees with the benchmark within its "
                         "round-to-round spread"])
+
+    def test_cli_slower_in_a_busier_minute_agrees_against_the_copy_after_each_case(self):
+        # The CLI 1.5x the benchmark's time, but its minute's copy 1.5x lower: the same fraction.
+        out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.05, 3.0, 2.0, 30.0)], cli_ms=(1.5, 1.6),
+                         adjacent=(30.0, 30.0), cli_after=(20.0, 20.0))
+        v = self.verdict(out)[
+            "`bnscope-cli bench` agrees with the benchmark within its round-to-round spread"]
+        self.assertTrue(v.startswith("met (CLI / benchmark time geomean 1.50"), v)
+        self.assertIn("against the copy each probed right after the case 1.00 over 1 cases", v)
+
+    def test_cli_gap_against_the_copy_after_each_case_is_named(self):
+        # Same times and the same minute's copy for both: the 1.5x gap is the programs'.
+        out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.05, 3.0, 2.0, 30.0)], cli_ms=(1.5, 1.6),
+                         adjacent=(30.0, 30.0), cli_after=(30.0, 30.0))
+        v = self.verdict(out)[
+            "`bnscope-cli bench` agrees with the benchmark within its round-to-round spread"]
+        self.assertTrue(v.startswith("NOT met"), v)
+        self.assertIn("right after the case 1.50", v)
 
     def test_cli_of_one_round_reports_without_a_verdict(self):
         out = self.merge([(1.0, 3.0, 2.0, 30.0)], cli_ms=(1.5,))

@@ -119,7 +119,7 @@ TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
   ASSERT_EQ(j.at("profiles").items.size(), 2u);
   const JsonValue& prof = j.at("profiles").items[0];
   for (const char* k : {"backend", "wall", "phases", "bytes", "achieved_gbps", "roofline_gbps",
-                        "roofline_fraction", "measures_speed"})
+                        "roofline_fraction", "copy_after_gbps", "measures_speed"})
     EXPECT_TRUE(has(prof, k)) << k;
   EXPECT_TRUE(prof.at("measures_speed").boolean);
   EXPECT_EQ(prof.at("roofline_gbps").number, 5.0);
