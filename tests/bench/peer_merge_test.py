@@ -176,21 +176,21 @@ class PeerMerge(unittest.TestCase):
                       v["`bnscope-cli bench` agrees with the benchmark within its "
                         "round-to-round spread"])
 
-    def test_cli_slower_in_a_busier_minute_agrees_against_the_copy_after_each_case(self):
-        # The CLI 1.5x the benchmark's time, but its minute's copy 1.5x lower: the same fraction.
+    def cli_verdict_after(self, cli_after):
+        """The agreement verdict of a CLI 1.5x the benchmark's time (rounds 1.05x apart), both
+        with a copy probed after each case: the benchmark's 30 GB/s, the CLI's `cli_after`."""
         out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.05, 3.0, 2.0, 30.0)], cli_ms=(1.5, 1.6),
-                         adjacent=(30.0, 30.0), cli_after=(20.0, 20.0))
-        v = self.verdict(out)[
+                         adjacent=(30.0, 30.0), cli_after=(cli_after, cli_after))
+        return self.verdict(out)[
             "`bnscope-cli bench` agrees with the benchmark within its round-to-round spread"]
+
+    def test_cli_slower_in_a_busier_minute_agrees_against_the_copy_after_each_case(self):
+        v = self.cli_verdict_after(20.0)  # its minute's copy 1.5x lower: the same fraction
         self.assertTrue(v.startswith("met (CLI / benchmark time geomean 1.50"), v)
         self.assertIn("against the copy each probed right after the case 1.00 over 1 cases", v)
 
     def test_cli_gap_against_the_copy_after_each_case_is_named(self):
-        # Same times and the same minute's copy for both: the 1.5x gap is the programs'.
-        out = self.merge([(1.0, 3.0, 2.0, 30.0), (1.05, 3.0, 2.0, 30.0)], cli_ms=(1.5, 1.6),
-                         adjacent=(30.0, 30.0), cli_after=(30.0, 30.0))
-        v = self.verdict(out)[
-            "`bnscope-cli bench` agrees with the benchmark within its round-to-round spread"]
+        v = self.cli_verdict_after(30.0)  # the same minute's copy: the 1.5x gap is the programs'
         self.assertTrue(v.startswith("NOT met"), v)
         self.assertIn("right after the case 1.50", v)
 
