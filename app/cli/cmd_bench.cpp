@@ -154,9 +154,9 @@ int run(Args args) {
   const double copy_gbps = measure_copy_bandwidth(options.threads, std::size_t{256} << 20) / 1e9;
   std::printf("copy bandwidth (same run, %s threads, 256 MiB): %.2f GB/s\n",
               options.threads ? std::to_string(options.threads).c_str() : "all", copy_gbps);
-  // The copy again right after each case (%adj): a sweep takes minutes, and on a shared host the
-  // bandwidth the probe at its start saw can be another minute's.
-  CopyProbe after(options.threads, std::size_t{128} << 20);
+  // The copy again right after each cpu case (%adj): a sweep takes minutes, and on a shared host
+  // the bandwidth the probe at its start saw can be another minute's. Made at the first such case.
+  std::optional<CopyProbe> after;
   std::printf("%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10s %10s %10s %8s %7s %s\n", "op", "backend",
               "shape", "dtype", "fmt", "mode", "check", "median ms", "min ms", "max ms", "GB/s",
               "%copy", "%adj");
@@ -192,8 +192,10 @@ int run(Args args) {
                 p.roofline_source = "copy bandwidth measured at the start of this run";
                 p.roofline_fraction = p.achieved_gbps / copy_gbps;
               }
-              if (p.measures_speed && p.backend.rfind("cpu", 0) == 0)
-                p.copy_after_gbps = after.measure() / 1e9;
+              if (p.measures_speed && p.backend.rfind("cpu", 0) == 0) {
+                if (!after) after.emplace(options.threads, std::size_t{128} << 20);
+                p.copy_after_gbps = after->measure() / 1e9;
+              }
               const double adj = p.copy_after_gbps > 0 ? p.achieved_gbps / p.copy_after_gbps : 0;
               std::printf(
                   "%-22s %-13s %-18s %-8s %-5s %-9s %-10s %10.3f %10.3f %10.3f %8.2f %6.1f%% %s\n",

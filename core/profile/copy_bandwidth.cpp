@@ -111,10 +111,6 @@ void parallel_slices(int threads, std::size_t bytes, F f) {
   for (std::thread& th : pool) th.join();
 }
 
-int resolve_threads(int threads) {
-  return threads > 0 ? threads : usable_cpus();
-}
-
 std::size_t whole_lines(std::size_t bytes, const char* probe) {
   bytes = bytes / 64 * 64;
   if (bytes == 0) fail(std::string(probe) + " bandwidth probe: bytes must be at least 64");

@@ -24,7 +24,7 @@ int usable_cpus() {
 }
 
 int parallel_parts(std::int64_t n, std::int64_t min_per_part, int threads) {
-  if (threads <= 0) threads = usable_cpus();
+  threads = resolve_threads(threads);
   const std::int64_t by_size = n / std::max<std::int64_t>(min_per_part, 1);
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, by_size)));
 }

@@ -14,6 +14,11 @@ namespace bnscope {
 // 16 CPUs that started 16 threads would run 8 to a CPU.
 int usable_cpus();
 
+// A thread count asked for: `threads`, or every usable CPU when it is 0 or less.
+inline int resolve_threads(int threads) {
+  return threads > 0 ? threads : usable_cpus();
+}
+
 // Threads a pass over n items uses: `threads` (<= 0: every usable CPU), at most one per
 // min_per_part items, at least 1.
 int parallel_parts(std::int64_t n, std::int64_t min_per_part, int threads = 0);

@@ -10,13 +10,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <new>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 namespace {
@@ -64,7 +64,7 @@ TEST(ThreadPool, OtherExceptionsBecomeInternalAndPoolStaysUsable) {
 
 TEST(ThreadPool, RunsBackToBackEachSeeEveryTaskOnce) {
   ThreadPool pool;
-  const int n = std::max(2, ThreadPool::resolve_threads(0));
+  const int n = std::max(2, resolve_threads(0));
   std::vector<int> counts(static_cast<std::size_t>(n), 0);
   for (int run = 0; run < 2000; ++run) pool.run(n, [&](int i) { ++counts[i]; });
   for (int i = 0; i < n; ++i) EXPECT_EQ(counts[i], 2000) << "task " << i;
@@ -85,9 +85,9 @@ TEST(ThreadPool, OversubscribedRunsAndAPoolDestroyedWhileItsWorkersSpinEnd) {
   for (int k = 0; k < 50; ++k) {
     ThreadPool pool;
     pool.run(2, [&](int i) { sum += i; });
-    pool.run(ThreadPool::resolve_threads(0) + 3, [&](int i) { sum += i; });
+    pool.run(resolve_threads(0) + 3, [&](int i) { sum += i; });
   }  // destroyed right after a run, its workers still spinning
-  const int n = ThreadPool::resolve_threads(0) + 3;
+  const int n = resolve_threads(0) + 3;
   EXPECT_EQ(sum.load(), 50 * (1 + n * (n - 1) / 2));
 }
 

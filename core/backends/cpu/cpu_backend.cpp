@@ -7,6 +7,7 @@
 
 #include "backends/cpu/ops.h"
 #include "engine/outputs.h"
+#include "tensor/parallel.h"
 
 namespace bnscope {
 
@@ -26,7 +27,7 @@ class CpuBackend : public Backend {
     cpu::Exec ex;
     ex.pool = &pool_;
     ex.scratch = &scratch_;
-    ex.threads = ThreadPool::resolve_threads(ctx.threads);
+    ex.threads = resolve_threads(ctx.threads);
     ex.ctx = &ctx;
     ex.timings = &result.timings;
     ex.origin = origin;

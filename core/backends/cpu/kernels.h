@@ -234,21 +234,16 @@ inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
 // of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
 // from the heap land at offsets that vary from process to process, so the same case ran 2-3x
 // slower in one program than in another on the AVX2 host. The buffer starts on a cache line
-// (the heap promises 16 bytes): the sweeps store a vector of every accumulator row per row, and
-// on the Zen 4 a 64-byte store that straddles two lines ran the wide-row single sweep up to 1.6x
-// slower (docs/performance-zen4-avx512.md).
+// (line_vector.h; the heap promises 16 bytes): the sweeps store a vector of every accumulator row
+// per row, and on the Zen 4 a 64-byte store that straddles two lines ran the wide-row single sweep
+// up to 1.6x slower (docs/performance-zen4-avx512.md).
 template <class A>
 class LaneArrays {
  public:
   LaneArrays(std::int64_t lanes, int count)
       : stride_(static_cast<std::size_t>((lanes + 15) / 16 * 16 + 16)),
-        buf_(stride_ * static_cast<std::size_t>(count) + kLine / sizeof(A)) {
-    const auto at = reinterpret_cast<std::uintptr_t>(buf_.data());
-    base_ = buf_.data() + ((kLine - at % kLine) % kLine) / sizeof(A);
-  }
-  LaneArrays(const LaneArrays&) = delete;  // base_ points into buf_
-  LaneArrays& operator=(const LaneArrays&) = delete;
-  A* operator[](int k) { return base_ + stride_ * static_cast<std::size_t>(k); }
+        buf_(stride_ * static_cast<std::size_t>(count)) {}
+  A* operator[](int k) { return buf_.data() + stride_ * static_cast<std::size_t>(k); }
   // Array k filled with `values` (lanes long).
   template <class V>
   const A* copy(int k, const V& values) {
@@ -257,10 +252,8 @@ class LaneArrays {
   }
 
  private:
-  static constexpr std::size_t kLine = 64;
   std::size_t stride_;
-  std::vector<A> buf_;
-  A* base_ = nullptr;
+  LineVector<A> buf_;
 };
 
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/passes.h"
+#include "tensor/parallel.h"
 
 namespace bnscope::cpu {
 
@@ -66,7 +67,7 @@ int cpu_pass_tensors(std::string_view phase, const OpSpec& op) {
 
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads) {
   if (p.empty()) return {};  // the engine answers empty inputs without running the backend
-  return cpu::pass_names(cpu::pass_structure(p, ThreadPool::resolve_threads(threads)));
+  return cpu::pass_names(cpu::pass_structure(p, resolve_threads(threads)));
 }
 
 }  // namespace bnscope

@@ -40,10 +40,6 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w->thread.join();
 }
 
-int ThreadPool::resolve_threads(int threads) {
-  return threads > 0 ? threads : usable_cpus();
-}
-
 void ThreadPool::ensure_workers(int count) {
   while (static_cast<int>(workers_.size()) < count) {
     const int index = static_cast<int>(workers_.size()) + 1;  // task 0 is the caller's

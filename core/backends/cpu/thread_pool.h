@@ -51,9 +51,6 @@ class ThreadPool {
   // bnscope::Error when a task threw (std::bad_alloc becomes ResourceExhausted).
   void run(int n, const std::function<void(int)>& task);
 
-  // threads <= 0 means every CPU the process may run on (tensor/parallel.h: usable_cpus).
-  static int resolve_threads(int threads);
-
   // How long a worker waits for the next run, and the caller for the workers, before sleeping.
   static constexpr std::chrono::microseconds kSpin{100};
 
