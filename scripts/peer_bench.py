@@ -65,6 +65,8 @@ def bench_torch(args, out):
     import torch
     torch.set_num_threads(args.threads)
     aten = torch.ops.aten
+    # With the vector target its kernels dispatch to (ATEN_CPU_CAPABILITY can cap it).
+    version = f"{torch.__version__} {torch.backends.cpu.get_cpu_capability()}"
     for s, nchw, mode, dt in cases(args.case):
         n, h, w, c = s
         dtype = getattr(torch, dt)
@@ -85,7 +87,7 @@ def bench_torch(args, out):
                                                    mean if train else None,
                                                    invstd if train else None, train, 1e-3,
                                                    [True, True, True])
-        record(out, "torch", torch.__version__, s, nchw, mode, dt, run, args)
+        record(out, "torch", version, s, nchw, mode, dt, run, args)
 
 
 def bench_tf(args, out):
@@ -95,6 +97,8 @@ def bench_tf(args, out):
     tf.config.threading.set_inter_op_parallelism_threads(1)
     onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
     version = f"{tf.__version__} eager oneDNN={onednn}"
+    if os.environ.get("ONEDNN_MAX_CPU_ISA"):
+        version += f" max ISA {os.environ['ONEDNN_MAX_CPU_ISA']}"
     for s, nchw, mode, dt in cases(args.case):
         n, h, w, c = s
         dtype = getattr(tf, dt)

@@ -4,7 +4,9 @@
 # thread scaling, `bnscope-cli bench` on the ResNet-50 shapes (its agreement with the benchmark
 # target), and writes peer_table.md.
 #   bash scripts/peer_bench.sh [build-dir]     (env: THREADS=2 REPS=5 ROUNDS=2 OUT=<build-dir>/peer
-#                                               PIN=1: pinned to THREADS cores where there are more)
+#                                               PIN=1: pinned to THREADS cores where there are more;
+#                                               SIMD=AVX2|SSE4: every program capped at that vector
+#                                               target, a narrower host's code paths on this one)
 # Every implementation runs ROUNDS times, one after the other; the table takes each case's best
 # median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
 # The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
@@ -21,6 +23,18 @@ ROUNDS="${ROUNDS:-2}"
 ALT_ROUNDS="${ALT_ROUNDS:-3}"
 OUT="${OUT:-$BUILD/peer}"
 mkdir -p "$OUT"
+
+# Each program's own switch for its vector target: bnscope's Highway dispatch, oneDNN's JIT (in
+# TensorFlow too) and PyTorch's kernels. Caches and bandwidth stay this host's.
+if [ -n "${SIMD:-}" ]; then
+  case "${SIMD^^}" in
+    AVX3) ONEDNN_ISA=AVX512_CORE ATEN_CAP=avx512 ;;
+    AVX2) ONEDNN_ISA=AVX2 ATEN_CAP=avx2 ;;
+    SSE4) ONEDNN_ISA=SSE41 ATEN_CAP=default ;;
+    *) echo "SIMD expects AVX3, AVX2 or SSE4, got '$SIMD'" >&2; exit 2 ;;
+  esac
+  export BNSCOPE_SIMD="${SIMD^^}" ONEDNN_MAX_CPU_ISA="$ONEDNN_ISA" ATEN_CPU_CAPABILITY="$ATEN_CAP"
+fi
 
 # On a host with more CPUs than THREADS, every program runs pinned to THREADS CPUs on distinct
 # cores (the first of each core), the rest left idle: the figures are then those of a
@@ -69,6 +83,10 @@ print("Probes on 1 thread -> " + ctx.get('threads', '?') + ": " + ", ".join(
     f"{name} {gb(one, k):.1f} -> {gb(ctx, k):.1f} GB/s ({gb(ctx, k) / gb(one, k):.2f}x)"
     for name, k in (("copy", "copy_GBps"), ("read", "read_GBps"), ("stream", "stream_GBps"))))
 import os
+if os.environ.get("BNSCOPE_SIMD"):
+    print(f"Vector target capped at {os.environ['BNSCOPE_SIMD']} in every program (BNSCOPE_SIMD, "
+          f"ONEDNN_MAX_CPU_ISA={os.environ['ONEDNN_MAX_CPU_ISA']}, "
+          f"ATEN_CPU_CAPABILITY={os.environ['ATEN_CPU_CAPABILITY']}); caches and bandwidth are this host's")
 if os.environ.get("BNSCOPE_PEER_PINNED"):
     print(f"Pinned to CPUs {os.environ['BNSCOPE_PEER_PINNED']} (one per core), the others idle")
 print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load average {' '.join(open('/proc/loadavg').read().split()[:3])}")

@@ -10,11 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/simd.h"
 #include "backends/cpu/walk_trial.h"
 #include "profile/copy_bandwidth.h"
+#include "tensor/error.h"
 
 namespace bnscope {
 
@@ -99,6 +101,12 @@ inline void add_host_context() {
 // --host: prints what add_host_context records and the read and stream probes (measured only
 // here: the cases are divided by the copy probe), one "key: value" a line, and runs nothing.
 inline int bench_main(int argc, char** argv, void (*register_all)()) {
+  try {
+    check_cpu_backend_variables();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 2;
+  }
   if (argc == 2 && std::string(argv[1]) == "--host") {
     std::printf(
         "caches: %s\nsimd_target: %s\nthreads: %d\ncopy_GBps: %.2f\nread_GBps: %.2f\n"

@@ -4,23 +4,40 @@
 
 #include <chrono>
 #include <mutex>
+#include <string>
 
 #include "backends/cpu/ops.h"
+#include "backends/cpu/simd.h"
 #include "engine/outputs.h"
+#include "tensor/error.h"
 #include "tensor/parallel.h"
 
 namespace bnscope {
 
 namespace {
 
+std::string vector_target() {
+  try {
+    const std::string name = cpu::simd::target_name();  // Highway calls AVX-512 "AVX3"
+    return (name.rfind("AVX3", 0) == 0 ? "AVX-512" : name) + " vectors";
+  } catch (const Error&) {  // BNSCOPE_SIMD set wrong: the first run says how
+    return "BNSCOPE_SIMD not understood";
+  }
+}
+
 class CpuBackend : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   std::string_view description() const override {
-    return "fast multithreaded CPU kernels, float32 accumulation (float64 for f64)";
+    // With the vector target the kernels dispatch to: the same backend is a different code path,
+    // and runs at a different speed, on an AVX2 host than on an AVX-512 one.
+    static const std::string text = "fast multithreaded CPU kernels (" + vector_target() +
+                                    "), float32 accumulation (float64 for f64)";
+    return text;
   }
   void run(const Prepared& p, Result& result, const RunContext& ctx) override {
     const auto origin = std::chrono::steady_clock::now();  // pass start times count from here
+    cpu::simd::apply_target_cap();
     allocate_outputs(p, result);
     // One run at a time per backend: the pool is shared and its tasks split work statically.
     std::lock_guard lock(mutex_);
@@ -46,6 +63,10 @@ class CpuBackend : public Backend {
 };
 
 }  // namespace
+
+void check_cpu_backend_variables() {
+  cpu::simd::apply_target_cap();
+}
 
 std::unique_ptr<Backend> make_cpu_backend() {
   return std::make_unique<CpuBackend>();

@@ -122,6 +122,13 @@ struct HalfRows {
 };
 void global_half_rows(const HalfRows& h, std::int64_t c0, std::int64_t c1);
 
+// BNSCOPE_SIMD=<target> (a name as target_name() spells it, any case) caps the dispatch at that
+// target for the whole process: an AVX2 or SSE4 host's code path timed or checked on a wider
+// CPU; sums and outputs keep their bits (above). Applied once, at the cpu backend's first run or
+// the first target_name() or vector_bytes(); throws Error naming the targets this build has and
+// this CPU runs when the variable names none of them.
+void apply_target_cap();
+
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

@@ -580,9 +580,11 @@ void add_widened(const float* src, double* dst, std::int64_t n) {
   HWY_DYNAMIC_DISPATCH(AddWidened)(src, dst, n);
 }
 const char* target_name() {
+  apply_target_cap();
   return HWY_DYNAMIC_DISPATCH(TargetName)();
 }
 std::int64_t vector_bytes() {
+  apply_target_cap();
   return HWY_DYNAMIC_DISPATCH(VectorBytes)();
 }
 
