@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cli_harness.h"
@@ -35,23 +35,18 @@ std::string cpu_line_of_help() {
 // The problems whose passes take the vector loops: channels-last rows of 64 lanes and 17 (a
 // tail past every vector width), channels-first planes, training and inference mode, 16-bit.
 std::vector<SampleSpec> problems() {
-  std::vector<SampleSpec> out;
-  for (const auto& [shape, format, training, dtype] :
-       std::vector<std::tuple<Shape, DataFormat, bool, DType>>{
-           {{4, 9, 9, 64}, DataFormat::NHWC, true, DType::F32},
-           {{3, 7, 5, 17}, DataFormat::NHWC, false, DType::F32},
-           {{2, 33, 31, 6}, DataFormat::NCHW, true, DType::F32},
-           {{4, 9, 9, 64}, DataFormat::NHWC, true, DType::BF16},
-           {{2, 17, 9, 24}, DataFormat::NCHW, true, DType::F16}}) {
-    SampleSpec s;
-    s.shape = shape;
-    s.format = format;
-    s.is_training = training;
-    s.dtype = dtype;
-    s.seed = 11;
-    out.push_back(s);
-  }
-  return out;
+  const auto spec = [](Shape shape, DataFormat format, bool training, DType dtype) {
+    return SampleSpec{.shape = std::move(shape),
+                      .format = format,
+                      .is_training = training,
+                      .dtype = dtype,
+                      .seed = 11};
+  };
+  return {spec({4, 9, 9, 64}, DataFormat::NHWC, true, DType::F32),
+          spec({3, 7, 5, 17}, DataFormat::NHWC, false, DType::F32),
+          spec({2, 33, 31, 6}, DataFormat::NCHW, true, DType::F32),
+          spec({4, 9, 9, 64}, DataFormat::NHWC, true, DType::BF16),
+          spec({2, 17, 9, 24}, DataFormat::NCHW, true, DType::F16)};
 }
 
 // x_backprop's bytes for each problem, run under the current environment.
