@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "backends/cpu/cpu_backend.h"
 #include "io/crc32.h"
 
 namespace bnscope {
@@ -57,6 +58,7 @@ MachineInfo describe_machine() {
     m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
     m.hostname = u.nodename;
   }
+  m.cpu_code_path = cpu_code_path();
   return m;
 }
 

@@ -53,6 +53,7 @@ void machine(std::ostream& os, const Report& r) {
   os << "<tr><th>OS</th><td>" << e(m.os) << "</td></tr>\n";
   os << "<tr><th>Kernel</th><td>" << e(m.kernel) << "</td></tr>\n";
   os << "<tr><th>Host</th><td>" << e(m.hostname) << "</td></tr>\n";
+  os << "<tr><th>cpu backend</th><td>" << e(m.cpu_code_path) << "</td></tr>\n";
   for (const std::string& d : m.devices) os << "<tr><th>Device</th><td>" << e(d) << "</td></tr>\n";
   os << "</table>\n";
 }

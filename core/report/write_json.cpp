@@ -110,6 +110,7 @@ void machine(JsonWriter& w, const MachineInfo& m) {
   w.key("machine").begin_object().field("cpu_model", m.cpu_model);
   w.field("logical_cores", m.logical_cores).field("memory_bytes", m.memory_bytes);
   w.field("os", m.os).field("kernel", m.kernel).field("hostname", m.hostname);
+  w.field("cpu_code_path", m.cpu_code_path);
   list(w, "devices", m.devices);
   w.end_object();
 }

@@ -70,6 +70,10 @@ TEST(ReportModel, DescribesMachineAndProblem) {
   EXPECT_FALSE(r.machine.cpu_model.empty());
   EXPECT_GT(r.machine.logical_cores, 0);
   EXPECT_GT(r.machine.memory_bytes, 0u);
+  // The cpu backend's vector target and the caches it plans with, as its description names them.
+  EXPECT_NE(r.machine.cpu_code_path.find(" vectors; "), std::string::npos)
+      << r.machine.cpu_code_path;
+  EXPECT_NE(r.machine.cpu_code_path.find("L1d"), std::string::npos) << r.machine.cpu_code_path;
   EXPECT_EQ(r.problem.op, "FusedBatchNormGradV3");
   ASSERT_FALSE(r.problem.inputs.empty());
   for (const InputInfo& in : r.problem.inputs) EXPECT_EQ(in.crc32.size(), 8u);
@@ -100,7 +104,8 @@ TEST(ReportJson, ParsesAndHasTheSchemaKeys) {
   for (const char* k :
        {"title", "created", "tool", "machine", "problem", "notes", "diff", "causes", "profiles"})
     EXPECT_TRUE(has(j, k)) << k;
-  for (const char* k : {"cpu_model", "logical_cores", "memory_bytes", "os", "kernel", "devices"})
+  for (const char* k :
+       {"cpu_model", "logical_cores", "memory_bytes", "os", "kernel", "cpu_code_path", "devices"})
     EXPECT_TRUE(has(j.at("machine"), k)) << k;
   for (const char* k : {"op", "dtype", "convention", "attrs", "inputs"})
     EXPECT_TRUE(has(j.at("problem"), k)) << k;

@@ -102,8 +102,8 @@ void TimelineWidget::buildFrame() {
     dl->PushClipRect(ImVec2(x0, top), ImVec2(x1, bottom), true);
     const auto [first, last] = layout_.visible(i, t0, t1);
     float drawn_to = -1e30f;  // boxes inside an already drawn pixel only widen it
-    for (std::size_t k = first; k < last; ++k) {
-      const TraceEvent& e = lane.events[k];
+    for (std::size_t j = first; j < last; ++j) {
+      const TraceEvent& e = lane.events[j];
       float a = x_of(e.start), b = std::max(x_of(e.start + e.duration), a + 1.0f);
       if (b <= drawn_to + 1.0f) continue;
       a = std::max(a, drawn_to);

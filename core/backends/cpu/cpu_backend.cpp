@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
 #include "backends/cpu/simd.h"
 #include "engine/outputs.h"
@@ -63,6 +64,10 @@ class CpuBackend : public Backend {
 };
 
 }  // namespace
+
+std::string cpu_code_path() {
+  return vector_target() + "; " + cpu::describe(cpu::host_caches());
+}
 
 void check_cpu_backend_variables() {
   cpu::simd::apply_target_cap();

@@ -13,6 +13,9 @@ std::unique_ptr<Backend> make_cpu_backend();
 // Applies the environment variables the cpu backend reads (BNSCOPE_SIMD: backends/cpu/simd.h);
 // throws Error on a value it cannot take, so a command fails before its first run.
 void check_cpu_backend_variables();
+// The code path the cpu backend takes on this machine, for reports: its vector target and the
+// caches its pass structures are planned from ("AVX-512 vectors; L1d 48 KiB, L2 1 MiB, ...").
+std::string cpu_code_path();
 // The passes a cpu run of p makes with `threads` threads (0: all), in order, named as the phases
 // the run reports in Result::timings ("pass:reduce", "pass:write", ...); empty for empty inputs.
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads = 0);
