@@ -30,6 +30,7 @@ Report analysis_report(const Problem& problem, const DiffOutcome* diff,
   else
     r.notes = prepare(problem).notes;
   r.profiles = profiles;
+  add_devices(r);
   return r;
 }
 

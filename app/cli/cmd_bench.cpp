@@ -212,6 +212,7 @@ int run(Args args) {
             }
           }
   }
+  add_devices(report);
   if (!json.empty())
     write_file_atomic_stream(json, [&](std::ostream& os) { write_report_json(report, os); });
   std::printf("check: outputs vs cpu-reference with the default tolerances%s\n",

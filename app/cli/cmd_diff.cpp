@@ -163,6 +163,7 @@ int run(Args args) {
   report.has_problem = true;
   report.problem = describe_problem(problem);
   set_verdict(report, result);
+  add_devices(report);
   std::printf("%s (%s)\n", describe_case(problem).c_str(), input_source(args, pa).c_str());
   for (const Note& n : result.notes)
     std::printf("%s: %s\n", std::string(note_kind_name(n.kind)).c_str(), note_text(n).c_str());

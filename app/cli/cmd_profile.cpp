@@ -42,6 +42,7 @@ int run(Args args) {
   report.has_problem = true;
   report.problem = describe_problem(problem);
   report.profiles.push_back(profile_problem(problem, backend, options));
+  add_devices(report);
   const Profile& p = report.profiles.back();
 
   std::printf("%s on %s: %d reps after %d warm-up\n", describe_case(problem).c_str(),

@@ -106,6 +106,7 @@ int run(Args args) {
     report.profiles.push_back(profile_prepared(prepared, profiled[k], options));
   }
   first.reset();
+  add_devices(report);
   write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"

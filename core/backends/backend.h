@@ -36,6 +36,9 @@ class Backend {
   virtual std::string_view description() const = 0;
   // Empty when the backend can run here; otherwise why not ("not built: ...", "no CUDA device").
   virtual std::string unavailable_reason() const { return {}; }
+  // The accelerator it runs on, one line for reports (name, compute capability, memory); empty
+  // for the CPU backends and where none is available.
+  virtual std::string device() const { return {}; }
   // False where its timings are not the speed of what it stands for (an emulator's are the
   // emulation's): listed and runnable, but not profiled unless asked for.
   virtual bool measures_speed() const { return true; }

@@ -3,12 +3,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <thread>
 
+#include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "io/crc32.h"
 
@@ -110,6 +112,22 @@ Report new_report(std::string title) {
   r.version = std::string(bnscope_version());
   r.machine = describe_machine();
   return r;
+}
+
+void add_devices(Report& report) {
+  std::vector<std::string> backends;
+  for (const Profile& p : report.profiles) backends.push_back(p.backend);
+  for (const Comparison& c : report.diff.comparisons) {
+    backends.push_back(c.reference);  // a file's name where --against gave one: no backend
+    backends.push_back(c.candidate);
+  }
+  std::vector<std::string>& devices = report.machine.devices;
+  for (const std::string& name : backends) {
+    const Backend* b = BackendRegistry::instance().find(name);
+    const std::string d = b ? b->device() : std::string();
+    if (!d.empty() && std::find(devices.begin(), devices.end(), d) == devices.end())
+      devices.push_back(d);
+  }
 }
 
 void set_verdict(Report& report, const PipelineResult& result) {

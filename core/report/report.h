@@ -72,6 +72,11 @@ std::string_view bnscope_version();
 // A report with the machine, the creation time and the version filled in.
 Report new_report(std::string title);
 
+// The accelerators the report's backends ran on (Backend::device of every profile's and every
+// comparison's backend), each once, in report.machine.devices. Called once the runs are in:
+// a report of CPU runs does not start a GPU runtime only to name the card.
+void add_devices(Report& report);
+
 // The notes, the comparisons and the causes of one pipeline run.
 void set_verdict(Report& report, const PipelineResult& result);
 

@@ -65,6 +65,41 @@ std::string render(F f) {
   return os.str();
 }
 
+// Runs like cpu, on a "device" of its own: what a GPU backend says of its card.
+class DeviceBackend : public Backend {
+ public:
+  DeviceBackend(std::string name, std::string device)
+      : name_(std::move(name)), device_(std::move(device)) {}
+  std::string_view name() const override { return name_; }
+  std::string_view description() const override { return "test backend with a device"; }
+  std::string device() const override { return device_; }
+  void run(const Prepared& p, Result& result, const RunContext& ctx) override {
+    BackendRegistry::instance().find("cpu")->run(p, result, ctx);
+  }
+
+ private:
+  std::string name_, device_;
+};
+
+TEST(ReportModel, NamesTheDevicesItsBackendsRanOnOnce) {
+  BackendRegistry::instance().add(std::make_unique<DeviceBackend>("test-gpu", "Card A, sm_90"));
+  BackendRegistry::instance().add(std::make_unique<DeviceBackend>("test-gpu-lib", "Card A, sm_90"));
+  Report r = new_report("devices");
+  EXPECT_TRUE(r.machine.devices.empty());
+  r.profiles.push_back(Profile{.backend = "cpu"});
+  r.diff.comparisons.push_back(Comparison{.reference = "saved/outputs.npz", .candidate = "cpu"});
+  add_devices(r);
+  EXPECT_TRUE(r.machine.devices.empty()) << "a CPU backend or a file is no device";
+  r.profiles.push_back(Profile{.backend = "test-gpu"});
+  r.diff.comparisons.push_back(
+      Comparison{.reference = "cpu-reference", .candidate = "test-gpu-lib"});
+  add_devices(r);
+  EXPECT_EQ(r.machine.devices, std::vector<std::string>{"Card A, sm_90"});
+  std::ostringstream html;
+  write_report_html(r, html);
+  EXPECT_NE(html.str().find("<th>Device</th><td>Card A, sm_90</td>"), std::string::npos);
+}
+
 TEST(ReportModel, DescribesMachineAndProblem) {
   const Report& r = report();
   EXPECT_FALSE(r.machine.cpu_model.empty());
