@@ -16,9 +16,7 @@ class CudaBackend : public Backend {
            "reductions, float accumulation";
   }
   std::string unavailable_reason() const override { return device_status().problem; }
-  std::string device() const override {
-    return device_status().problem.empty() ? device_status().info.summary() : std::string();
-  }
+  std::string device() const override { return usable_device_summary(); }
   std::string unsupported_reason(const Prepared& p) const override {
     return cuda_unsupported_reason(p);
   }

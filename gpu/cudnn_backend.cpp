@@ -78,9 +78,7 @@ class CudnnBackend : public Backend {
              std::to_string(CUDNN_MAJOR) + ")";
     return {};
   }
-  std::string device() const override {
-    return device_status().problem.empty() ? device_status().info.summary() : std::string();
-  }
+  std::string device() const override { return usable_device_summary(); }
 
   std::string unsupported_reason(const Prepared& p) const override {
     const OpSpec& op = *p.op;

@@ -52,4 +52,9 @@ const DeviceStatus& device_status() {
   return s;
 }
 
+std::string usable_device_summary() {
+  const DeviceStatus& s = device_status();
+  return s.problem.empty() ? s.info.summary() : std::string();
+}
+
 }  // namespace bnscope::gpu

@@ -15,4 +15,8 @@ struct DeviceStatus {
 // Queried once per process (device 0) and cached; never throws.
 const DeviceStatus& device_status();
 
+// The usable device's summary (DeviceInfo::summary) for reports; empty when there is none:
+// what the GPU backends answer to Backend::device.
+std::string usable_device_summary();
+
 }  // namespace bnscope::gpu
