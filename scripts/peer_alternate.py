@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Times again, alternating, the cases a peer won in a peer run: bnscope and the peer each in a
-process of its own, one case at a time, A B A B for --rounds rounds, and writes both programs'
-times per round. scripts/peer_merge.py --alternated puts them beside the run's verdicts.
+"""Times again, alternating, the cases a peer won in a peer run, and writes both programs' times
+per round. scripts/peer_merge.py --alternated puts them beside the run's verdicts.
 
-On a shared machine the memory bandwidth other guests leave can move by 2x over minutes (the
+On a shared machine the memory bandwidth other guests leave can move by 2x within seconds (the
 Zen 5 EPYC, docs/performance-zen5-avx512.md), and a peer run times each program's cases minutes
-apart, so a case can be won by whichever program met the quieter minute. Alternating one case
-at a time leaves the two the same minutes.
+apart, so a case can be won by whichever program met the quieter minute. oneDNN runs in
+bnscope_onednn_bench's process beside bnscope, in windows of back-to-back calls that alternate
+(its alternate/ cases, core/profile/alternation.h): both meet the same milliseconds. PyTorch and
+TensorFlow, which live in Python, alternate with bnscope one process each, A B A B, a case at a
+time, which leaves them the same seconds.
 
   python3 scripts/peer_alternate.py --losses losses.json --build BUILD --python VENV_PYTHON \\
-                                    --out alternated.json [--rounds 3] [--threads 2]
+                                    --out alternated.json [--rounds 3] [--in-process-rounds 8]
+                                    [--threads 2]
 
 losses.json: [{"case": "32x7x7x2048/NHWC/train/float32", "peer": "onednn"}, ...] as
 scripts/peer_merge.py --losses writes it.
@@ -38,6 +41,24 @@ def gbench_ms(binary, prefix, case, env):
     return medians[0]
 
 
+def in_process_rounds(binary, case, rounds, env):
+    """bnscope's and oneDNN's per-round times (ms) of one case from bnscope_onednn_bench's
+    alternate/ case: each round one window of each, in one process."""
+    out = subprocess.run([binary, f"--benchmark_filter=^alternate/{case}/",
+                          "--benchmark_format=json"],
+                         env=dict(env, BNSCOPE_ALT_ROUNDS=str(rounds), OMP_WAIT_POLICY="passive"),
+                         check=True,
+                         capture_output=True, text=True).stdout
+    runs = json.loads(out)["benchmarks"]
+    if not runs:
+        raise RuntimeError(f"{os.path.basename(binary)} ran no case named alternate/{case}")
+    if runs[0].get("error_occurred"):
+        raise RuntimeError(runs[0].get("error_message", "not timed"))
+    ours = [runs[0][f"ours_ms_r{k}"] for k in range(rounds)]
+    theirs = [runs[0][f"onednn_ms_r{k}"] for k in range(rounds)]
+    return ours, theirs
+
+
 def python_peer_ms(python, peer, case, threads, env):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "peer.json")
@@ -57,7 +78,9 @@ def main():
     ap.add_argument("--build", required=True, help="the build folder with tests/bench")
     ap.add_argument("--python", required=True, help="the Python that has torch and tensorflow")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of a Python peer's alternation")
+    ap.add_argument("--in-process-rounds", type=int, default=8,
+                    help="rounds of oneDNN's, a window of each program per round")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     with open(args.losses) as f:
@@ -69,16 +92,17 @@ def main():
     out = []
     for loss in losses:
         case, peer = loss["case"], loss["peer"]
-        if peer == "onednn":
-            theirs = lambda: gbench_ms(os.path.join(bench, "bnscope_onednn_bench"), "onednn", case,
-                                       env)
-        else:
-            theirs = lambda: python_peer_ms(args.python, peer, case, args.threads, env)
         entry = {"case": case, "peer": peer, "ours_ms": [], "peer_ms": []}
         try:
-            for _ in range(args.rounds):
-                entry["ours_ms"].append(ours(case))
-                entry["peer_ms"].append(theirs())
+            if peer == "onednn":
+                entry["in_process"] = True
+                entry["ours_ms"], entry["peer_ms"] = in_process_rounds(
+                    os.path.join(bench, "bnscope_onednn_bench"), case, args.in_process_rounds, env)
+            else:
+                for _ in range(args.rounds):
+                    entry["ours_ms"].append(ours(case))
+                    entry["peer_ms"].append(
+                        python_peer_ms(args.python, peer, case, args.threads, env))
         except (subprocess.CalledProcessError, RuntimeError, ValueError, KeyError) as e:
             entry["error"] = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
         out.append(entry)

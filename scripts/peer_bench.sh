@@ -11,9 +11,10 @@
 # median over the rounds, for all alike (a neighbour on a shared machine can slow a whole case).
 # The Python peers live in .venv-peers (created here: pip install torch tensorflow-cpu).
 # Run on a quiet machine: the table reports the load average it was measured under. The cases a
-# peer won are then timed again alternating with that peer, one case per process, ALT_ROUNDS
-# times (default 3; 0: not), since on a shared machine the rounds of two programs can meet
-# different minutes (scripts/peer_alternate.py).
+# peer won are then timed again alternating with that peer, since on a shared machine the rounds
+# of two programs can meet different minutes (scripts/peer_alternate.py): oneDNN in one process
+# with bnscope, windows of calls of each in turn (8 rounds), the Python peers one case per
+# process, ALT_ROUNDS times (default 3; 0: no re-timing at all).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build-bench}"

@@ -177,10 +177,18 @@ def alternated(entries, losses):
     """Markdown lines of the re-timed cases and the verdict lines, one per peer that won a case
     in the run (`losses`: [(case, peer)]); a loss missing from `entries` counts as not timed."""
     cols = ["shape", "layout", "mode", "dtype", "peer", "bnscope ms", "peer ms", "speed-up"]
-    rounds = max((len(e.get("ours_ms", [])) for e in entries), default=0)
+    def rounds(in_process):
+        return max((len(e.get("ours_ms", [])) for e in entries
+                    if bool(e.get("in_process")) == in_process), default=0)
+    how = []
+    if rounds(True):
+        how.append(f"oneDNN in bnscope's process, windows of back-to-back calls of each in turn, "
+                   f"{rounds(True)} rounds")
+    if rounds(False):
+        how.append(f"the Python peers one case per process, {rounds(False)} rounds")
     out = ["", "## The cases a peer won, timed again alternating", "",
-           f"bnscope and the peer in turn, one case per process, {rounds} rounds "
-           "(scripts/peer_alternate.py); medians. Speed-up = peer time / our time.", "",
+           f"bnscope and the peer in turn ({'; '.join(how) or 'none timed'}; "
+           "scripts/peer_alternate.py); medians. Speed-up = peer time / our time.", "",
            "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     by_peer = {}
     for case, peer in losses:

@@ -120,6 +120,14 @@ class PeerMerge(unittest.TestCase):
                        if l.startswith("| 32x7x7x2048") and "| torch |" in l).split(" | ")
         self.assertEqual(alt_row[5:], ["1.100", "1.800", "1.64 |"])
         self.assertTrue(out.splitlines()[-1].startswith("| 32x7x7x2048"))  # the section last
+        self.assertIn("the Python peers one case per process, 3 rounds", out)
+        self.assertNotIn("oneDNN in bnscope's process", out)
+        # oneDNN's rounds came from one process: said so, beside the Python peers' way.
+        both = again + [{"case": CASE, "peer": "onednn", "ours_ms": [1.0] * 8,
+                         "peer_ms": [1.1] * 8, "in_process": True}]
+        out = self.merge([(2.0, 3.0, 1.0, 30.0)], alternated=both)
+        self.assertIn("oneDNN in bnscope's process, windows of back-to-back calls of each in "
+                      "turn, 8 rounds; the Python peers one case per process, 3 rounds", out)
         # A peer still ahead, and one the re-timing could not run, are named.
         again = [{"case": CASE, "peer": "torch", "ours_ms": [1.0], "peer_ms": [0.9]},
                  {"case": CASE, "peer": "tensorflow", "ours_ms": [], "peer_ms": [],
