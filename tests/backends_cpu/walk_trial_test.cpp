@@ -215,6 +215,81 @@ struct EnvGuard {
   ~EnvGuard() { unsetenv(name); }
 };
 
+// Runs one trial's worth of passes of `key`: each pass takes its walk's time from `seconds`
+// (first walk, second walk); returns the walks the passes took, 'f' or 's'.
+std::string run_passes(Walks& walks, const WalkKey& key, std::pair<double, double> seconds,
+                       int passes = cpu::PassTrial::kPasses) {
+  std::string order;
+  for (int i = 0; i < passes; ++i) {
+    cpu::PassTrial pass(key, true, walks);
+    EXPECT_TRUE(pass.timed());
+    order += pass.first() ? 'f' : 's';
+    pass.record(pass.first() ? seconds.first : seconds.second);
+  }
+  return order;
+}
+
+TEST(PassTrial, PassesAlternateTheWalksAndTwoAgreeingTrialsDecide) {
+  Walks walks("tiles", "rows");
+  EXPECT_EQ(run_passes(walks, k256, {1.0, 0.8}), "fssffssf");
+  EXPECT_EQ(walks.trials(k256), 1);
+  EXPECT_FALSE(walks.first(k256).has_value());
+  run_passes(walks, k256, {1.0, 0.8});
+  ASSERT_TRUE(walks.first(k256).has_value());
+  EXPECT_FALSE(*walks.first(k256));
+  // Decided: every later pass takes rows, untimed.
+  cpu::PassTrial after(k256, true, walks);
+  EXPECT_FALSE(after.timed());
+  EXPECT_FALSE(after.first());
+  // Another key has trials of its own.
+  EXPECT_EQ(walks.trials(k512), 0);
+  cpu::PassTrial other(k512, true, walks);
+  EXPECT_TRUE(other.timed());
+  EXPECT_TRUE(other.first());
+}
+
+TEST(PassTrial, AGapUnderTheThresholdIsDecidedOverEightTrials) {
+  Walks walks("tiles", "rows");
+  for (int t = 0; t < Walks::kMaxTrials - 1; ++t) {
+    run_passes(walks, k256, {1.0, 0.95});
+    EXPECT_FALSE(walks.first(k256).has_value()) << "after trial " << t + 1;
+  }
+  run_passes(walks, k256, {1.0, 0.95});
+  ASSERT_TRUE(walks.first(k256).has_value());
+  EXPECT_FALSE(*walks.first(k256));  // rows, 5% faster over all of them
+  EXPECT_EQ(walks.trials(k256), Walks::kMaxTrials);
+}
+
+TEST(PassTrial, ShortPassesForcedPoliciesAndDecidedKeysAreNotTimed) {
+  Walks walks("tiles", "rows", "BNSCOPE_TEST_PASS_WALK");
+  cpu::PassTrial short_pass(k256, false, walks);
+  EXPECT_FALSE(short_pass.timed());
+  EXPECT_TRUE(short_pass.first());
+  short_pass.record(1.0);  // nothing to record
+  EXPECT_EQ(walks.trials(k256), 0);
+  {
+    EnvGuard guard{"BNSCOPE_TEST_PASS_WALK"};
+    setenv("BNSCOPE_TEST_PASS_WALK", "rows", 1);
+    cpu::PassTrial forced(k256, true, walks);
+    EXPECT_FALSE(forced.timed());
+    EXPECT_FALSE(forced.first());
+  }
+  walks.add(k512, WalkVerdict::First);
+  walks.add(k512, WalkVerdict::First);
+  cpu::PassTrial decided(k512, true, walks);
+  EXPECT_FALSE(decided.timed());
+  EXPECT_TRUE(decided.first());
+}
+
+TEST(PassTrial, RunTimesThePassAndRecordsIt) {
+  Walks walks("tiles", "rows");
+  int ran = 0;
+  for (int i = 0; i < cpu::PassTrial::kPasses; ++i)
+    cpu::PassTrial(k256, true, walks).run([&](bool) { ++ran; });
+  EXPECT_EQ(ran, cpu::PassTrial::kPasses);
+  EXPECT_EQ(walks.trials(k256), 1);
+}
+
 // Channels-last FusedBatchNormGradV3 of `shape`, and the variant it was made from.
 std::pair<Variant, Problem> channels_last(bool training, DType dtype, const Shape& shape,
                                           std::uint32_t seed) {
@@ -229,12 +304,13 @@ RunContext one_thread() {
   return ctx;
 }
 
-// Channels-last FusedBatchNormGradV3 of `shape` in every dtype on one thread: the measured run
-// ran exactly one trial of `walks` (keyed by the rows' lanes and the pass's side of the LLC), none
-// where the reduce pass walks row tiles instead (kernels.h: row_tile), and each walk forced
-// through `env` gives its bits.
+// Channels-last FusedBatchNormGradV3 of `shape` in every dtype on one thread: `runs` measured
+// runs (a trial's passes: one for trials on chunks, PassTrial::kPasses for trials of whole
+// passes) ran exactly one trial of `walks` (keyed by the rows' lanes and the pass's side of the
+// LLC), none where the reduce pass walks row tiles instead (kernels.h: row_tile), all with the
+// same bits, and each walk forced through `env` gives them too.
 void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, const char* second,
-                        bool training, const Shape& shape, std::uint32_t seed) {
+                        bool training, const Shape& shape, std::uint32_t seed, int runs = 1) {
   EnvGuard guard{env};
   const std::int64_t lanes = shape.back();
   const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * lanes);
@@ -243,6 +319,9 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
     const RunContext ctx = one_thread();
     walks.clear();
     const Result measured = run_problem(pb, "cpu", ctx);
+    for (int r = 1; r < runs; ++r)
+      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx),
+                           describe(v) + " run " + std::to_string(r + 1) + " of a trial");
     const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
     const WalkKey key{lanes, elem_of(dtype),
                       read > static_cast<double>(cpu::host_caches().llc_bytes())};
@@ -272,13 +351,13 @@ TEST(WalkTrial, BothWalksAndTheTrialGiveTheSameBits) {
 
 // Inference-mode grads of 1024 rows of 2048 channels: one sweep of 32 chunks of 32 rows, each
 // row's lane arrays (32 KiB) too wide for L1 on any x86 host, so the sweep walks row tiles or
-// rows and times both on its own chunks.
+// rows and times both over whole passes.
 TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
   if (std::getenv("BNSCOPE_ROW_WALK")) GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
   if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true, true) == 0)
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
   expect_walks_agree(cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false,
-                     Shape{4, 16, 16, 2048}, 70);
+                     Shape{4, 16, 16, 2048}, 70, cpu::PassTrial::kPasses);
 }
 
 void clear_prefetch_walks() {

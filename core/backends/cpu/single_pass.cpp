@@ -14,7 +14,8 @@ namespace bnscope::cpu {
 namespace {
 
 // A single sweep has no pass before it over the same data, so the middle of a shorter span
-// serves: 32x7x7x2048 channels-last gives each of two threads 24 chunks.
+// serves the prefetch trial: 32x7x7x2048 channels-last gives each of two threads 24 chunks. The
+// tile trial times whole passes of at least as many chunks a thread.
 constexpr std::int64_t kMinTileTrialChunks = 2 * WalkTrial::kTimed;
 
 // Blocks layout: (block, chunk) items as in reduce_pass.
@@ -60,41 +61,43 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   const LineVector<A> mL = tile(mean, g), pL = tile(p, g);
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;  // as reduce_pass
   const int n = threads_for(ex, items);
-  ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
-    LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
-    const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
-    const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
-    std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-    T* staging = ex.nt ? tmp.data() : nullptr;
-    // Rows too wide for L1 walk tiles or rows, whichever this host runs faster (walk_trial.h).
-    const WalkKey key = rows_walk_key<T>(g);
-    const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true, key.past_llc) : 0;
-    WalkTrial trial(key, span.end - span.begin, t == 0 && simd::kVector<T> && tile > 0,
-                    tile_walks(), kMinTileTrialChunks);
-    // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles
-    // prefetch the next tile instead), in the window before the tile trial's.
-    const bool rows_walk = tile == 0 || tile_walks().first(key) == false;
-    WalkTrial ahead(key, span.end - span.begin, t == 0 && simd::kVector<T> && g.rows() && rows_walk,
-                    prefetch_walks(RowsPass::Single), kMinTileTrialChunks, tile > 0 ? 1 : 0);
-    for (std::int64_t item = span.begin; item < span.end; ++item) {
-      if (g.rows()) {
-        ahead.walk([&](bool prefetch) {
-          trial.walk([&](bool tiles) {
+  // Rows too wide for L1 walk tiles or rows, whichever this host runs faster over whole passes
+  // (walk_trial.h: PassTrial).
+  const WalkKey key = rows_walk_key<T>(g);
+  const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true, key.past_llc) : 0;
+  PassTrial walk(key, simd::kVector<T> && tile > 0 && items >= n * kMinTileTrialChunks,
+                 tile_walks());
+  // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles prefetch
+  // the next tile instead).
+  const bool rows_walk = tile == 0 || tile_walks().first(key) == false;
+  walk.run([&](bool tiles) {
+    ex.pool->run(n, [&](int t) {
+      const Span span = split_range(items, n, t);
+      LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
+      const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
+      const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
+      std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
+      T* staging = ex.nt ? tmp.data() : nullptr;
+      WalkTrial ahead(key, span.end - span.begin,
+                      t == 0 && simd::kVector<T> && g.rows() && rows_walk,
+                      prefetch_walks(RowsPass::Single), kMinTileTrialChunks);
+      for (std::int64_t item = span.begin; item < span.end; ++item) {
+        if (g.rows()) {
+          ahead.walk([&](bool prefetch) {
             rows_reduce<Sum::Grad, true, T>(
                 g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t, p_t, lanes[0], lanes[1],
                 staging, parts.s0 + item * g.channels, parts.s1 + item * g.channels,
                 tiles ? tile : 0, true, prefetch);
           });
-        });
-      } else {
-        const std::int64_t c = item / g.chunks, k = item % g.chunks;
-        plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c, mean[c],
-                                         p[c], staging, parts.s0[k * g.channels + c],
-                                         parts.s1[k * g.channels + c]);
+        } else {
+          const std::int64_t c = item / g.chunks, k = item % g.chunks;
+          plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c,
+                                           mean[c], p[c], staging, parts.s0[k * g.channels + c],
+                                           parts.s1[k * g.channels + c]);
+        }
       }
-    }
-    stream_fence();
+      stream_fence();
+    });
   });
   return parts.totals(g);
 }

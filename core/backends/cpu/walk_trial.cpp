@@ -60,19 +60,49 @@ std::optional<bool> Walks::first(const WalkKey& key) const {
   return std::nullopt;
 }
 
-void Walks::add(const WalkKey& key, WalkVerdict verdict, double ratio) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+Walks::State& Walks::state(const WalkKey& key) {
   auto it =
       std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.key == key; });
   if (it == states_.end()) it = states_.insert(states_.end(), State{key});
-  if (it->first) return;
-  ++it->trials;
-  if (ratio > 0 && std::isfinite(ratio)) it->log_ratio += std::log(ratio);
-  if (verdict != WalkVerdict::None && it->last == verdict)
-    it->first = verdict == WalkVerdict::First;
-  else if (it->trials >= kMaxTrials)
-    it->first = it->log_ratio >= 0;
-  if (verdict != WalkVerdict::None) it->last = verdict;
+  return *it;
+}
+
+void Walks::add_locked(State& s, WalkVerdict verdict, double ratio) {
+  if (s.first) return;
+  ++s.trials;
+  if (ratio > 0 && std::isfinite(ratio)) s.log_ratio += std::log(ratio);
+  if (verdict != WalkVerdict::None && s.last == verdict)
+    s.first = verdict == WalkVerdict::First;
+  else if (s.trials >= kMaxTrials)
+    s.first = s.log_ratio >= 0;
+  if (verdict != WalkVerdict::None) s.last = verdict;
+}
+
+void Walks::add(const WalkKey& key, WalkVerdict verdict, double ratio) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  add_locked(state(key), verdict, ratio);
+}
+
+int Walks::claim_pass(const WalkKey& key) {
+  if (policy() != WalkPolicy::Measure) return -1;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  State& s = state(key);
+  if (s.first) return -1;
+  // Passes that run at once (two callers of the backend) share a trial's places in turn.
+  return s.passes_claimed++ % PassTrial::kPasses;
+}
+
+void Walks::record_pass(const WalkKey& key, int place, double seconds) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  State& s = state(key);
+  if (s.first) return;
+  (trial_first(place) ? s.pass_first : s.pass_second).push_back(seconds);
+  if (++s.passes_recorded < PassTrial::kPasses) return;
+  const double ratio = walk_ratio(std::move(s.pass_first), std::move(s.pass_second));
+  s.pass_first.clear();
+  s.pass_second.clear();
+  s.passes_recorded = 0;
+  add_locked(s, ratio_verdict(ratio, threshold_), ratio);
 }
 
 int Walks::trials(const WalkKey& key) const {
@@ -124,6 +154,30 @@ Walks& prefetch_walks(RowsPass pass) {
       {"prefetch", "none", "BNSCOPE_PREFETCH", kPrefetchThreshold},   // RowsPass::Write
       {"prefetch", "none", "BNSCOPE_PREFETCH", kPrefetchThreshold}};  // RowsPass::Single
   return walks[static_cast<int>(pass)];
+}
+
+PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks) : key_(key), walks_(&walks) {
+  switch (walks.policy()) {
+    case WalkPolicy::First:
+      return;
+    case WalkPolicy::Second:
+      first_ = false;
+      return;
+    case WalkPolicy::Measure:
+      break;
+  }
+  if (const std::optional<bool> decided = walks.first(key)) {
+    first_ = *decided;
+    return;
+  }
+  if (!times) return;
+  place_ = walks.claim_pass(key);
+  if (place_ >= 0) first_ = trial_first(place_);
+}
+
+void PassTrial::record(double seconds) {
+  if (timed()) walks_->record_pass(key_, place_, seconds);
+  place_ = -1;
 }
 
 WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,

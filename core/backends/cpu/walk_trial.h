@@ -16,7 +16,7 @@
 //   EPYC rows ran 32x14x14x1024 and 32x7x7x2048 channels-last inference-mode float32 1.34x and
 //   1.28x faster than tiles. A synthetic timing at start (a few MiB of its own, within the L3)
 //   judged 2048 lanes the other way, and 1024 lanes either way from one process to the next with
-//   where the heap placed its arrays.
+//   where the heap placed its arrays. Its trials time whole passes (PassTrial below).
 // - The rows sweeps with or without their software prefetch 2 KiB ahead (simd.h:
 //   Sweep::prefetch), decided apart for the reduce pass, the write pass and the single sweep. On
 //   the Zen 3 EPYC the prefetch ran the 16-bit channels-last sweeps 5-12% faster; on the Zen 5
@@ -27,10 +27,11 @@
 //
 // So no synthetic measurement (it would need buffers past the last-level cache, placed as the
 // layer's are): the first thread of a long pass times chunks of its own both ways, alternating,
-// in the middle of its span (the start is often still in cache from the pass before), and the
-// process keeps the walk two passes in a row agree on. One trial per pass, since the threads of
-// one pass share the host's moment: on the shared Zen 3 VM both threads of a pass often agreed
-// with each other and not with the next pass.
+// in the middle of its span (the start is often still in cache from the pass before), or, for
+// the single sweep's tiles, whole passes take the two walks in turn, and the process keeps the
+// walk two trials in a row agree on. A trial on chunks is one per pass, since the threads of one
+// pass share the host's moment: on the shared Zen 3 VM both threads of a pass often agreed with
+// each other and not with the next pass.
 
 #include <chrono>
 #include <cstdint>
@@ -100,6 +101,12 @@ class Walks {
   // benchmark records; empty when no trial ran.
   std::string describe() const;
 
+  // PassTrial's side: the place in key's current trial of the pass about to run, -1 where the
+  // walk is decided or forced; then that pass's time. Every PassTrial::kPasses passes recorded
+  // are one trial (add).
+  int claim_pass(const WalkKey& key);
+  void record_pass(const WalkKey& key, int place, double seconds);
+
  private:
   struct State {
     WalkKey key;
@@ -107,7 +114,12 @@ class Walks {
     std::optional<bool> first;             // decided
     int trials = 0;
     double log_ratio = 0.0;  // sum of the trials' log(walk_ratio)
+    // Whole-pass trials: places handed out and the times of the current trial's passes.
+    int passes_claimed = 0, passes_recorded = 0;
+    std::vector<double> pass_first, pass_second;
   };
+  State& state(const WalkKey& key);  // with mutex_ held
+  void add_locked(State& s, WalkVerdict verdict, double ratio);
   std::string names_[2];
   const char* env_;
   double threshold_;  // walk_verdict's
@@ -120,6 +132,40 @@ Walks& tile_walks();  // the single sweep of wide rows: "tiles" first, "rows"
 // for every pass alike). One instance per pass, as each moves its own mix of traffic.
 enum class RowsPass { Reduce, Write, Single };
 Walks& prefetch_walks(RowsPass pass);
+
+// A pass's walk for all of its chunks and threads, with trials of whole passes: for walks whose
+// gain a trial on chunks cannot see. On the Zen 5 the single sweep of 2048 float32 lanes ran 4-6%
+// faster in rows than in tiles over whole passes (32x7x7x2048, inference-mode and global grads),
+// while trials on its chunks, one thread alternating as the other walked tiles, read the two
+// level (ratios 0.80-1.20, geometric means 0.97-1.06) and took tiles in some processes; passes
+// alternated whole read rows ahead in every process (geometric means 0.91-0.97 over eight
+// trials). Passes of one undecided key alternate the walks in the chunk trials' order (first,
+// second, second, first, ...), each timed whole, and every kPasses passes make one trial of
+// `walks` (Walks::add: two agreeing verdicts, or after kMaxTrials the walk faster over all).
+// A pass too short for its time to mean much (`times` false) takes the decided walk, else the
+// first, and times nothing.
+class PassTrial {
+ public:
+  static constexpr int kPasses = 8;
+
+  PassTrial(const WalkKey& key, bool times, Walks& walks);
+  bool first() const { return first_; }
+  bool timed() const { return place_ >= 0; }
+  void record(double seconds);  // the pass's time, once it ran; nothing when not timed()
+  // Runs pass(first()) and records its time.
+  template <class F>
+  void run(F&& pass) {
+    const auto start = std::chrono::steady_clock::now();
+    pass(first_);
+    record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+
+ private:
+  WalkKey key_;
+  Walks* walks_;
+  bool first_ = true;
+  int place_ = -1;
+};
 
 // One thread's walk of its chunks of a pass: the decided walk, else the first. A thread that
 // `times` walks 2 * kTimed chunks from the middle of a span of at least `min_chunks` alternating
