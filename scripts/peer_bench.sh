@@ -133,6 +133,8 @@ Reduce-pass row walks decided in round 1 (trials): \
 $(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
 Single-sweep walks of wide rows decided in round 1 (trials): \
 $(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
+Write-pass walks of the training grads decided in round 1 (trials): \
+$(grep -q '^write_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^write_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
 Software prefetch of the rows passes decided in round 1 (trials): \
 $(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(sed -n "s/^${p}_prefetch_walks: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none)"; done)"
 if [ "$ALT_ROUNDS" -gt 0 ]; then

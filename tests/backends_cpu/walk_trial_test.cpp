@@ -281,6 +281,20 @@ TEST(PassTrial, ShortPassesForcedPoliciesAndDecidedKeysAreNotTimed) {
   EXPECT_TRUE(decided.first());
 }
 
+TEST(PassTrial, SettlingPassesTakeEachWalkTwiceAndTimeTheSecond) {
+  Walks walks("last-first", "forward");
+  std::string order, timed;
+  for (int i = 0; i < 2 * cpu::PassTrial::kPasses; ++i) {
+    cpu::PassTrial pass(k256, true, walks, true);
+    order += pass.first() ? 'f' : 's';
+    timed += pass.timed() ? 't' : '.';
+    pass.record(pass.first() ? 1.0 : 0.8);
+  }
+  EXPECT_EQ(order, "ffssssffffssssff");
+  EXPECT_EQ(timed, ".t.t.t.t.t.t.t.t");
+  EXPECT_EQ(walks.trials(k256), 1);
+}
+
 TEST(PassTrial, RunTimesThePassAndRecordsIt) {
   Walks walks("tiles", "rows");
   int ran = 0;
@@ -358,6 +372,34 @@ TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
   expect_walks_agree(cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false,
                      Shape{4, 16, 16, 2048}, 70, cpu::PassTrial::kPasses);
+}
+
+// Training grads of 16384 rows of 256 channels on one thread (64 chunks, two passes over rows):
+// a trial's calls of the write walk (whole calls, settling) give the same bits in every dtype,
+// and so do both walks forced.
+TEST(WalkTrial, TheWriteWalksAndTheirTrialGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_WRITE_WALK")) GTEST_SKIP() << "BNSCOPE_WRITE_WALK forces the walk";
+  if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
+  EnvGuard guard{"BNSCOPE_WRITE_WALK"};
+  const Shape shape{4, 64, 64, 256};
+  std::uint32_t seed = 120;
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    const auto [v, pb] = channels_last(true, dtype, shape, seed++);
+    const RunContext ctx = one_thread();
+    cpu::write_walks().clear();
+    const Result measured = run_problem(pb, "cpu", ctx);
+    for (int r = 1; r < 2 * cpu::PassTrial::kPasses; ++r)
+      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx),
+                           describe(v) + " call " + std::to_string(r + 1) + " of a trial");
+    EXPECT_NE(cpu::write_walks().describe().find("(1 trial)"), std::string::npos)
+        << describe(v) << ": " << cpu::write_walks().describe();
+    for (const char* walk : {"last-first", "forward"}) {
+      setenv("BNSCOPE_WRITE_WALK", walk, 1);
+      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " " + walk);
+    }
+    unsetenv("BNSCOPE_WRITE_WALK");
+  }
+  cpu::write_walks().clear();
 }
 
 void clear_prefetch_walks() {

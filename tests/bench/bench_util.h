@@ -127,6 +127,8 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
     std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
   if (const std::string walks = cpu::tile_walks().describe(); !walks.empty())
     std::fprintf(stderr, "single_sweep_walks: %s\n", walks.c_str());
+  if (const std::string walks = cpu::write_walks().describe(); !walks.empty())
+    std::fprintf(stderr, "write_walks: %s\n", walks.c_str());
   const std::pair<cpu::RowsPass, const char*> prefetch[] = {{cpu::RowsPass::Reduce, "reduce"},
                                                             {cpu::RowsPass::Write, "write"},
                                                             {cpu::RowsPass::Single, "single"}};

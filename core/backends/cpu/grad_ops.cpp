@@ -8,6 +8,10 @@ namespace bnscope::cpu {
 
 namespace {
 
+// Calls too short for a trial of whole calls to mean much: fewer chunks a thread than a trial on
+// chunks takes (walk_trial.h).
+constexpr std::int64_t kMinWalkTrialChunks = 2 * WalkTrial::kTimed;
+
 template <class T>
 void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   using A = Acc<T>;
@@ -44,20 +48,27 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
       sums = timed_pass(ex, kPassPlanes,
                         [&] { return planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs); });
     } else {
-      sums = timed_pass(ex, kPassReduce,
-                        [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
-      between_passes(ex, 0.5);
-      Affine<A> f;
-      f.m.assign(mean_a.begin(), mean_a.end());
-      for (std::int64_t c = 0; c < C; ++c) {
-        double pc, qc, rc;
-        coefs(c, sums.s0[c], sums.s1[c], pc, qc, rc);
-        f.p.push_back(static_cast<A>(pc));
-        f.q.push_back(static_cast<A>(qc));
-        f.r.push_back(static_cast<A>(rc));
-      }
-      f.nan_free = grad_coefs_nan_free(f, 0, C);
-      timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f); });
+      // The write pass's walk of rows is timed on whole calls, as it changes what the next
+      // call's reduce pass finds in the caches (walk_trial.h: write_walks).
+      PassTrial walk(rows_walk_key<T>(g),
+                     simd::kVector<T> && g.rows() && g.chunks >= kMinWalkTrialChunks * ex.threads,
+                     write_walks(), true);
+      walk.run([&](bool last_first) {
+        sums = timed_pass(ex, kPassReduce,
+                          [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
+        between_passes(ex, 0.5);
+        Affine<A> f;
+        f.m.assign(mean_a.begin(), mean_a.end());
+        for (std::int64_t c = 0; c < C; ++c) {
+          double pc, qc, rc;
+          coefs(c, sums.s0[c], sums.s1[c], pc, qc, rc);
+          f.p.push_back(static_cast<A>(pc));
+          f.q.push_back(static_cast<A>(qc));
+          f.r.push_back(static_cast<A>(rc));
+        }
+        f.nan_free = grad_coefs_nan_free(f, 0, C);
+        timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f, last_first); });
+      });
     }
   }
   if (ex.ctx->progress) ex.ctx->progress(1.0);

@@ -7,9 +7,10 @@
 // the passes once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32);
 // non-temporal stores on dx avoid a sixth (the read-for-ownership). The write pass walks each
 // thread's span backwards so the last ~L2 of what the reduce pass read is re-read from cache,
-// which matters for the mid-sized layers (tens of MB) only. Planes are reduced channel-major so
-// each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The forward ops
-// reuse both passes for their statistics and y.
+// which matters for the mid-sized layers (tens of MB) only; over rows a trial of whole calls may
+// walk it forwards instead (grad_ops.cpp, walk_trial.h: write_walks). Planes are reduced
+// channel-major so each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The
+// forward ops reuse both passes for their statistics and y.
 
 #include <type_traits>
 
@@ -155,7 +156,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
 
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
-                const Affine<Acc<T>>& per_channel) {
+                const Affine<Acc<T>>& per_channel, bool last_first) {
   using A = Acc<T>;
   if (g.blocks()) {
     write_blocks<T>(ex, g, a, b, out, per_channel);
@@ -176,9 +177,11 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
     WalkTrial ahead = prefetch_trial<T>(g, span, t, g.rows(), RowsPass::Write, 0);
-    // Same items as the reduce pass, last first: what it read last is still in this core's
-    // caches.
-    for (std::int64_t item = span.end - 1; item >= span.begin; --item) {
+    // Same items as the reduce pass, by default last first: what it read last is still in this
+    // core's caches. Rows may walk first to last (write_walks).
+    const bool forward = g.rows() && !last_first;
+    for (std::int64_t i = 0; i < span.end - span.begin; ++i) {
+      const std::int64_t item = forward ? span.begin + i : span.end - 1 - i;
       if (g.rows()) {
         ahead.walk([&](bool prefetch) {
           rows_write<T>(g, a, b, out, g.chunk_begin(item), g.chunk_end(item), f, staging, prefetch);
@@ -196,7 +199,7 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   template Totals reduce_pass<T>(const Exec&, const Geometry&, Sum, const T*, const T*, \
                                  const std::vector<Acc<T>>&);                           \
   template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,     \
-                              const Affine<Acc<T>>&);
+                              const Affine<Acc<T>>&, bool);
 BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE
 

@@ -71,10 +71,12 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
                    const std::vector<Acc<T>>& center);
 
 // One pass writing out = simd::affine(a, b, p, q, m, r) (the grad or, with normalize, the forward
-// form); the coefficients are per channel ([C]).
+// form); the coefficients are per channel ([C]). Each thread walks its chunks of rows last first
+// (`last_first`: where the reduce pass before it ended, so what that read last is still in the
+// caches) or first to last; planes and channel blocks always last first.
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
-                const Affine<Acc<T>>& per_channel);
+                const Affine<Acc<T>>& per_channel, bool last_first = true);
 
 // Channel planes (or blocks) small enough to stay in a core's caches between the reduction and
 // the write, and enough of them to keep every thread busy.

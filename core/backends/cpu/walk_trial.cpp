@@ -83,25 +83,24 @@ void Walks::add(const WalkKey& key, WalkVerdict verdict, double ratio) {
   add_locked(state(key), verdict, ratio);
 }
 
-int Walks::claim_pass(const WalkKey& key) {
+int Walks::claim_pass(const WalkKey& key, int period) {
   if (policy() != WalkPolicy::Measure) return -1;
   const std::lock_guard<std::mutex> lock(mutex_);
   State& s = state(key);
   if (s.first) return -1;
   // Passes that run at once (two callers of the backend) share a trial's places in turn.
-  return s.passes_claimed++ % PassTrial::kPasses;
+  return s.passes_claimed++ % period;
 }
 
-void Walks::record_pass(const WalkKey& key, int place, double seconds) {
+void Walks::record_pass(const WalkKey& key, bool first, double seconds) {
   const std::lock_guard<std::mutex> lock(mutex_);
   State& s = state(key);
   if (s.first) return;
-  (trial_first(place) ? s.pass_first : s.pass_second).push_back(seconds);
-  if (++s.passes_recorded < PassTrial::kPasses) return;
-  const double ratio = walk_ratio(std::move(s.pass_first), std::move(s.pass_second));
+  (first ? s.pass_first : s.pass_second).push_back(seconds);
+  if (s.pass_first.size() + s.pass_second.size() < PassTrial::kPasses) return;
+  const double ratio = walk_ratio(s.pass_first, s.pass_second);
   s.pass_first.clear();
   s.pass_second.clear();
-  s.passes_recorded = 0;
   add_locked(s, ratio_verdict(ratio, threshold_), ratio);
 }
 
@@ -156,7 +155,15 @@ Walks& prefetch_walks(RowsPass pass) {
   return walks[static_cast<int>(pass)];
 }
 
-PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks) : key_(key), walks_(&walks) {
+// The write walk's effect measured 3-8% either way (docs/performance-zen5-avx512.md), so it
+// judges at the prefetch trials' 5%.
+Walks& write_walks() {
+  static Walks w("last-first", "forward", "BNSCOPE_WRITE_WALK", kPrefetchThreshold);
+  return w;
+}
+
+PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
+    : key_(key), walks_(&walks) {
   switch (walks.policy()) {
     case WalkPolicy::First:
       return;
@@ -171,13 +178,15 @@ PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks) : key_(key), 
     return;
   }
   if (!times) return;
-  place_ = walks.claim_pass(key);
-  if (place_ >= 0) first_ = trial_first(place_);
+  const int place = walks.claim_pass(key, settle ? 2 * kPasses : kPasses);
+  if (place < 0) return;
+  first_ = trial_first(settle ? place / 2 : place);
+  timed_ = !settle || place % 2 == 1;
 }
 
 void PassTrial::record(double seconds) {
-  if (timed()) walks_->record_pass(key_, place_, seconds);
-  place_ = -1;
+  if (timed_) walks_->record_pass(key_, first_, seconds);
+  timed_ = false;
 }
 
 WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,

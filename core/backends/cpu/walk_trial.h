@@ -24,6 +24,10 @@
 //   bfloat16, the write pass 1.08x (float32) and 1.17x (32x112x112x64), the single sweep 1.12x,
 //   while the plane sweeps needed it (1.36-2.2x slower without), which is why those keep it
 //   (docs/performance-zen5-avx512.md).
+// - The training grads' write pass over rows, each thread's chunks last first (starting on what
+//   the reduce pass read last) or first to last. On the Zen 5 EPYC, in busy minutes, first to
+//   last ran 32x56x56x64 and 32x112x112x16 channels-last float32 training 3-8% faster and
+//   32x7x7x2048 2-7% slower, and no rule from sizes separates them.
 //
 // So no synthetic measurement (it would need buffers past the last-level cache, placed as the
 // layer's are): the first thread of a long pass times chunks of its own both ways, alternating,
@@ -104,8 +108,9 @@ class Walks {
   // PassTrial's side: the place in key's current trial of the pass about to run, -1 where the
   // walk is decided or forced; then that pass's time. Every PassTrial::kPasses passes recorded
   // are one trial (add).
-  int claim_pass(const WalkKey& key);
-  void record_pass(const WalkKey& key, int place, double seconds);
+  // `period`: the places of one trial (PassTrial::kPasses, twice that where passes settle).
+  int claim_pass(const WalkKey& key, int period);
+  void record_pass(const WalkKey& key, bool first, double seconds);
 
  private:
   struct State {
@@ -115,7 +120,7 @@ class Walks {
     int trials = 0;
     double log_ratio = 0.0;  // sum of the trials' log(walk_ratio)
     // Whole-pass trials: places handed out and the times of the current trial's passes.
-    int passes_claimed = 0, passes_recorded = 0;
+    int passes_claimed = 0;
     std::vector<double> pass_first, pass_second;
   };
   State& state(const WalkKey& key);  // with mutex_ held
@@ -128,6 +133,10 @@ class Walks {
 };
 Walks& pair_walks();  // the reduce pass: "pairs" first, "rows"
 Walks& tile_walks();  // the single sweep of wide rows: "tiles" first, "rows"
+// The training grads' write pass over rows: each thread's chunks "last-first" (where the reduce
+// pass ended) or "forward" (BNSCOPE_WRITE_WALK names either). Decided on whole calls
+// (PassTrial, settling): the walk changes what the next call's reduce pass finds in the caches.
+Walks& write_walks();
 // The rows sweeps' software prefetch: "prefetch" first, "none" (BNSCOPE_PREFETCH names either,
 // for every pass alike). One instance per pass, as each moves its own mix of traffic.
 enum class RowsPass { Reduce, Write, Single };
@@ -143,14 +152,15 @@ Walks& prefetch_walks(RowsPass pass);
 // second, second, first, ...), each timed whole, and every kPasses passes make one trial of
 // `walks` (Walks::add: two agreeing verdicts, or after kMaxTrials the walk faster over all).
 // A pass too short for its time to mean much (`times` false) takes the decided walk, else the
-// first, and times nothing.
+// first, and times nothing. Where a walk changes what the next pass finds in the caches
+// (`settle`), passes take each walk twice in a row and only the second of the two is timed.
 class PassTrial {
  public:
-  static constexpr int kPasses = 8;
+  static constexpr int kPasses = 8;  // timed passes a trial
 
-  PassTrial(const WalkKey& key, bool times, Walks& walks);
+  PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle = false);
   bool first() const { return first_; }
-  bool timed() const { return place_ >= 0; }
+  bool timed() const { return timed_; }
   void record(double seconds);  // the pass's time, once it ran; nothing when not timed()
   // Runs pass(first()) and records its time.
   template <class F>
@@ -164,7 +174,7 @@ class PassTrial {
   WalkKey key_;
   Walks* walks_;
   bool first_ = true;
-  int place_ = -1;
+  bool timed_ = false;
 };
 
 // One thread's walk of its chunks of a pass: the decided walk, else the first. A thread that
