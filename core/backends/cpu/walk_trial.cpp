@@ -53,6 +53,18 @@ WalkPolicy Walks::policy() const {
   return WalkPolicy::Measure;
 }
 
+std::optional<bool> Walks::known(const WalkKey& key) const {
+  switch (policy()) {
+    case WalkPolicy::First:
+      return true;
+    case WalkPolicy::Second:
+      return false;
+    case WalkPolicy::Measure:
+      break;
+  }
+  return first(key);
+}
+
 std::optional<bool> Walks::first(const WalkKey& key) const {
   const std::lock_guard<std::mutex> lock(mutex_);
   for (const State& s : states_)
@@ -164,17 +176,8 @@ Walks& write_walks() {
 
 PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
     : key_(key), walks_(&walks) {
-  switch (walks.policy()) {
-    case WalkPolicy::First:
-      return;
-    case WalkPolicy::Second:
-      first_ = false;
-      return;
-    case WalkPolicy::Measure:
-      break;
-  }
-  if (const std::optional<bool> decided = walks.first(key)) {
-    first_ = *decided;
+  if (const std::optional<bool> known = walks.known(key)) {
+    first_ = *known;
     return;
   }
   if (!times) return;
@@ -192,17 +195,8 @@ void PassTrial::record(double seconds) {
 WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks& walks,
                      std::int64_t min_chunks, int window)
     : key_(key), walks_(&walks) {
-  switch (walks.policy()) {
-    case WalkPolicy::First:
-      return;
-    case WalkPolicy::Second:
-      first_ = false;
-      return;
-    case WalkPolicy::Measure:
-      break;
-  }
-  if (const std::optional<bool> decided = walks.first(key)) {
-    first_ = *decided;
+  if (const std::optional<bool> known = walks.known(key)) {
+    first_ = *known;
     return;
   }
   // The middle window starts at chunks / 2 - kTimed; window w ends where window w - 1 starts.

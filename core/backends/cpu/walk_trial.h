@@ -96,6 +96,8 @@ class Walks {
   Walks(std::string first, std::string second, const char* env = nullptr, double threshold = 0.9);
   WalkPolicy policy() const;  // read from the environment each time (tests switch it)
   std::optional<bool> first(const WalkKey& key) const;  // nullopt: undecided
+  // The walk forced by the policy, else the decided one; nullopt: still to be measured.
+  std::optional<bool> known(const WalkKey& key) const;
   // ratio: the trial's walk_ratio, which decides after kMaxTrials without a verdict.
   void add(const WalkKey& key, WalkVerdict verdict, double ratio = 1.0);
   int trials(const WalkKey& key) const;  // verdicts until the decision, None included
