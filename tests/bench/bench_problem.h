@@ -79,4 +79,29 @@ inline bool agrees_with_reference(const std::string& name, const Prepared& p, co
   return checked[name] = ok;
 }
 
+// A case on a CPU backend, ready to time: its problem prepared, its outputs allocated and reused,
+// run once on `threads` threads (first touch of the outputs, pool start; after one run on
+// `wide_first` threads where that is positive, as when the app or a check ran the backend on
+// every CPU first) and, but for cpu-reference itself, checked against cpu-reference (`agrees`).
+struct BackendCase {
+  Backend& backend;
+  const Prepared p;
+  Result result;
+  RunContext ctx;
+  bool agrees = true;
+
+  BackendCase(const Config& cfg, const std::string& name, int threads, int wide_first = 0)
+      : backend(backend_or_throw(cfg.backend)), p(prepare(make_problem(cfg))) {
+    allocate_outputs(p, result);
+    if (wide_first > 0) {
+      ctx.threads = wide_first;
+      call();
+    }
+    ctx.threads = threads;
+    call();
+    if (cfg.backend != "cpu-reference") agrees = agrees_with_reference(name, p, result);
+  }
+  void call() { backend.run(p, result, ctx); }
+};
+
 }  // namespace bnscope

@@ -29,33 +29,23 @@ namespace {
 // check ran the backend on every CPU first (pool/ cases below).
 void run_grad(benchmark::State& state, const Config& cfg, const std::string& name,
               int wide_first = 0) {
-  Backend& backend = backend_or_throw(cfg.backend);
-  const Prepared p = prepare(make_problem(cfg));
-  RunContext ctx;
-  Result result;
-  allocate_outputs(p, result);
-  if (wide_first > 0) {
-    ctx.threads = wide_first;
-    backend.run(p, result, ctx);
-  }
-  ctx.threads = bench_threads();
-  backend.run(p, result, ctx);  // warm-up: first touch of the outputs, pool start
-  if (cfg.backend != "cpu-reference" && !agrees_with_reference(name, p, result)) {
+  BackendCase one(cfg, name, bench_threads(), wide_first);
+  if (!one.agrees) {
     state.SkipWithError("outputs disagree with cpu-reference; not timed");
     return;
   }
   double seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    backend.run(p, result, ctx);
-    benchmark::DoNotOptimize(result.outputs[0].tensor.raw());
+    one.call();
+    benchmark::DoNotOptimize(one.result.outputs[0].tensor.raw());
     benchmark::ClobberMemory();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  const double bytes = 3.0 * static_cast<double>(result.outputs[0].tensor.nbytes());
+  const double bytes = 3.0 * static_cast<double>(one.result.outputs[0].tensor.nbytes());
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   set_rate_counters(state, bytes, seconds);
-  state.counters["threads"] = ctx.threads;
+  state.counters["threads"] = one.ctx.threads;
 }
 
 void register_all() {

@@ -137,15 +137,9 @@ void run_alternating(benchmark::State& state, const BenchCase& c, tag layout) {
         "workers would take bnscope's CPUs)");
     return;
   }
-  const Config cfg{c.shape, c.nchw, c.training, c.dtype, "cpu", c.global};
-  Backend& backend = backend_or_throw("cpu");
-  const Prepared p = prepare(make_problem(cfg));
-  RunContext ctx;
-  ctx.threads = bench_threads();
-  Result result;
-  allocate_outputs(p, result);
-  backend.run(p, result, ctx);
-  if (!agrees_with_reference("cpu/" + case_name(c), p, result)) {
+  BackendCase ours({c.shape, c.nchw, c.training, c.dtype, "cpu", c.global}, "cpu/" + case_name(c),
+                   bench_threads());
+  if (!ours.agrees) {
     state.SkipWithError("bnscope's outputs disagree with cpu-reference; not timed");
     return;
   }
@@ -154,15 +148,15 @@ void run_alternating(benchmark::State& state, const BenchCase& c, tag layout) {
   options.rounds = std::max(1, env_int("BNSCOPE_ALT_ROUNDS", 8));
   Alternation alt;
   for (auto _ : state) {
-    alt = alternate([&] { backend.run(p, result, ctx); }, [&] { theirs.call(); }, options);
+    alt = alternate([&] { ours.call(); }, [&] { theirs.call(); }, options);
     state.SetIterationTime(alt.a_median());
   }
-  const std::vector<double> speedups = alt.ratios();
+  const TimingStats speedup = timing_stats(alt.ratios());
   state.counters["ours_ms"] = alt.a_median() * 1e3;
   state.counters["onednn_ms"] = alt.b_median() * 1e3;
-  state.counters["speedup"] = timing_stats(speedups).median;
-  state.counters["speedup_min"] = timing_stats(speedups).min;
-  state.counters["speedup_max"] = timing_stats(speedups).max;
+  state.counters["speedup"] = speedup.median;
+  state.counters["speedup_min"] = speedup.min;
+  state.counters["speedup_max"] = speedup.max;
   for (std::size_t k = 0; k < alt.a_seconds.size(); ++k) {
     state.counters["ours_ms_r" + std::to_string(k)] = alt.a_seconds[k] * 1e3;
     state.counters["onednn_ms_r" + std::to_string(k)] = alt.b_seconds[k] * 1e3;

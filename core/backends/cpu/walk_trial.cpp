@@ -96,7 +96,6 @@ void Walks::add(const WalkKey& key, WalkVerdict verdict, double ratio) {
 }
 
 int Walks::claim_pass(const WalkKey& key, int period) {
-  if (policy() != WalkPolicy::Measure) return -1;
   const std::lock_guard<std::mutex> lock(mutex_);
   State& s = state(key);
   if (s.first) return -1;

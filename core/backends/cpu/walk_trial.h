@@ -107,10 +107,9 @@ class Walks {
   // benchmark records; empty when no trial ran.
   std::string describe() const;
 
-  // PassTrial's side: the place in key's current trial of the pass about to run, -1 where the
-  // walk is decided or forced; then that pass's time. Every PassTrial::kPasses passes recorded
-  // are one trial (add).
-  // `period`: the places of one trial (PassTrial::kPasses, twice that where passes settle).
+  // PassTrial's side, once the policy measures: the place among `period` (PassTrial::kPasses,
+  // twice that where passes settle) of the pass about to run in key's current trial, -1 where the
+  // walk is decided; then a timed pass's time. Every PassTrial::kPasses times are one trial (add).
   int claim_pass(const WalkKey& key, int period);
   void record_pass(const WalkKey& key, bool first, double seconds);
 
