@@ -124,19 +124,19 @@ for round in $(seq 1 "$ROUNDS"); do
                --ours-1thread "$R/ours_1thread.json")
 done
 "$BUILD/tests/bench/bnscope_interactive_bench" "${GB[@]}" >"$OUT/interactive.json"
+# The walks round 1's trials decided (bench_util.h prints one "name: ..." line per kind).
+walks() { sed -n "s/^$1: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none; }
 META="$(echo "$HOST" | tr '\n' ' ') Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
 $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json"). \
-Reduce-pass row walks decided in round 1 (trials): \
-$(grep -q '^reduce_pair_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^reduce_pair_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
-Single-sweep walks of wide rows decided in round 1 (trials): \
-$(grep -q '^single_sweep_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^single_sweep_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
-Write-pass walks of the training grads decided in round 1 (trials): \
-$(grep -q '^write_walks: ' "$OUT/round1/ours_walks.txt" && sed -n 's/^write_walks: //p' "$OUT/round1/ours_walks.txt" || echo none). \
+Reduce-pass row walks decided in round 1 (trials): $(walks reduce_pair_walks). \
+Reduce-pass walks of wide rows decided in round 1 (trials): $(walks reduce_tile_walks). \
+Single-sweep walks of wide rows decided in round 1 (trials): $(walks single_sweep_walks). \
+Write-pass walks of the training grads decided in round 1 (trials): $(walks write_walks). \
 Software prefetch of the rows passes decided in round 1 (trials): \
-$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(sed -n "s/^${p}_prefetch_walks: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none)"; done)"
+$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(walks "${p}_prefetch_walks")"; done)"
 if [ "$ALT_ROUNDS" -gt 0 ]; then
   python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --losses "$OUT/losses.json" >/dev/null
   python3 "$ROOT/scripts/peer_alternate.py" --losses "$OUT/losses.json" --build "$BUILD" \

@@ -1,9 +1,8 @@
-// The rows reduce pass walks rows in pairs or one at a time, the single sweep of wide rows in
-// tiles or rows, and the rows passes with or without their software prefetch, whichever timed
-// chunks of the pass itself show faster (walk_trial.h). The
-// choice must never change a bit, a trial must time only the chunks in the middle of a span
-// long enough, alternating the walks, and the process keeps a walk only once two trials in a row
-// agree.
+// The rows reduce pass walks rows in pairs or one at a time, the single sweep and the training
+// reduce pass of wide rows in tiles or rows, and the rows passes with or without their software
+// prefetch, whichever timed chunks of the pass itself show faster (walk_trial.h). The choice must
+// never change a bit, a trial must time only the chunks in the middle of a span long enough,
+// alternating the walks, and the process keeps a walk only once two trials in a row agree.
 
 #include "backends/cpu/walk_trial.h"
 
@@ -321,10 +320,13 @@ RunContext one_thread() {
 // Channels-last FusedBatchNormGradV3 of `shape` in every dtype on one thread: `runs` measured
 // runs (a trial's passes: one for trials on chunks, PassTrial::kPasses for trials of whole
 // passes) ran exactly one trial of `walks` (keyed by the rows' lanes and the pass's side of the
-// LLC), none where the reduce pass walks row tiles instead (kernels.h: row_tile), all with the
-// same bits, and each walk forced through `env` gives them too.
+// LLC) where `timed` says the pass takes one for that dtype's element size and key, else none,
+// all with the same bits, and each walk forced through `env` gives them too. The reduce pass's
+// tiles trial starts afresh, so its first passes walk tiles where row_tile gives any.
+template <class Timed>
 void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, const char* second,
-                        bool training, const Shape& shape, std::uint32_t seed, int runs = 1) {
+                        bool training, const Shape& shape, std::uint32_t seed, Timed timed,
+                        int runs = 1) {
   EnvGuard guard{env};
   const std::int64_t lanes = shape.back();
   const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * lanes);
@@ -332,6 +334,7 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
     const auto [v, pb] = channels_last(training, dtype, shape, seed++);
     const RunContext ctx = one_thread();
     walks.clear();
+    cpu::reduce_tile_walks().clear();
     const Result measured = run_problem(pb, "cpu", ctx);
     for (int r = 1; r < runs; ++r)
       expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx),
@@ -339,12 +342,9 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
     const double read = 2.0 * elements * static_cast<double>(dtype_size(dtype));
     const WalkKey key{lanes, elem_of(dtype),
                       read > static_cast<double>(cpu::host_caches().llc_bytes())};
-    // 16-bit sums from memory walk row tiles in the reduce pass, which no trial times.
-    const bool untimed_tiles =
-        training && cpu::row_tile(lanes, dtype_size(dtype), false, key.past_llc) > 0;
-    EXPECT_EQ(walks.trials(key), untimed_tiles ? 0 : 1)
-        << describe(v) << ": " << (untimed_tiles ? "no trial" : "one trial") << "; "
-        << walks.describe();
+    const bool one = timed(dtype_size(dtype), key);
+    EXPECT_EQ(walks.trials(key), one ? 1 : 0)
+        << describe(v) << ": " << (one ? "one trial" : "no trial") << "; " << walks.describe();
     for (const char* walk : {first, second}) {
       setenv(env, walk, 1);
       expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " " + walk);
@@ -352,6 +352,12 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
     unsetenv(env);
   }
   walks.clear();
+  cpu::reduce_tile_walks().clear();
+}
+
+// Whether the training grads' reduce pass may walk rows of `key` in tiles on this host.
+bool reduce_tiles(std::size_t element_size, const WalkKey& key) {
+  return cpu::row_tile(key.lanes, element_size, false, key.past_llc) > 0;
 }
 
 // Training grads of 16384 rows of 256 channels: 64 chunks of 256 rows, past the caches (x and
@@ -359,8 +365,10 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
 // two-pass structure runs and one thread's span is long enough for the reduce pass's trial.
 TEST(WalkTrial, BothWalksAndTheTrialGiveTheSameBits) {
   if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
+  // A pass that may walk tiles walks them until its own trial says rows: no pairs trial yet.
   expect_walks_agree(cpu::pair_walks(), "BNSCOPE_ROW_PAIRS", "pairs", "rows", true,
-                     Shape{4, 64, 64, 256}, 40);
+                     Shape{4, 64, 64, 256}, 40,
+                     [](std::size_t size, const WalkKey& key) { return !reduce_tiles(size, key); });
 }
 
 // Inference-mode grads of 1024 rows of 2048 channels: one sweep of 32 chunks of 32 rows, each
@@ -370,8 +378,64 @@ TEST(WalkTrial, TheSingleSweepsTilesRowsAndTrialGiveTheSameBits) {
   if (std::getenv("BNSCOPE_ROW_WALK")) GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
   if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true, true) == 0)
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
-  expect_walks_agree(cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false,
-                     Shape{4, 16, 16, 2048}, 70, cpu::PassTrial::kPasses);
+  expect_walks_agree(
+      cpu::tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", false, Shape{4, 16, 16, 2048}, 70,
+      [](std::size_t, const WalkKey&) { return true; }, cpu::PassTrial::kPasses);
+}
+
+// Training grads of 1024 rows of 2048 channels on one thread (32 chunks): the reduce pass walks
+// row tiles or rows where row_tile gives a tile (16-bit rows on hosts with an L1d up to 64 KiB,
+// float32 up to 32 KiB) and times both over whole passes, with the same bits.
+TEST(WalkTrial, TheReducePassTilesRowsAndTrialGiveTheSameBits) {
+  if (std::getenv("BNSCOPE_ROW_WALK")) GTEST_SKIP() << "BNSCOPE_ROW_WALK forces the walk";
+  if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 2, false, false) == 0)
+    GTEST_SKIP() << "16-bit rows of 2048 lanes fit this host's L1: no tiles to choose";
+  expect_walks_agree(cpu::reduce_tile_walks(), "BNSCOPE_ROW_WALK", "tiles", "rows", true,
+                     Shape{4, 16, 16, 2048}, 130, reduce_tiles, cpu::PassTrial::kPasses);
+}
+
+// Rows forced where the reduce pass could walk tiles: its pairs trial runs, as it does where
+// rows won their trial; tiles forced, it does not (the pairs change only rows walked through
+// L1). 1536 rows of 2048 bfloat16 lanes: 48 chunks, a span long enough for the pairs trial.
+TEST(WalkTrial, RowsForcedInTheReducePassLetItsPairsTrialRun) {
+  if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
+  if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 2, false, false) == 0)
+    GTEST_SKIP() << "16-bit rows of 2048 lanes fit this host's L1: no tiles to choose";
+  EnvGuard guard{"BNSCOPE_ROW_WALK"};
+  const auto [v, pb] = channels_last(true, DType::BF16, Shape{4, 16, 24, 2048}, 140);
+  const WalkKey key{2048, Elem::BF16,
+                    2.0 * 1536 * 2048 * 2 > static_cast<double>(cpu::host_caches().llc_bytes())};
+  for (const char* walk : {"tiles", "rows"}) {
+    setenv("BNSCOPE_ROW_WALK", walk, 1);
+    cpu::pair_walks().clear();
+    run_problem(pb, "cpu", one_thread());
+    EXPECT_EQ(cpu::pair_walks().trials(key), std::string(walk) == "rows" ? 1 : 0)
+        << walk << ": " << cpu::pair_walks().describe();
+  }
+  unsetenv("BNSCOPE_ROW_WALK");
+  cpu::pair_walks().clear();
+}
+
+// The same for the single sweep and its prefetch trial (inference-mode grads of 1024 rows of
+// 2048 float32 lanes: 32 chunks).
+TEST(WalkTrial, RowsForcedInTheSingleSweepLetItsPrefetchTrialRun) {
+  if (std::getenv("BNSCOPE_PREFETCH")) GTEST_SKIP() << "BNSCOPE_PREFETCH forces the walk";
+  if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true, true) == 0)
+    GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
+  EnvGuard guard{"BNSCOPE_ROW_WALK"};
+  const auto [v, pb] = channels_last(false, DType::F32, Shape{4, 16, 16, 2048}, 150);
+  const WalkKey key{2048, Elem::F32,
+                    2.0 * 1024 * 2048 * 4 > static_cast<double>(cpu::host_caches().llc_bytes())};
+  cpu::Walks& single = cpu::prefetch_walks(cpu::RowsPass::Single);
+  for (const char* walk : {"tiles", "rows"}) {
+    setenv("BNSCOPE_ROW_WALK", walk, 1);
+    single.clear();
+    run_problem(pb, "cpu", one_thread());
+    EXPECT_EQ(single.trials(key), std::string(walk) == "rows" ? 1 : 0)
+        << walk << ": " << single.describe();
+  }
+  unsetenv("BNSCOPE_ROW_WALK");
+  single.clear();
 }
 
 // Training grads of 16384 rows of 256 channels on one thread (64 chunks, two passes over rows):
@@ -424,11 +488,13 @@ TEST(WalkTrial, ThePrefetchTrialsOfEveryRowsPassGiveTheSameBits) {
       const RunContext ctx = one_thread();
       clear_prefetch_walks();
       cpu::tile_walks().clear();
+      cpu::reduce_tile_walks().clear();
       const Result measured = run_problem(pb, "cpu", ctx);
       const double read = 2.0 * 16384 * 256 * static_cast<double>(dtype_size(dtype));
       const WalkKey key{256, elem_of(dtype),
                         read > static_cast<double>(cpu::host_caches().llc_bytes())};
-      // 16-bit sums from memory walk row tiles, which prefetch the next tile instead.
+      // 16-bit sums from memory walk row tiles, which prefetch the next tile instead, until
+      // their own trial says rows.
       const bool tiles = cpu::row_tile(256, dtype_size(dtype), false, key.past_llc) > 0;
       const bool single_tiles = cpu::row_tile(256, dtype_size(dtype), true, key.past_llc) > 0;
       EXPECT_EQ(cpu::prefetch_walks(cpu::RowsPass::Reduce).trials(key), training && !tiles ? 1 : 0)

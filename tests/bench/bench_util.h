@@ -125,6 +125,8 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   // no reduce pass (the peers') say nothing.
   if (const std::string walks = cpu::pair_walks().describe(); !walks.empty())
     std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
+  if (const std::string walks = cpu::reduce_tile_walks().describe(); !walks.empty())
+    std::fprintf(stderr, "reduce_tile_walks: %s\n", walks.c_str());
   if (const std::string walks = cpu::tile_walks().describe(); !walks.empty())
     std::fprintf(stderr, "single_sweep_walks: %s\n", walks.c_str());
   if (const std::string walks = cpu::write_walks().describe(); !walks.empty())

@@ -77,11 +77,11 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
 }
 
 // Thread t's walk of its chunks of the rows reduce pass (walk_trial.h: pairs or rows): timed by
-// the first thread only, and only where rows go through the accumulator rows in L1, the one walk
-// that pairs change (not row tiles, not rows held in registers).
+// the first thread only, and only where rows go through the accumulator rows in L1 (`rows_walk`:
+// not in tiles), the one walk that pairs change (not rows held in registers).
 template <class T>
-WalkTrial pair_trial(const Geometry& g, const Span& span, int t, std::int64_t tile) {
-  const bool in_l1 = simd::kVector<T> && tile == 0 &&
+WalkTrial pair_trial(const Geometry& g, const Span& span, int t, bool rows_walk) {
+  const bool in_l1 = simd::kVector<T> && rows_walk &&
                      simd::register_row_vectors(g.lanes(), simd::vector_bytes() / 4) == 0;
   return WalkTrial(rows_walk_key<T>(g), span.end - span.begin, t == 0 && in_l1, pair_walks());
 }
@@ -114,42 +114,53 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
-  ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
-    if (g.rows()) {
-      LaneArrays<A> lanes(g.lanes(), 3);
-      A* acc0 = lanes[0];
-      A* acc1 = lanes[1];
-      const A* m_t = lanes.copy(2, mL);
-      const std::int64_t tile = row_tile(g.lanes(), sizeof(T), false, rows_walk_key<T>(g).past_llc);
-      WalkTrial trial = pair_trial<T>(g, span, t, tile);
-      WalkTrial ahead = prefetch_trial<T>(g, span, t, tile == 0, RowsPass::Reduce, 1);
-      for (std::int64_t k = span.begin; k < span.end; ++k) {
-        A* p0 = parts.s0 + k * g.channels;
-        A* p1 = parts.s1 + k * g.channels;
-        const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-        ahead.walk([&](bool prefetch) {
-          trial.walk([&](bool pairs) {
-            by_sum(kind, [&](auto S) {
-              rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr,
-                                                        acc0, acc1, nullptr, p0, p1, tile, pairs,
-                                                        prefetch);
+  // Rows too wide for L1 walk tiles or rows, whichever this host runs the training grads' pass
+  // faster over whole passes (walk_trial.h: reduce_tile_walks); the forward statistics, which
+  // read x alone, take the walk decided there. The pairs and prefetch trials, which only rows
+  // walked one by one can take, wait for rows to win (or be forced).
+  const WalkKey key = rows_walk_key<T>(g);
+  const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), false, key.past_llc) : 0;
+  PassTrial walk(
+      key, kind == Sum::Grad && simd::kVector<T> && tile > 0 && items >= n * kMinPassTrialChunks,
+      reduce_tile_walks());
+  const bool rows_walk = tile == 0 || reduce_tile_walks().known(key) == false;
+  walk.run([&](bool tiles) {
+    ex.pool->run(n, [&](int t) {
+      const Span span = split_range(items, n, t);
+      if (g.rows()) {
+        LaneArrays<A> lanes(g.lanes(), 3);
+        A* acc0 = lanes[0];
+        A* acc1 = lanes[1];
+        const A* m_t = lanes.copy(2, mL);
+        WalkTrial trial = pair_trial<T>(g, span, t, rows_walk);
+        WalkTrial ahead = prefetch_trial<T>(g, span, t, rows_walk, RowsPass::Reduce, 1);
+        for (std::int64_t k = span.begin; k < span.end; ++k) {
+          A* p0 = parts.s0 + k * g.channels;
+          A* p1 = parts.s1 + k * g.channels;
+          const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+          ahead.walk([&](bool prefetch) {
+            trial.walk([&](bool pairs) {
+              by_sum(kind, [&](auto S) {
+                rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr,
+                                                          acc0, acc1, nullptr, p0, p1,
+                                                          tiles ? tile : 0, pairs, prefetch);
+              });
             });
           });
+        }
+        return;
+      }
+      for (std::int64_t item = span.begin; item < span.end; ++item) {
+        const std::int64_t c = item / g.chunks, k = item % g.chunks;
+        A& p0 = parts.s0[k * g.channels + c];
+        A& p1 = parts.s1[k * g.channels + c];
+        const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+        by_sum(kind, [&](auto S) {
+          plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
+                                                     nullptr, p0, p1);
         });
       }
-      return;
-    }
-    for (std::int64_t item = span.begin; item < span.end; ++item) {
-      const std::int64_t c = item / g.chunks, k = item % g.chunks;
-      A& p0 = parts.s0[k * g.channels + c];
-      A& p1 = parts.s1[k * g.channels + c];
-      const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-      by_sum(kind, [&](auto S) {
-        plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
-                                                   nullptr, p0, p1);
-      });
-    }
+    });
   });
   return parts.totals(g);
 }

@@ -129,9 +129,9 @@ inline Geometry make_geometry(const ChannelView& v) {
 // memory (`past_llc`, as in rows_walk_key): on the Zen 1 EPYC the reduce pass of 64, 256 and 512
 // lanes ran 0.89-0.97x the time of the faster of pairs and single rows in both 16-bit types, and
 // 1.3-1.45x slower where x and dy fit the L3, which the prefetchers stream to the row walks
-// (docs/performance-zen1-avx2.md). Where this gives a single sweep (with an output) a tile,
-// whether it walks the tiles or rows is timed on the sweep's own chunks (walk_trial.h:
-// tile_walks).
+// (docs/performance-zen1-avx2.md). Where this gives a tile, whether the single sweep and the
+// training grads' reduce pass walk the tiles or rows is timed over whole passes (walk_trial.h:
+// tile_walks, reduce_tile_walks).
 inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes,
                              bool past_llc) {
   const HostCaches& caches = host_caches();

@@ -13,11 +13,6 @@ namespace bnscope::cpu {
 
 namespace {
 
-// A single sweep has no pass before it over the same data, so the middle of a shorter span
-// serves the prefetch trial: 32x7x7x2048 channels-last gives each of two threads 24 chunks. The
-// tile trial times whole passes of at least as many chunks a thread.
-constexpr std::int64_t kMinTileTrialChunks = 2 * WalkTrial::kTimed;
-
 // Blocks layout: (block, chunk) items as in reduce_pass.
 template <class T>
 void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
@@ -65,11 +60,11 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   // (walk_trial.h: PassTrial).
   const WalkKey key = rows_walk_key<T>(g);
   const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true, key.past_llc) : 0;
-  PassTrial walk(key, simd::kVector<T> && tile > 0 && items >= n * kMinTileTrialChunks,
+  PassTrial walk(key, simd::kVector<T> && tile > 0 && items >= n * kMinPassTrialChunks,
                  tile_walks());
   // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles prefetch
   // the next tile instead).
-  const bool rows_walk = tile == 0 || tile_walks().first(key) == false;
+  const bool rows_walk = tile == 0 || tile_walks().known(key) == false;
   walk.run([&](bool tiles) {
     ex.pool->run(n, [&](int t) {
       const Span span = split_range(items, n, t);
@@ -78,9 +73,11 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
       std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
       T* staging = ex.nt ? tmp.data() : nullptr;
+      // No pass before it read the same data, so the middle of a span shorter than the reduce
+      // pass's serves the prefetch trial.
       WalkTrial ahead(key, span.end - span.begin,
                       t == 0 && simd::kVector<T> && g.rows() && rows_walk,
-                      prefetch_walks(RowsPass::Single), kMinTileTrialChunks);
+                      prefetch_walks(RowsPass::Single), kMinPassTrialChunks);
       for (std::int64_t item = span.begin; item < span.end; ++item) {
         if (g.rows()) {
           ahead.walk([&](bool prefetch) {

@@ -151,6 +151,11 @@ Walks& tile_walks() {
   return w;
 }
 
+Walks& reduce_tile_walks() {
+  static Walks w("tiles", "rows", "BNSCOPE_ROW_WALK");
+  return w;
+}
+
 // The prefetch's effects on the rows passes are 5-17% (walk_trial.h), so its trials judge at 0.95:
 // on the Zen 5 the ratio of the two walks' chunk medians, trial by trial (32x56x56x256 float32,
 // one thread), spread 0.89-0.99 around 0.93 for the write pass (no prefetch faster) and

@@ -17,6 +17,12 @@
 //   1.28x faster than tiles. A synthetic timing at start (a few MiB of its own, within the L3)
 //   judged 2048 lanes the other way, and 1024 lanes either way from one process to the next with
 //   where the heap placed its arrays. Its trials time whole passes (PassTrial below).
+// - The training grads' reduce pass over such rows, in tiles or rows (then in pairs or one at a
+//   time). On the Zen 1 EPYC rows through L1 ran the 16-bit reduce pass of 2048 lanes 0.82-0.85x
+//   the time of tiles, while tiles paid for 16-bit rows from memory down to 64 lanes; trials on
+//   the pass's chunks could not see the first (its middle chunks sit in the L3 and tie), so this
+//   one also times whole passes (docs/performance-zen1-avx2.md). On the Zen 5 EPYC the two tie
+//   (trials run to eight in most keys and pick either).
 // - The rows sweeps with or without their software prefetch 2 KiB ahead (simd.h:
 //   Sweep::prefetch), decided apart for the reduce pass, the write pass and the single sweep. On
 //   the Zen 3 EPYC the prefetch ran the 16-bit channels-last sweeps 5-12% faster; on the Zen 5
@@ -133,7 +139,11 @@ class Walks {
   std::vector<State> states_;
 };
 Walks& pair_walks();  // the reduce pass: "pairs" first, "rows"
-Walks& tile_walks();  // the single sweep of wide rows: "tiles" first, "rows"
+// Rows too wide for L1 (kernels.h: row_tile) in tiles or one at a time, decided on whole passes
+// apart for the single sweep and the training grads' reduce pass: "tiles" first, "rows"
+// (BNSCOPE_ROW_WALK names either, for both).
+Walks& tile_walks();         // the single sweep
+Walks& reduce_tile_walks();  // the reduce pass of the training grads
 // The training grads' write pass over rows: each thread's chunks "last-first" (where the reduce
 // pass ended) or "forward" (BNSCOPE_WRITE_WALK names either). Decided on whole calls
 // (PassTrial, settling): the walk changes what the next call's reduce pass finds in the caches.
@@ -213,5 +223,9 @@ class WalkTrial {
   bool first_ = true;
   std::vector<double> first_seconds_, second_seconds_;
 };
+
+// The fewest chunks a thread that a pass's own trials need: two windows of WalkTrial::kTimed
+// (32x7x7x2048 channels-last gives each of two threads 24), and as many for a pass timed whole.
+inline constexpr std::int64_t kMinPassTrialChunks = 2 * WalkTrial::kTimed;
 
 }  // namespace bnscope::cpu
