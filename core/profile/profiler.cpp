@@ -71,6 +71,12 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   const double began = adaptive ? clock() : 0;
   prof.warmup = std::min(prior, warmup);
   for (; prof.warmup < warmup; ++prof.warmup) run_backend_into(p, backend, r, ctx);
+  while (warmup > 0 && prof.calibration_runs < options.max_calibration_runs &&
+         backend.last_run_calibrating() && (!adaptive || clock() - began < prof.time_budget / 2)) {
+    run_backend_into(p, backend, r, ctx);
+    ++prof.warmup;
+    ++prof.calibration_runs;
+  }
   const int min_reps = adaptive ? std::clamp(options.min_reps, 1, options.reps) : options.reps;
 
   std::vector<double> wall;

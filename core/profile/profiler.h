@@ -46,6 +46,12 @@ struct ProfileOptions {
   // time with one more run stays within the budget.
   double time_budget = 0;
   int min_reps = 3;
+  // Warm-up runs past `warmup` while the backend still times its own runs to choose how to run
+  // (Backend::last_run_calibrating), so the timed runs are the ones it keeps; none when warmup is
+  // 0 (cold runs asked for), and in an adaptive profile only within half the budget. The cpu
+  // backend's slowest trial to settle takes two runs a pass, eight passes a trial, up to eight
+  // trials (backends/cpu/walk_trial.h).
+  int max_calibration_runs = 128;
 };
 
 struct PhaseStats {
@@ -64,8 +70,9 @@ struct Profile {
   Shape shape;  // of x (t)
   std::string format;
   bool is_training = true;
-  int warmup = 0;  // warm-up runs, a reused earlier run included
-  int reps = 0;    // timed runs made
+  int warmup = 0;            // warm-up runs, a reused earlier run included
+  int calibration_runs = 0;  // of which made while the backend was still choosing its walks
+  int reps = 0;              // timed runs made
   int threads = 0;
   double time_budget = 0;  // ProfileOptions::time_budget; > 0: reps and warmup were adaptive
   std::vector<PhaseStats> phases;

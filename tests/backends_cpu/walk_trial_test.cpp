@@ -466,6 +466,33 @@ TEST(WalkTrial, TheWriteWalksAndTheirTrialGiveTheSameBits) {
   cpu::write_walks().clear();
 }
 
+void clear_prefetch_walks();
+
+// The cpu backend says which of its runs took part in a trial (Backend::last_run_calibrating),
+// so that a profile warms up past them: training grads of 4096 rows of 256 float32 channels on
+// one thread (16 chunks) time a trial of the write walk until it is decided, and time nothing
+// with every walk forced.
+TEST(WalkTrial, TheCpuBackendSaysWhichRunsTookPartInATrial) {
+  const char* policies[][2] = {{"BNSCOPE_ROW_PAIRS", "rows"},
+                               {"BNSCOPE_ROW_WALK", "rows"},
+                               {"BNSCOPE_WRITE_WALK", "forward"},
+                               {"BNSCOPE_PREFETCH", "none"}};
+  for (const auto& [name, walk] : policies)
+    if (std::getenv(name)) GTEST_SKIP() << name << " forces a walk";
+  if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
+  EnvGuard g0{policies[0][0]}, g1{policies[1][0]}, g2{policies[2][0]}, g3{policies[3][0]};
+  const auto [v, pb] = channels_last(true, DType::F32, Shape{4, 32, 32, 256}, 160);
+  Backend& backend = *BackendRegistry::instance().find("cpu");
+  cpu::write_walks().clear();
+  run_problem(pb, "cpu", one_thread());
+  EXPECT_TRUE(backend.last_run_calibrating()) << cpu::write_walks().describe();
+  for (const auto& [name, walk] : policies) setenv(name, walk, 1);
+  run_problem(pb, "cpu", one_thread());
+  EXPECT_FALSE(backend.last_run_calibrating());
+  for (const auto& [name, walk] : policies) unsetenv(name);
+  cpu::write_walks().clear();
+}
+
 void clear_prefetch_walks() {
   for (cpu::RowsPass pass : {cpu::RowsPass::Reduce, cpu::RowsPass::Write, cpu::RowsPass::Single})
     cpu::prefetch_walks(pass).clear();

@@ -290,6 +290,75 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(prof.warmup, 0);
 }
 
+// The cpu backend, saying its first `calibrating_runs` runs timed trials of its walks.
+class CalibratingCpu : public Backend {
+ public:
+  std::string_view name() const override { return "calibrating-cpu"; }
+  std::string_view description() const override { return "cpu, calibrating at first"; }
+  void run(const Prepared& p, Result& result, const RunContext& ctx) override {
+    ++runs;
+    BackendRegistry::instance().find("cpu")->run(p, result, ctx);
+  }
+  bool last_run_calibrating() const override { return runs <= calibrating_runs; }
+  int runs = 0;
+  int calibrating_runs = 0;
+};
+
+CalibratingCpu& calibrating_cpu(int calibrating_runs) {
+  static CalibratingCpu* backend = [] {
+    auto owned = std::make_unique<CalibratingCpu>();
+    CalibratingCpu* raw = owned.get();
+    BackendRegistry::instance().add(std::move(owned));
+    return raw;
+  }();
+  backend->runs = 0;
+  backend->calibrating_runs = calibrating_runs;
+  return *backend;
+}
+
+TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
+  SampleSpec spec;
+  spec.shape = {2, 4, 4, 8};
+  const Problem p = random_problem(spec);
+  ProfileOptions o;
+  o.reps = 3;
+  o.warmup = 2;
+  o.measure_copy = false;
+  // Runs 1-5 calibrate: two warm-ups, then three more until run 6 does not.
+  CalibratingCpu& backend = calibrating_cpu(5);
+  Profile prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(backend.runs, 9);
+  EXPECT_EQ(prof.warmup, 6);
+  EXPECT_EQ(prof.calibration_runs, 4);
+  EXPECT_EQ(prof.reps, 3);
+  // At most max_calibration_runs more.
+  o.max_calibration_runs = 2;
+  calibrating_cpu(50);
+  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(prof.warmup, 4);
+  EXPECT_EQ(prof.calibration_runs, 2);
+  EXPECT_EQ(backend.runs, 7);
+  o.max_calibration_runs = 128;
+  // No warm-up asked for: cold runs, none added.
+  o.warmup = 0;
+  calibrating_cpu(5);
+  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(prof.warmup, 0);
+  EXPECT_EQ(prof.calibration_runs, 0);
+  EXPECT_EQ(backend.runs, 3);
+  // An adaptive profile (one warm-up) calibrates within half its budget: the clock moves 0.1 s
+  // a reading and the start reads 0; the checks before each calibration run read 0.1 and 0.2,
+  // within half a budget of 0.5, and 0.3, past it.
+  int readings = 0;
+  o.warmup = 2;
+  o.time_budget = 0.5;
+  o.clock = [&readings] { return 0.1 * readings++; };
+  calibrating_cpu(50);
+  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(prof.warmup, 3);
+  EXPECT_EQ(prof.calibration_runs, 2);
+}
+
 TEST(Profiler, CaveatForAnEmulationAndARunAboveItsCopyRoofline) {
   Profile p;
   p.backend = "cpu";

@@ -2,13 +2,16 @@
 
 #include "backends/cpu/cpu_backend.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
 #include "backends/cpu/simd.h"
+#include "backends/cpu/walk_trial.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
@@ -51,14 +54,18 @@ class CpuBackend : public Backend {
     ex.origin = origin;
     const OpSpec& op = *p.op;
     ex.nt = cpu::stream_output(result.outputs[0].tensor.nbytes(), op.is_grad ? 3 : 2);
+    const std::uint64_t trials_before = cpu::trial_passes();
     if (op.family == OpFamily::GlobalNorm)
       op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
     else
       op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
+    last_run_calibrating_ = cpu::trial_passes() != trials_before;
   }
+  bool last_run_calibrating() const override { return last_run_calibrating_; }
 
  private:
   std::mutex mutex_;
+  std::atomic<bool> last_run_calibrating_{false};
   ThreadPool pool_;
   cpu::Scratch scratch_;
 };

@@ -8,10 +8,6 @@ namespace bnscope::cpu {
 
 namespace {
 
-// Calls too short for a trial of whole calls to mean much: fewer chunks a thread than a trial on
-// chunks takes (walk_trial.h).
-constexpr std::int64_t kMinWalkTrialChunks = 2 * WalkTrial::kTimed;
-
 template <class T>
 void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   using A = Acc<T>;
@@ -51,7 +47,7 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
       // The write pass's walk of rows is timed on whole calls, as it changes what the next
       // call's reduce pass finds in the caches (walk_trial.h: write_walks).
       PassTrial walk(rows_walk_key<T>(g),
-                     simd::kVector<T> && g.rows() && g.chunks >= kMinWalkTrialChunks * ex.threads,
+                     simd::kVector<T> && g.rows() && g.chunks >= kMinPassTrialChunks * ex.threads,
                      write_walks(), true);
       walk.run([&](bool last_first) {
         sums = timed_pass(ex, kPassReduce,

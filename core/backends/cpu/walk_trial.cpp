@@ -1,6 +1,7 @@
 #include "backends/cpu/walk_trial.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
@@ -178,6 +179,14 @@ Walks& write_walks() {
   return w;
 }
 
+namespace {
+std::atomic<std::uint64_t> trial_pass_count{0};
+}  // namespace
+
+std::uint64_t trial_passes() {
+  return trial_pass_count.load(std::memory_order_relaxed);
+}
+
 PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
     : key_(key), walks_(&walks) {
   if (const std::optional<bool> known = walks.known(key)) {
@@ -187,6 +196,7 @@ PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
   if (!times) return;
   const int place = walks.claim_pass(key, settle ? 2 * kPasses : kPasses);
   if (place < 0) return;
+  trial_pass_count.fetch_add(1, std::memory_order_relaxed);
   first_ = trial_first(settle ? place / 2 : place);
   timed_ = !settle || place % 2 == 1;
 }
@@ -205,8 +215,10 @@ WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks&
   }
   // The middle window starts at chunks / 2 - kTimed; window w ends where window w - 1 starts.
   const std::int64_t at = chunks / 2 - kTimed - 2 * kTimed * window;
-  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed) && at >= 0)
+  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed) && at >= 0) {
     first_timed_ = at;
+    trial_pass_count.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 bool WalkTrial::timed() const {

@@ -224,8 +224,13 @@ class WalkTrial {
   std::vector<double> first_seconds_, second_seconds_;
 };
 
-// The fewest chunks a thread that a pass's own trials need: two windows of WalkTrial::kTimed
-// (32x7x7x2048 channels-last gives each of two threads 24), and as many for a pass timed whole.
+// Passes that have taken part in a trial so far in this process (a PassTrial that claimed a place,
+// a WalkTrial that times chunks): a run that raised it ran walks of different speeds.
+std::uint64_t trial_passes();
+
+// The fewest chunks a thread for a trial of the single sweep's chunks (two windows of
+// WalkTrial::kTimed; 32x7x7x2048 channels-last gives each of two threads 24) and for a pass or
+// call timed whole: shorter ones are over too soon for their times to mean much.
 inline constexpr std::int64_t kMinPassTrialChunks = 2 * WalkTrial::kTimed;
 
 }  // namespace bnscope::cpu
