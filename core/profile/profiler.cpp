@@ -61,6 +61,7 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
 
   RunContext ctx;
   ctx.threads = options.threads;
+  ctx.cancel = options.cancel;
   Result own;
   Result& r = options.result ? *options.result : own;
   const int prior =
@@ -71,8 +72,15 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   const double began = adaptive ? clock() : 0;
   prof.warmup = std::min(prior, warmup);
   for (; prof.warmup < warmup; ++prof.warmup) run_backend_into(p, backend, r, ctx);
+  // A fixed profile times its calibration on the steady clock, not on options.clock, whose reads
+  // a caller may count as the timed runs' progress.
+  const double calibration_began = adaptive ? 0 : steady_seconds();
+  const auto within_time = [&] {
+    return adaptive ? clock() - began < prof.time_budget / 2
+                    : steady_seconds() - calibration_began < options.max_calibration_seconds;
+  };
   while (warmup > 0 && prof.calibration_runs < options.max_calibration_runs &&
-         backend.last_run_calibrating() && (!adaptive || clock() - began < prof.time_budget / 2)) {
+         backend.last_run_calibrating() && within_time()) {
     run_backend_into(p, backend, r, ctx);
     ++prof.warmup;
     ++prof.calibration_runs;

@@ -4,6 +4,7 @@
 // a roofline: the copy bandwidth measured in the same run for CPU backends, the device peak the
 // caller passes for GPU backends.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -48,10 +49,14 @@ struct ProfileOptions {
   int min_reps = 3;
   // Warm-up runs past `warmup` while the backend still times its own runs to choose how to run
   // (Backend::last_run_calibrating), so the timed runs are the ones it keeps; none when warmup is
-  // 0 (cold runs asked for), and in an adaptive profile only within half the budget. The cpu
-  // backend's slowest trial to settle takes two runs a pass, eight passes a trial, up to eight
-  // trials (backends/cpu/walk_trial.h).
+  // 0 (cold runs asked for). The cpu backend's slowest trial to settle takes two runs a pass,
+  // eight passes a trial, up to eight trials (backends/cpu/walk_trial.h). At most
+  // max_calibration_seconds of them (an adaptive profile: half its budget), so that a layer of
+  // seconds a run does not spend minutes there.
   int max_calibration_runs = 128;
+  double max_calibration_seconds = 2.0;
+  // Polled between a run's passes (RunContext::cancel): a cancel lands in any run, warm-ups too.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct PhaseStats {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -339,6 +340,13 @@ TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
   EXPECT_EQ(prof.calibration_runs, 2);
   EXPECT_EQ(backend.runs, 7);
   o.max_calibration_runs = 128;
+  // Nor past max_calibration_seconds.
+  o.max_calibration_seconds = 0;
+  calibrating_cpu(50);
+  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(prof.calibration_runs, 0);
+  EXPECT_EQ(backend.runs, 5);
+  o.max_calibration_seconds = 2;
   // No warm-up asked for: cold runs, none added.
   o.warmup = 0;
   calibrating_cpu(5);
@@ -357,6 +365,25 @@ TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
   prof = profile_problem(p, "calibrating-cpu", o);
   EXPECT_EQ(prof.warmup, 3);
   EXPECT_EQ(prof.calibration_runs, 2);
+}
+
+TEST(Profiler, ACancelLandsInAnyRun) {
+  SampleSpec spec;
+  spec.shape = {2, 4, 4, 8};
+  const Problem p = random_problem(spec);
+  const std::atomic<bool> cancelled{true};
+  ProfileOptions o;
+  o.reps = 3;
+  o.measure_copy = false;
+  o.cancel = &cancelled;
+  CountingCpu& counting = counting_cpu();
+  try {
+    profile_problem(p, "counting-cpu", o);
+    ADD_FAILURE() << "a cancelled profile ran to its end";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Cancelled) << e.what();
+  }
+  EXPECT_EQ(counting.runs, 0);  // stopped before the first warm-up's run
 }
 
 TEST(Profiler, CaveatForAnEmulationAndARunAboveItsCopyRoofline) {

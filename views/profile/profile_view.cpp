@@ -181,14 +181,15 @@ void ProfileView::run() {
         return [problem = controller_->problem(), revision = controller_->revision(), names,
                 options, into = std::move(into), restore = std::move(restore),
                 reads = clock_reads_](const std::atomic<bool>& cancel) mutable {
-          // Profiling has no cancel points of its own; it reads the clock around every repetition,
-          // so that is where a cancel lands.
+          // The clock is read around every repetition, and each read is the progress; a cancel
+          // lands there, and between the passes of any run (options.cancel).
           options.clock = [&cancel, reads]() -> double {
             if (cancel.load(std::memory_order_relaxed))
               throw Error(ErrorCode::Cancelled, "profiling cancelled");
             reads->fetch_add(1, std::memory_order_relaxed);
             return steady_seconds();
           };
+          options.cancel = &cancel;  // warm-ups and the walk trials' runs too
           Measured m;
           m.revision = revision;
           options.result = &into;
@@ -262,6 +263,8 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
       line += tr(" (%1 % of %2 GB/s)")
                   .arg(p.roofline_fraction * 100, 0, 'f', 1)
                   .arg(p.roofline_gbps, 0, 'f', 1);
+    if (p.calibration_runs > 0)
+      line += tr(", after %1 warm-up runs while it tried its walks").arg(p.calibration_runs);
     lines << line.toHtmlEscaped();
     if (const std::string caveat = speed_caveat(p); !caveat.empty())
       lines << QString::fromStdString(caveat).toHtmlEscaped();
