@@ -308,15 +308,18 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
       if constexpr (W) out[r * C + c] = store<T>(pL[c] * bv);
     }
   }
-  for (std::int64_t c = 0; c < C; ++c) {
-    A s0 = acc0[c], s1 = acc1[c];
-    for (std::int64_t k = 1; k < g.group; ++k) {
-      s0 += acc0[k * C + c];
-      s1 += acc1[k * C + c];
+  // The group's accumulator rows into the channels' sums, each channel's in row order, one row
+  // at a time: contiguous loops the compiler vectorizes. Channel by channel, down the rows, the
+  // loop stayed scalar: 5% of a 32x7x7x2048 channels-last training call, 49 chunks of 2048.
+  A* __restrict s0 = part0;
+  A* __restrict s1 = part1;
+  std::copy(acc0, acc0 + C, s0);
+  std::copy(acc1, acc1 + C, s1);
+  for (std::int64_t k = 1; k < g.group; ++k)
+    for (std::int64_t c = 0; c < C; ++c) {
+      s0[c] += acc0[k * C + c];
+      s1[c] += acc1[k * C + c];
     }
-    part0[c] = s0;
-    part1[c] = s1;
-  }
 }
 
 // Calls f(at, n) for the pieces of channel c's positions [m0, m1) in the planes layout: each
