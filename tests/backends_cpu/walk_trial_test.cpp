@@ -394,76 +394,46 @@ TEST(WalkTrial, TheReducePassTilesRowsAndTrialGiveTheSameBits) {
                      Shape{4, 16, 16, 2048}, 130, reduce_tiles, cpu::PassTrial::kPasses);
 }
 
-// Rows forced where the reduce pass could walk tiles: its pairs trial runs, as it does where
-// rows won their trial; tiles forced, it does not (the pairs change only rows walked through
-// L1). 1536 rows of 2048 bfloat16 lanes: 48 chunks, a span long enough for the pairs trial.
+// One run of channels-last grads of `shape` on one thread with BNSCOPE_ROW_WALK forcing tiles,
+// then rows: `trial` (a walk only rows walked through L1 take) times one trial with rows
+// forced, as where rows won their own trial, and none with tiles.
+void expect_rows_forced_let_trial_run(cpu::Walks& trial, bool training, DType dtype,
+                                      const Shape& shape, std::uint32_t seed) {
+  EnvGuard guard{"BNSCOPE_ROW_WALK"};
+  const auto [v, pb] = channels_last(training, dtype, shape, seed);
+  const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * shape[3]);
+  const WalkKey key{shape[3], elem_of(dtype),
+                    2.0 * elements * static_cast<double>(dtype_size(dtype)) >
+                        static_cast<double>(cpu::host_caches().llc_bytes())};
+  for (const char* walk : {"tiles", "rows"}) {
+    setenv("BNSCOPE_ROW_WALK", walk, 1);
+    trial.clear();
+    run_problem(pb, "cpu", one_thread());
+    EXPECT_EQ(trial.trials(key), std::string(walk) == "rows" ? 1 : 0)
+        << describe(v) << ", " << walk << ": " << trial.describe();
+  }
+  unsetenv("BNSCOPE_ROW_WALK");
+  trial.clear();
+}
+
+// The reduce pass's pairs trial: 1536 rows of 2048 bfloat16 lanes, 48 chunks, a span long
+// enough for it.
 TEST(WalkTrial, RowsForcedInTheReducePassLetItsPairsTrialRun) {
   if (std::getenv("BNSCOPE_ROW_PAIRS")) GTEST_SKIP() << "BNSCOPE_ROW_PAIRS forces the walk";
   if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 2, false, false) == 0)
     GTEST_SKIP() << "16-bit rows of 2048 lanes fit this host's L1: no tiles to choose";
-  EnvGuard guard{"BNSCOPE_ROW_WALK"};
-  const auto [v, pb] = channels_last(true, DType::BF16, Shape{4, 16, 24, 2048}, 140);
-  const WalkKey key{2048, Elem::BF16,
-                    2.0 * 1536 * 2048 * 2 > static_cast<double>(cpu::host_caches().llc_bytes())};
-  for (const char* walk : {"tiles", "rows"}) {
-    setenv("BNSCOPE_ROW_WALK", walk, 1);
-    cpu::pair_walks().clear();
-    run_problem(pb, "cpu", one_thread());
-    EXPECT_EQ(cpu::pair_walks().trials(key), std::string(walk) == "rows" ? 1 : 0)
-        << walk << ": " << cpu::pair_walks().describe();
-  }
-  unsetenv("BNSCOPE_ROW_WALK");
-  cpu::pair_walks().clear();
+  expect_rows_forced_let_trial_run(cpu::pair_walks(), true, DType::BF16, Shape{4, 16, 24, 2048},
+                                   140);
 }
 
-// The same for the single sweep and its prefetch trial (inference-mode grads of 1024 rows of
-// 2048 float32 lanes: 32 chunks).
+// The single sweep's prefetch trial: inference-mode grads of 1024 rows of 2048 float32 lanes,
+// 32 chunks.
 TEST(WalkTrial, RowsForcedInTheSingleSweepLetItsPrefetchTrialRun) {
   if (std::getenv("BNSCOPE_PREFETCH")) GTEST_SKIP() << "BNSCOPE_PREFETCH forces the walk";
   if (!cpu::simd::kVector<float> || cpu::row_tile(2048, 4, true, true) == 0)
     GTEST_SKIP() << "rows of 2048 lanes fit this host's L1: no tiles to choose";
-  EnvGuard guard{"BNSCOPE_ROW_WALK"};
-  const auto [v, pb] = channels_last(false, DType::F32, Shape{4, 16, 16, 2048}, 150);
-  const WalkKey key{2048, Elem::F32,
-                    2.0 * 1024 * 2048 * 4 > static_cast<double>(cpu::host_caches().llc_bytes())};
-  cpu::Walks& single = cpu::prefetch_walks(cpu::RowsPass::Single);
-  for (const char* walk : {"tiles", "rows"}) {
-    setenv("BNSCOPE_ROW_WALK", walk, 1);
-    single.clear();
-    run_problem(pb, "cpu", one_thread());
-    EXPECT_EQ(single.trials(key), std::string(walk) == "rows" ? 1 : 0)
-        << walk << ": " << single.describe();
-  }
-  unsetenv("BNSCOPE_ROW_WALK");
-  single.clear();
-}
-
-// Training grads of 16384 rows of 256 channels on one thread (64 chunks, two passes over rows):
-// a trial's calls of the write walk (whole calls, settling) give the same bits in every dtype,
-// and so do both walks forced.
-TEST(WalkTrial, TheWriteWalksAndTheirTrialGiveTheSameBits) {
-  if (std::getenv("BNSCOPE_WRITE_WALK")) GTEST_SKIP() << "BNSCOPE_WRITE_WALK forces the walk";
-  if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
-  EnvGuard guard{"BNSCOPE_WRITE_WALK"};
-  const Shape shape{4, 64, 64, 256};
-  std::uint32_t seed = 120;
-  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
-    const auto [v, pb] = channels_last(true, dtype, shape, seed++);
-    const RunContext ctx = one_thread();
-    cpu::write_walks().clear();
-    const Result measured = run_problem(pb, "cpu", ctx);
-    for (int r = 1; r < 2 * cpu::PassTrial::kPasses; ++r)
-      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx),
-                           describe(v) + " call " + std::to_string(r + 1) + " of a trial");
-    EXPECT_NE(cpu::write_walks().describe().find("(1 trial)"), std::string::npos)
-        << describe(v) << ": " << cpu::write_walks().describe();
-    for (const char* walk : {"last-first", "forward"}) {
-      setenv("BNSCOPE_WRITE_WALK", walk, 1);
-      expect_bitwise_equal(measured, run_problem(pb, "cpu", ctx), describe(v) + " " + walk);
-    }
-    unsetenv("BNSCOPE_WRITE_WALK");
-  }
-  cpu::write_walks().clear();
+  expect_rows_forced_let_trial_run(cpu::prefetch_walks(cpu::RowsPass::Single), false, DType::F32,
+                                   Shape{4, 16, 16, 2048}, 150);
 }
 
 void clear_prefetch_walks();

@@ -215,7 +215,8 @@ TEST(Profiler, AdaptiveRepetitionsStopAtTheBudget) {
   EXPECT_EQ(prof.phases[0].samples.size(), 6u);
 }
 
-// The cpu backend, counting its runs: what a profile made, not only what it reports.
+// The cpu backend, counting its runs: what a profile made, not only what it reports. It says
+// its first `calibrating_runs` runs timed trials of its walks.
 class CountingCpu : public Backend {
  public:
   std::string_view name() const override { return "counting-cpu"; }
@@ -224,10 +225,12 @@ class CountingCpu : public Backend {
     ++runs;
     BackendRegistry::instance().find("cpu")->run(p, result, ctx);
   }
+  bool last_run_calibrating() const override { return runs <= calibrating_runs; }
   int runs = 0;
+  int calibrating_runs = 0;
 };
 
-CountingCpu& counting_cpu() {
+CountingCpu& counting_cpu(int calibrating_runs = 0) {
   static CountingCpu* backend = [] {
     auto owned = std::make_unique<CountingCpu>();
     CountingCpu* raw = owned.get();
@@ -235,6 +238,7 @@ CountingCpu& counting_cpu() {
     return raw;
   }();
   backend->runs = 0;
+  backend->calibrating_runs = calibrating_runs;
   return *backend;
 }
 
@@ -291,32 +295,6 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(prof.warmup, 0);
 }
 
-// The cpu backend, saying its first `calibrating_runs` runs timed trials of its walks.
-class CalibratingCpu : public Backend {
- public:
-  std::string_view name() const override { return "calibrating-cpu"; }
-  std::string_view description() const override { return "cpu, calibrating at first"; }
-  void run(const Prepared& p, Result& result, const RunContext& ctx) override {
-    ++runs;
-    BackendRegistry::instance().find("cpu")->run(p, result, ctx);
-  }
-  bool last_run_calibrating() const override { return runs <= calibrating_runs; }
-  int runs = 0;
-  int calibrating_runs = 0;
-};
-
-CalibratingCpu& calibrating_cpu(int calibrating_runs) {
-  static CalibratingCpu* backend = [] {
-    auto owned = std::make_unique<CalibratingCpu>();
-    CalibratingCpu* raw = owned.get();
-    BackendRegistry::instance().add(std::move(owned));
-    return raw;
-  }();
-  backend->runs = 0;
-  backend->calibrating_runs = calibrating_runs;
-  return *backend;
-}
-
 TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
   SampleSpec spec;
   spec.shape = {2, 4, 4, 8};
@@ -325,35 +303,34 @@ TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
   o.reps = 3;
   o.warmup = 2;
   o.measure_copy = false;
+  // A profile on the counting backend whose first `calibrating` runs calibrate: its runs made.
+  const auto runs = [&](int calibrating, Profile& prof) {
+    CountingCpu& backend = counting_cpu(calibrating);
+    prof = profile_problem(p, "counting-cpu", o);
+    return backend.runs;
+  };
+  Profile prof;
   // Runs 1-5 calibrate: two warm-ups, then three more until run 6 does not.
-  CalibratingCpu& backend = calibrating_cpu(5);
-  Profile prof = profile_problem(p, "calibrating-cpu", o);
-  EXPECT_EQ(backend.runs, 9);
+  EXPECT_EQ(runs(5, prof), 9);
   EXPECT_EQ(prof.warmup, 6);
   EXPECT_EQ(prof.calibration_runs, 4);
   EXPECT_EQ(prof.reps, 3);
   // At most max_calibration_runs more.
   o.max_calibration_runs = 2;
-  calibrating_cpu(50);
-  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(runs(50, prof), 7);
   EXPECT_EQ(prof.warmup, 4);
   EXPECT_EQ(prof.calibration_runs, 2);
-  EXPECT_EQ(backend.runs, 7);
   o.max_calibration_runs = 128;
   // Nor past max_calibration_seconds.
   o.max_calibration_seconds = 0;
-  calibrating_cpu(50);
-  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(runs(50, prof), 5);
   EXPECT_EQ(prof.calibration_runs, 0);
-  EXPECT_EQ(backend.runs, 5);
   o.max_calibration_seconds = 2;
   // No warm-up asked for: cold runs, none added.
   o.warmup = 0;
-  calibrating_cpu(5);
-  prof = profile_problem(p, "calibrating-cpu", o);
+  EXPECT_EQ(runs(5, prof), 3);
   EXPECT_EQ(prof.warmup, 0);
   EXPECT_EQ(prof.calibration_runs, 0);
-  EXPECT_EQ(backend.runs, 3);
   // An adaptive profile (one warm-up) calibrates within half its budget: the clock moves 0.1 s
   // a reading and the start reads 0; the checks before each calibration run read 0.1 and 0.2,
   // within half a budget of 0.5, and 0.3, past it.
@@ -361,8 +338,7 @@ TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
   o.warmup = 2;
   o.time_budget = 0.5;
   o.clock = [&readings] { return 0.1 * readings++; };
-  calibrating_cpu(50);
-  prof = profile_problem(p, "calibrating-cpu", o);
+  runs(50, prof);
   EXPECT_EQ(prof.warmup, 3);
   EXPECT_EQ(prof.calibration_runs, 2);
 }
