@@ -84,6 +84,13 @@ TEST(EventStore, InternsNames) {
   EXPECT_EQ(t.events()[2].start, 10.5);
 }
 
+// A training problem of 256 elements in 8 channels: profiles of it take microseconds.
+Problem small_problem() {
+  SampleSpec spec;
+  spec.shape = {2, 4, 4, 8};
+  return random_problem(spec);
+}
+
 TEST(Profiler, StatisticsOnAFakeClock) {
   SampleSpec spec;
   spec.shape = {2, 2, 2, 4};
@@ -197,9 +204,7 @@ Profile adaptive_profile(const Problem& p, int reps, double budget, Result* prio
 }
 
 TEST(Profiler, AdaptiveRepetitionsStopAtTheBudget) {
-  SampleSpec spec;
-  spec.shape = {2, 4, 4, 8};
-  const Problem p = random_problem(spec);
+  const Problem p = small_problem();
   // The start reads 0, runs 0-2 read 0.1-0.6; from run 3 on, a check reads 0.3 k - 0.2 first
   // and run k is made when that plus the last run's 0.1 s fits: 0.8, 1.1, 1.4, 1.7.
   EXPECT_EQ(adaptive_profile(p, 10, 0.5).reps, 3);   // the minimum, though past the budget
@@ -243,9 +248,7 @@ CountingCpu& counting_cpu(int calibrating_runs = 0) {
 }
 
 TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
-  SampleSpec spec;
-  spec.shape = {2, 4, 4, 8};
-  const Problem p = random_problem(spec);
+  const Problem p = small_problem();
   const Prepared prepared = prepare(p);
   Result verdict = run_problem(p, "cpu");
   ProfileOptions o;
@@ -296,9 +299,7 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
 }
 
 TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
-  SampleSpec spec;
-  spec.shape = {2, 4, 4, 8};
-  const Problem p = random_problem(spec);
+  const Problem p = small_problem();
   ProfileOptions o;
   o.reps = 3;
   o.warmup = 2;
@@ -344,9 +345,7 @@ TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
 }
 
 TEST(Profiler, ACancelLandsInAnyRun) {
-  SampleSpec spec;
-  spec.shape = {2, 4, 4, 8};
-  const Problem p = random_problem(spec);
+  const Problem p = small_problem();
   const std::atomic<bool> cancelled{true};
   ProfileOptions o;
   o.reps = 3;
