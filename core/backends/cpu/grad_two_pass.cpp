@@ -12,6 +12,7 @@
 // channel-major so each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The
 // forward ops reuse both passes for their statistics and y.
 
+#include <algorithm>
 #include <type_traits>
 
 #include "backends/cpu/block_kernels.h"
@@ -74,6 +75,15 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
     }
     stream_fence();
   });
+}
+
+// Thread t's rows of the write pass over rows, of n threads: an equal share of the whole
+// accumulator groups (so shares start where chunks may, rows of a group aligned alike), the
+// rows after the last group to the last thread.
+Span write_share(const Geometry& g, int n, int t) {
+  if (!g.rows()) return {0, 0};
+  const Span groups = split_range(g.m / g.group, n, t);
+  return {groups.begin * g.group, t == n - 1 ? g.m : groups.end * g.group};
 }
 
 // Thread t's walk of its chunks of the rows reduce pass (walk_trial.h: pairs or rows): timed by
@@ -184,7 +194,14 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
   ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
+    // Rows: no sums, so no chunk need stay whole: each thread an equal share of the rows, walked
+    // a chunk at a time, cut at the share's ends (threads sharing 49 chunks had one more chunk
+    // than the other). Planes: (channel, chunk) items as the reduce pass.
+    const Span rows = write_share(g, n, t);
+    const Span span = !g.rows() ? split_range(items, n, t)
+                      : rows.end > rows.begin
+                          ? Span{rows.begin / g.chunk_m, (rows.end - 1) / g.chunk_m + 1}
+                          : Span{0, 0};
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
     WalkTrial ahead = prefetch_trial<T>(g, span, t, g.rows(), RowsPass::Write, 0);
@@ -194,9 +211,10 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
     for (std::int64_t i = 0; i < span.end - span.begin; ++i) {
       const std::int64_t item = forward ? span.begin + i : span.end - 1 - i;
       if (g.rows()) {
-        ahead.walk([&](bool prefetch) {
-          rows_write<T>(g, a, b, out, g.chunk_begin(item), g.chunk_end(item), f, staging, prefetch);
-        });
+        const std::int64_t r0 = std::max(rows.begin, g.chunk_begin(item));
+        const std::int64_t r1 = std::min(rows.end, g.chunk_end(item));
+        ahead.walk(
+            [&](bool prefetch) { rows_write<T>(g, a, b, out, r0, r1, f, staging, prefetch); });
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);
