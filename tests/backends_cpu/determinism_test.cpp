@@ -57,6 +57,23 @@ TEST(CpuDeterminism, LargeStreamedOutputsMatchAcrossThreadCounts) {
       }
 }
 
+// Many partials (32 chunks of 2048 channels-last channels) are combined into the totals with the
+// channels split among the threads (passes.h: combine), in runs of 64 channels: the totals, and
+// so every output, match one thread's.
+TEST(CpuDeterminism, TotalsCombinedAcrossThreadsMatch) {
+  std::uint32_t seed = 950;
+  for (bool training : {true, false})
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", training, dtype,
+                                      Shape{2, 16, 32, 2048}, seed++);
+      const Problem pb = make_problem(v);
+      const Result one = run_with(pb, 1);
+      for (int threads : {2, 3})
+        expect_bitwise_equal(one, run_with(pb, threads),
+                             describe(v) + " threads=" + std::to_string(threads));
+    }
+}
+
 TEST(CpuDeterminism, RepeatedRunsReuseOutputsAndMatch) {
   Variant v;
   v.op = find_op("FusedBatchNormGradV3");

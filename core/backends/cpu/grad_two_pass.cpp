@@ -117,7 +117,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   Partials<A> parts(g, *ex.scratch);
   if (g.blocks()) {
     reduce_blocks<T>(ex, g, kind, a, b, center, parts);
-    return parts.totals(g);
+    return combine(ex, g, parts);
   }
   const LineVector<A> mL = tile(center, g);
   // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
@@ -172,7 +172,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       }
     });
   });
-  return parts.totals(g);
+  return combine(ex, g, parts);
 }
 
 template <class T>

@@ -108,4 +108,22 @@ inline int threads_for(const Exec& ex, std::int64_t items) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(ex.threads, items)));
 }
 
+// A pass's totals from its partials, the channels split among the threads in runs of 64 where
+// there are many partials (each channel still adds its chunks in chunk order: the same bits).
+// On the caller's thread alone, with the others waiting, the 49 chunks of 2048 channels of
+// 32x7x7x2048 channels-last took 1.6% of a training call's samples.
+template <class A>
+Totals combine(const Exec& ex, const Geometry& g, const Partials<A>& parts) {
+  constexpr std::int64_t kRun = 64, kSerialPartials = std::int64_t{1} << 15;
+  if (g.chunks * g.channels < kSerialPartials || ex.threads < 2) return parts.totals(g);
+  Totals t = Partials<A>::zero_totals(g);
+  const std::int64_t runs = (g.channels + kRun - 1) / kRun;
+  const int n = threads_for(ex, runs);
+  ex.pool->run(n, [&](int i) {
+    const Span span = split_range(runs, n, i);
+    parts.add_into(g, span.begin * kRun, std::min(g.channels, span.end * kRun), t);
+  });
+  return t;
+}
+
 }  // namespace bnscope::cpu

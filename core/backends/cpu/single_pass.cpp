@@ -51,7 +51,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   Partials<A> parts(g, *ex.scratch);
   if (g.blocks()) {
     single_pass_blocks<T>(ex, g, x, dy, dx, mean, p, parts);
-    return parts.totals(g);
+    return combine(ex, g, parts);
   }
   const LineVector<A> mL = tile(mean, g), pL = tile(p, g);
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;  // as reduce_pass
@@ -96,7 +96,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       stream_fence();
     });
   });
-  return parts.totals(g);
+  return combine(ex, g, parts);
 }
 
 #define BNSCOPE_INSTANTIATE(T)                                                         \
