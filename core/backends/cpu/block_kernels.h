@@ -90,17 +90,21 @@ void block_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
       }
     }
   }
-  for (std::int64_t c = s.c0; c < s.c1; ++c) {
-    const A* l0 = acc0 + (c - s.c0) * g.inner;
-    const A* l1 = acc1 + (c - s.c0) * g.inner;
-    A s0 = l0[0], s1 = l1[0];
-    for (std::int64_t i = 1; i < g.inner; ++i) {
-      s0 += l0[i];
-      s1 += l1[i];
-    }
-    part0[c] = s0;
-    part1[c] = s1;
+  // Each channel's inner lanes in lane order, all channels a lane at a time: the block's
+  // channels are independent chains of additions side by side. One channel at a time each was one
+  // chain of dependent additions, 2.4% of a 32x2048x7x7 inference-mode call on its own.
+  A* __restrict t0 = part0 + s.c0;
+  A* __restrict t1 = part1 + s.c0;
+  const std::int64_t channels = s.c1 - s.c0, inner = g.inner;
+  for (std::int64_t c = 0; c < channels; ++c) {
+    t0[c] = acc0[c * inner];
+    t1[c] = acc1[c * inner];
   }
+  for (std::int64_t i = 1; i < inner; ++i)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      t0[c] += acc0[c * inner + i];
+      t1[c] += acc1[c * inner + i];
+    }
 }
 
 // out = affine(a, b) over block b's rows of chunk k, with f tiled to the block.
