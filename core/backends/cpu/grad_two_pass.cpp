@@ -108,6 +108,34 @@ WalkTrial prefetch_trial(const Geometry& g, const Span& span, int t, bool per_ve
                    WalkTrial::kMinChunks, window);
 }
 
+// Thread t's span of chunks of the rows reduce pass, walked in row tiles of `tile` rows (0: one
+// row at a time, in pairs or not, with the prefetch or not, as their trials say).
+template <class T>
+void rows_reduce_span(const Geometry& g, Sum kind, const T* a, const T* b,
+                      const LineVector<Acc<T>>& mL, const Span& span, int t, std::int64_t tile,
+                      bool rows_walk, Partials<Acc<T>>& parts) {
+  using A = Acc<T>;
+  LaneArrays<A> lanes(g.lanes(), 3);
+  A* acc0 = lanes[0];
+  A* acc1 = lanes[1];
+  const A* m_t = lanes.copy(2, mL);
+  WalkTrial trial = pair_trial<T>(g, span, t, rows_walk);
+  WalkTrial ahead = prefetch_trial<T>(g, span, t, rows_walk, RowsPass::Reduce, 1);
+  for (std::int64_t k = span.begin; k < span.end; ++k) {
+    A* p0 = parts.s0 + k * g.channels;
+    A* p1 = parts.s1 + k * g.channels;
+    const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+    ahead.walk([&](bool prefetch) {
+      trial.walk([&](bool pairs) {
+        by_sum(kind, [&](auto S) {
+          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
+                                                    acc1, nullptr, p0, p1, tile, pairs, prefetch);
+        });
+      });
+    });
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -137,29 +165,8 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   walk.run([&](bool tiles) {
     ex.pool->run(n, [&](int t) {
       const Span span = split_range(items, n, t);
-      if (g.rows()) {
-        LaneArrays<A> lanes(g.lanes(), 3);
-        A* acc0 = lanes[0];
-        A* acc1 = lanes[1];
-        const A* m_t = lanes.copy(2, mL);
-        WalkTrial trial = pair_trial<T>(g, span, t, rows_walk);
-        WalkTrial ahead = prefetch_trial<T>(g, span, t, rows_walk, RowsPass::Reduce, 1);
-        for (std::int64_t k = span.begin; k < span.end; ++k) {
-          A* p0 = parts.s0 + k * g.channels;
-          A* p1 = parts.s1 + k * g.channels;
-          const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-          ahead.walk([&](bool prefetch) {
-            trial.walk([&](bool pairs) {
-              by_sum(kind, [&](auto S) {
-                rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr,
-                                                          acc0, acc1, nullptr, p0, p1,
-                                                          tiles ? tile : 0, pairs, prefetch);
-              });
-            });
-          });
-        }
-        return;
-      }
+      if (g.rows())
+        return rows_reduce_span<T>(g, kind, a, b, mL, span, t, tiles ? tile : 0, rows_walk, parts);
       for (std::int64_t item = span.begin; item < span.end; ++item) {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         A& p0 = parts.s0[k * g.channels + c];
