@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -264,7 +265,8 @@ TEST(PassTrial, ShortPassesForcedPoliciesAndDecidedKeysAreNotTimed) {
   cpu::PassTrial short_pass(k256, false, walks);
   EXPECT_FALSE(short_pass.timed());
   EXPECT_TRUE(short_pass.first());
-  short_pass.record(1.0);  // nothing to record
+  EXPECT_EQ(short_pass.known(), std::nullopt);  // still to be tried, by longer passes
+  short_pass.record(1.0);                       // nothing to record
   EXPECT_EQ(walks.trials(k256), 0);
   {
     EnvGuard guard{"BNSCOPE_TEST_PASS_WALK"};
@@ -272,12 +274,14 @@ TEST(PassTrial, ShortPassesForcedPoliciesAndDecidedKeysAreNotTimed) {
     cpu::PassTrial forced(k256, true, walks);
     EXPECT_FALSE(forced.timed());
     EXPECT_FALSE(forced.first());
+    EXPECT_EQ(forced.known(), false);
   }
   walks.add(k512, WalkVerdict::First);
   walks.add(k512, WalkVerdict::First);
   cpu::PassTrial decided(k512, true, walks);
   EXPECT_FALSE(decided.timed());
   EXPECT_TRUE(decided.first());
+  EXPECT_EQ(decided.known(), true);
 }
 
 TEST(PassTrial, SettlingPassesTakeEachWalkTwiceAndTimeTheSecond) {

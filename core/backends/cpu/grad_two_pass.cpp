@@ -161,7 +161,7 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   PassTrial walk(
       key, kind == Sum::Grad && simd::kVector<T> && tile > 0 && items >= n * kMinPassTrialChunks,
       reduce_tile_walks());
-  const bool rows_walk = tile == 0 || reduce_tile_walks().known(key) == false;
+  const bool rows_walk = tile == 0 || walk.known() == false;
   walk.run([&](bool tiles) {
     ex.pool->run(n, [&](int t) {
       const Span span = split_range(items, n, t);

@@ -64,7 +64,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
                  tile_walks());
   // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles prefetch
   // the next tile instead).
-  const bool rows_walk = tile == 0 || tile_walks().known(key) == false;
+  const bool rows_walk = tile == 0 || walk.known() == false;
   walk.run([&](bool tiles) {
     ex.pool->run(n, [&](int t) {
       const Span span = split_range(items, n, t);

@@ -188,9 +188,9 @@ std::uint64_t trial_passes() {
 }
 
 PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
-    : key_(key), walks_(&walks) {
-  if (const std::optional<bool> known = walks.known(key)) {
-    first_ = *known;
+    : key_(key), walks_(&walks), known_(walks.known(key)) {
+  if (known_) {
+    first_ = *known_;
     return;
   }
   if (!times) return;

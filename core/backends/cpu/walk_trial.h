@@ -38,10 +38,10 @@
 // So no synthetic measurement (it would need buffers past the last-level cache, placed as the
 // layer's are): the first thread of a long pass times chunks of its own both ways, alternating,
 // in the middle of its span (the start is often still in cache from the pass before), or, for
-// the single sweep's tiles, whole passes take the two walks in turn, and the process keeps the
-// walk two trials in a row agree on. A trial on chunks is one per pass, since the threads of one
-// pass share the host's moment: on the shared Zen 3 VM both threads of a pass often agreed with
-// each other and not with the next pass.
+// the walks a trial on chunks cannot see (tiles or rows, the write walk), whole passes or calls
+// take the two walks in turn, and the process keeps the walk two trials in a row agree on. A trial
+// on chunks is one per pass, since the threads of one pass share the host's moment: on the shared
+// Zen 3 VM both threads of a pass often agreed with each other and not with the next pass.
 
 #include <chrono>
 #include <cstdint>
@@ -171,6 +171,8 @@ class PassTrial {
 
   PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle = false);
   bool first() const { return first_; }
+  // The walk forced or decided when the pass began (Walks::known); nullopt while it is tried.
+  std::optional<bool> known() const { return known_; }
   bool timed() const { return timed_; }
   void record(double seconds);  // the pass's time, once it ran; nothing when not timed()
   // Runs pass(first()) and records its time.
@@ -184,6 +186,7 @@ class PassTrial {
  private:
   WalkKey key_;
   Walks* walks_;
+  std::optional<bool> known_;
   bool first_ = true;
   bool timed_ = false;
 };
