@@ -6,6 +6,7 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -164,6 +165,60 @@ TEST(SimdTargets, NanFreeGradStoresMatchScalarOnEveryTarget) {
   on_every_target([] {
     expect_nan_free_grads_match_scalar<f16>(cpu::simd::Elem::F16);
     expect_nan_free_grads_match_scalar<bf16>(cpu::simd::Elem::BF16);
+  });
+}
+
+// A channel block's lanes into per-channel sums: each channel's lanes in lane order on every
+// target, whatever the block's channel count and lanes per channel (eight-channel groups and the
+// channels after them, lanes short of a vector). Magnitudes from 1e-7 to 1e7 make any other
+// order give other bits; a channel of -0 lanes keeps its -0 (a sum started at +0 would not).
+TEST(SimdTargets, LaneFoldsAddEachChannelInLaneOrderOnEveryTarget) {
+  std::uint32_t state = 5;
+  const auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const auto bits_equal = [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  on_every_target([&] {
+    for (const std::int64_t channels : {1, 3, 8, 9, 16, 21, 32})
+      for (const std::int64_t inner : {1, 2, 7, 8, 9, 17, 49, 196}) {
+        std::vector<float> acc0(static_cast<std::size_t>(channels * inner)), acc1(acc0.size());
+        for (std::size_t i = 0; i < acc0.size(); ++i) {
+          acc0[i] = std::ldexp(static_cast<float>(next() % 2000) - 999.5f,
+                               static_cast<int>(next() % 48) - 34);
+          acc1[i] = channels > 2 && i / inner == 2 ? -0.0f : -acc0[i] * 0.37f;
+        }
+        std::vector<float> t0(static_cast<std::size_t>(channels)), t1(t0.size());
+        cpu::simd::fold_lanes(acc0.data(), acc1.data(), channels, inner, t0.data(), t1.data());
+        for (std::int64_t c = 0; c < channels; ++c) {
+          float w0 = acc0[c * inner], w1 = acc1[c * inner];
+          for (std::int64_t i = 1; i < inner; ++i) {
+            w0 += acc0[c * inner + i];
+            w1 += acc1[c * inner + i];
+          }
+          ASSERT_TRUE(bits_equal(t0[c], w0) && bits_equal(t1[c], w1))
+              << cpu::simd::target_name() << " channels " << channels << " inner " << inner
+              << " channel " << c << ": " << t0[c] << ", " << t1[c] << " want " << w0 << ", " << w1;
+        }
+      }
+  });
+}
+
+// Per-channel values into a block's per-lane operands, runs shorter and longer than a vector.
+TEST(SimdTargets, LaneTilesRepeatEachChannelsValueOnEveryTarget) {
+  on_every_target([] {
+    for (const std::int64_t channels : {1, 5, 8})
+      for (const std::int64_t inner : {1, 3, 8, 15, 16, 17, 49}) {
+        std::vector<float> values(static_cast<std::size_t>(channels));
+        for (std::int64_t c = 0; c < channels; ++c) values[c] = 1.5f * static_cast<float>(c) - 2;
+        // One past the end: a store beyond the last run would show there.
+        std::vector<float> out(static_cast<std::size_t>(channels * inner + 1), 99.0f);
+        cpu::simd::tile_lanes(values.data(), channels, inner, out.data());
+        for (std::int64_t j = 0; j < channels * inner; ++j)
+          ASSERT_EQ(out[j], values[j / inner]) << cpu::simd::target_name() << " channels "
+                                               << channels << " inner " << inner << " lane " << j;
+        ASSERT_EQ(out.back(), 99.0f) << cpu::simd::target_name() << " wrote past the runs";
+      }
   });
 }
 

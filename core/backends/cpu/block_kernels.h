@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/kernels.h"
@@ -40,21 +41,36 @@ template <class V, class A>
 void tile_block(const V& per_channel, const Geometry& g, std::int64_t b, LineVector<A>& out) {
   const std::int64_t c0 = g.block_begin(b), c1 = g.block_end(b);
   out.resize(static_cast<std::size_t>((c1 - c0) * g.inner));
-  for (std::int64_t c = c0; c < c1; ++c)
-    std::fill_n(out.begin() + (c - c0) * g.inner, g.inner, per_channel[c]);
+  if constexpr (std::is_same_v<A, float> && std::is_same_v<typename V::value_type, float>) {
+    simd::tile_lanes(per_channel.data() + c0, c1 - c0, g.inner, out.data());
+  } else {
+    for (std::int64_t c = c0; c < c1; ++c)
+      std::fill_n(out.begin() + (c - c0) * g.inner, g.inner, per_channel[c]);
+  }
 }
 
 // Tiled coefficients of one block, re-tiled only when a thread moves to another block.
 template <class A>
 struct BlockCoefs {
   std::int64_t block = -1;
+  std::int64_t centred = -1;  // the block whose m is tiled (centres, before the other three)
   Affine<A> f;
+
+  // Block b's centres tiled as its m, for a reduce before the coefficients are known: `of` then
+  // tiles the other three only, where per_channel's m are these centres.
+  template <class V>
+  const A* centres(const V& mean, const Geometry& g, std::int64_t b) {
+    tile_block(mean, g, b, f.m);
+    centred = b;
+    block = -1;
+    return f.m.data();
+  }
 
   const Affine<A>& of(const Affine<A>& per_channel, const Geometry& g, std::int64_t b) {
     if (b != block) {
       tile_block(per_channel.p, g, b, f.p);
       tile_block(per_channel.q, g, b, f.q);
-      tile_block(per_channel.m, g, b, f.m);
+      if (b != centred) tile_block(per_channel.m, g, b, f.m);
       tile_block(per_channel.r, g, b, f.r);
       f.normalize = per_channel.normalize;
       f.nan_free = per_channel.nan_free;
@@ -63,6 +79,26 @@ struct BlockCoefs {
     return f;
   }
 };
+
+// Each channel's `inner` accumulator lanes summed in lane order into t0[c], t1[c] (simd.h:
+// fold_lanes for floats; the same additions side by side here for double).
+template <class A>
+inline void fold_lanes(const A* __restrict acc0, const A* __restrict acc1, std::int64_t channels,
+                       std::int64_t inner, A* __restrict t0, A* __restrict t1) {
+  if constexpr (std::is_same_v<A, float>) {
+    simd::fold_lanes(acc0, acc1, channels, inner, t0, t1);
+  } else {
+    for (std::int64_t c = 0; c < channels; ++c) {
+      t0[c] = acc0[c * inner];
+      t1[c] = acc1[c * inner];
+    }
+    for (std::int64_t i = 1; i < inner; ++i)
+      for (std::int64_t c = 0; c < channels; ++c) {
+        t0[c] += acc0[c * inner + i];
+        t1[c] += acc1[c * inner + i];
+      }
+  }
+}
 
 // Sums of block b over chunk k into part0[c], part1[c] for the block's channels (acc0/acc1 hold
 // `lanes` accumulators; mL, pL are tiled). With W, also out = p*b over the same elements.
@@ -90,21 +126,7 @@ void block_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
       }
     }
   }
-  // Each channel's inner lanes in lane order, all channels a lane at a time: the block's
-  // channels are independent chains of additions side by side. One channel at a time each was one
-  // chain of dependent additions, 2.1% of a 32x2048x7x7 inference-mode call's samples (0.1% now).
-  A* __restrict t0 = part0 + s.c0;
-  A* __restrict t1 = part1 + s.c0;
-  const std::int64_t channels = s.c1 - s.c0, inner = g.inner;
-  for (std::int64_t c = 0; c < channels; ++c) {
-    t0[c] = acc0[c * inner];
-    t1[c] = acc1[c * inner];
-  }
-  for (std::int64_t i = 1; i < inner; ++i)
-    for (std::int64_t c = 0; c < channels; ++c) {
-      t0[c] += acc0[c * inner + i];
-      t1[c] += acc1[c * inner + i];
-    }
+  fold_lanes(acc0, acc1, s.c1 - s.c0, g.inner, part0 + s.c0, part1 + s.c0);
 }
 
 // out = affine(a, b) over block b's rows of chunk k, with f tiled to the block.

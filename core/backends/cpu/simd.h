@@ -99,6 +99,15 @@ void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                  const float* p, const float* q, const float* m, const float* r);
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);
 
+// Channel blocks (block_kernels.h): channel c's `inner` lanes acc0[c*inner ...] summed in lane
+// order into t0[c] (acc1 into t1[c]), for c in [0, channels); each sum starts as its first lane.
+void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std::int64_t inner,
+                float* t0, float* t1);
+
+// out[c*inner + i] = per_channel[c] for c in [0, channels), i in [0, inner): a channel block's
+// per-lane operands.
+void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out);
+
 // dst[i] += double(src[i]) for i in [0, n): each an exact widening and one double addition, as
 // the scalar loop does it.
 void add_widened(const float* src, double* dst, std::int64_t n);
