@@ -60,22 +60,24 @@ HWY_INLINE void Transpose8(const __m256 r[8], __m256 col[8]) {
   }
 }
 
-// The sums of eight channels' first `lanes` lanes (a multiple of 8, at least 8), one vector per
-// array: each channel's lane additions in lane order, eight channels an addition.
-HWY_INLINE __m256 FoldEight(const float* HWY_RESTRICT acc, std::int64_t inner, std::int64_t lanes) {
-  __m256 r[8], col[8];
-  const auto load_rows = [&](std::int64_t i) {
-    for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(acc + k * inner + i);
-    Transpose8(r, col);
-  };
-  load_rows(0);
-  __m256 sum = col[0];
-  for (int j = 1; j < 8; ++j) sum = _mm256_add_ps(sum, col[j]);
-  for (std::int64_t i = 8; i < lanes; i += 8) {
-    load_rows(i);
-    for (int j = 0; j < 8; ++j) sum = _mm256_add_ps(sum, col[j]);
-  }
-  return sum;
+// The sums of K runs of eight channels' first `lanes` lanes (a multiple of 8, at least 8), one
+// vector each: each channel's lane additions in lane order, eight channels an addition. K runs
+// at once are K independent chains of additions in flight; one run at a time left each a chain
+// of dependent additions longer than the core's window (`lanes` of them).
+template <int K>
+HWY_INLINE void FoldEights(const float* const (&acc)[K], std::int64_t inner, std::int64_t lanes,
+                           float* const (&t)[K]) {
+  __m256 sum[K];
+  for (std::int64_t i = 0; i < lanes; i += 8)
+    for (int k = 0; k < K; ++k) {
+      __m256 r[8], col[8];
+      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(acc[k] + j * inner + i);
+      Transpose8(r, col);
+      int j = 0;
+      if (i == 0) sum[k] = col[j++];
+      for (; j < 8; ++j) sum[k] = _mm256_add_ps(sum[k], col[j]);
+    }
+  for (int k = 0; k < K; ++k) _mm256_storeu_ps(t[k], sum[k]);
 }
 #endif
 
@@ -87,11 +89,17 @@ void FoldLanes(const float* HWY_RESTRICT acc0, const float* HWY_RESTRICT acc1,
   // Eight channels at a time through 8x8 transposes, the lanes short of eight after them.
   // Side by side alone, the compiler gathered four strided lanes per vector addition: 5.5% of a
   // 32x1024x14x14 bfloat16 training call's samples (eight channels of 196 lanes a block).
+  // Both arrays, and two groups where there are, go through the lanes together.
   const std::int64_t lanes = inner / 8 * 8;
   if (lanes > 0) {
+    for (; c + 16 <= channels; c += 16) {
+      const std::int64_t d = c + 8;
+      FoldEights<4>({acc0 + c * inner, acc1 + c * inner, acc0 + d * inner, acc1 + d * inner}, inner,
+                    lanes, {t0 + c, t1 + c, t0 + d, t1 + d});
+      FoldSideBySide(acc0, acc1, c, c + 16, inner, lanes, t0, t1);
+    }
     for (; c + 8 <= channels; c += 8) {
-      _mm256_storeu_ps(t0 + c, FoldEight(acc0 + c * inner, inner, lanes));
-      _mm256_storeu_ps(t1 + c, FoldEight(acc1 + c * inner, inner, lanes));
+      FoldEights<2>({acc0 + c * inner, acc1 + c * inner}, inner, lanes, {t0 + c, t1 + c});
       FoldSideBySide(acc0, acc1, c, c + 8, inner, lanes, t0, t1);
     }
   }
