@@ -223,31 +223,38 @@ TEST(SimdTargets, LaneTilesRepeatEachChannelsValueOnEveryTarget) {
 }
 
 // The chunk partials are added into double totals in vectors; each lane must be one exact
-// widening and one double addition, as the scalar loop, on every target and for every length
-// (full vectors and a tail).
+// widening and one double addition per row, in row order, as the scalar loop, on every target,
+// for every length (blocks of vectors, single vectors and a tail) and row count. The values span
+// every exponent, so another order of the rows would give other bits.
 TEST(SimdTargets, WidenedAdditionMatchesTheScalarLoop) {
   TargetGuard guard;
-  std::vector<float> src;
+  std::vector<float> values;
   for (std::uint64_t bits = 0; bits < (1ull << 32); bits += 65537) {
     float v;
     const auto b = static_cast<std::uint32_t>(bits);
     std::memcpy(&v, &b, sizeof v);
-    if (v == v) src.push_back(v);  // NaN payloads are not what this checks
+    if (v == v) values.push_back(v);  // NaN payloads are not what this checks
   }
-  std::vector<double> start(src.size());
-  for (std::size_t i = 0; i < start.size(); ++i)
-    start[i] = static_cast<double>(src[(i * 7919) % src.size()]) * 0.75;
   for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
-    for (const std::size_t n : {std::size_t{1}, std::size_t{13}, src.size()}) {
-      std::vector<double> got(start.begin(), start.begin() + static_cast<std::ptrdiff_t>(n));
-      cpu::simd::add_widened(src.data(), got.data(), static_cast<std::int64_t>(n));
-      for (std::size_t i = 0; i < n; ++i) {
-        const double want = start[i] + static_cast<double>(src[i]);
-        ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0)
-            << cpu::simd::target_name() << " n " << n << " element " << i;
+    for (const std::int64_t rows : {1, 2, 7})
+      for (const std::int64_t n : {1, 13, 100, 300}) {
+        const std::int64_t stride = n + 3;  // rows apart, as the chunks' partials are
+        std::vector<float> src(static_cast<std::size_t>(rows * stride));
+        for (std::size_t i = 0; i < src.size(); ++i)
+          src[i] = values[(i * 7919 + static_cast<std::size_t>(rows)) % values.size()];
+        std::vector<double> got(static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < got.size(); ++i)
+          got[i] = static_cast<double>(values[(i * 104729) % values.size()]) * 0.75;
+        const std::vector<double> start = got;
+        cpu::simd::add_widened_rows(src.data(), rows, stride, got.data(), n);
+        for (std::int64_t i = 0; i < n; ++i) {
+          double want = start[i];
+          for (std::int64_t k = 0; k < rows; ++k) want += static_cast<double>(src[k * stride + i]);
+          ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0)
+              << cpu::simd::target_name() << " rows " << rows << " n " << n << " element " << i;
+        }
       }
-    }
   }
 }
 

@@ -518,12 +518,11 @@ struct Partials {
     s0 = static_cast<A*>(scratch.get(2 * n * sizeof(A)));
     s1 = s0 + n;
   }
-  // Chunk by chunk, each a contiguous row of C partials added into the C totals: every channel
-  // still adds its chunks in chunk order, so the totals are those of one channel at a time, but
-  // the loop runs over independent channels, in vectors (simd.h: add_widened). One channel at a
-  // time it was one dependent chain of additions per channel over values C apart, on one thread
-  // after the pass: 0.5-0.6 ms of the 1.4 ms reduce pass of 32x7x7x2048 channels-last float16
-  // training on the Zen 4 (2 threads).
+  // Every channel adds its chunks in chunk order, so the totals are those of one channel at a
+  // time, but the loops run over independent channels side by side, in vectors (simd.h:
+  // add_widened_rows). One channel at a time it was one dependent chain of additions per channel
+  // over values C apart, on one thread after the pass: 0.5-0.6 ms of the 1.4 ms reduce pass of
+  // 32x7x7x2048 channels-last float16 training on the Zen 4 (2 threads).
   Totals totals(const Geometry& g) const {
     Totals t = zero_totals(g);
     add_into(g, 0, g.channels, t);
@@ -541,13 +540,14 @@ struct Partials {
     const std::int64_t n = c1 - c0;
     double* __restrict t0 = t.s0.data() + c0;
     double* __restrict t1 = t.s1.data() + c0;
-    for (std::int64_t k = 0; k < g.chunks; ++k) {
-      const A* __restrict r0 = s0 + static_cast<std::size_t>(k) * C + c0;
-      const A* __restrict r1 = s1 + static_cast<std::size_t>(k) * C + c0;
-      if constexpr (std::is_same_v<A, float>) {
-        simd::add_widened(r0, t0, n);
-        simd::add_widened(r1, t1, n);
-      } else {
+    if constexpr (std::is_same_v<A, float>) {
+      const auto stride = static_cast<std::int64_t>(C);
+      simd::add_widened_rows(s0 + c0, g.chunks, stride, t0, n);
+      simd::add_widened_rows(s1 + c0, g.chunks, stride, t1, n);
+    } else {
+      for (std::int64_t k = 0; k < g.chunks; ++k) {
+        const A* __restrict r0 = s0 + static_cast<std::size_t>(k) * C + c0;
+        const A* __restrict r1 = s1 + static_cast<std::size_t>(k) * C + c0;
         for (std::int64_t c = 0; c < n; ++c) {
           t0[c] += static_cast<double>(r0[c]);
           t1[c] += static_cast<double>(r1[c]);

@@ -108,9 +108,10 @@ void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std
 // per-lane operands.
 void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out);
 
-// dst[i] += double(src[i]) for i in [0, n): each an exact widening and one double addition, as
-// the scalar loop does it.
-void add_widened(const float* src, double* dst, std::int64_t n);
+// dst[i] += double(src[k*stride + i]) for k = 0, 1, ..., rows - 1 in turn, for i in [0, n): each
+// an exact widening and one double addition, in row order, as the scalar loop does it.
+void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,
+                      std::int64_t n);
 
 // BatchNormWithGlobalNormalizationGrad in half (global_grad_half.cpp): `rows` rows of
 // `channels` halves; for channels [c0, c1) of every row, in row order,

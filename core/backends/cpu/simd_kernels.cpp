@@ -1,5 +1,5 @@
 // Highway bodies of simd.h's reduce sweeps (rows_sweep, plane_sweep: per-channel sums, with
-// out = p*b in the single sweep) and add_widened, compiled once per x86-64 target
+// out = p*b in the single sweep) and add_widened_rows, compiled once per x86-64 target
 // (foreach_target) and picked at run time (HWY_DYNAMIC_DISPATCH): no -march flag, so the same
 // binary uses AVX-512 or AVX2 where present and still runs on SSE-only CPUs.
 //
@@ -537,17 +537,40 @@ void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, f
               : PlaneSweepT<false, T>(s, runs, m, p, l0, l1);
   });
 }
-void AddWidened(const float* HWY_RESTRICT src, double* HWY_RESTRICT dst, std::int64_t n) {
+// Eight vectors of columns at a time, their totals in registers down all the rows: eight
+// independent chains of additions, and the totals loaded and stored once. Row by row over all
+// the columns (the totals loaded, added and stored for every row) this was 4% of a 32x7x7x2048
+// channels-last bfloat16 training call's samples on the Zen 5 (49 rows of 2048 partials twice).
+void AddWidenedRows(const float* HWY_RESTRICT src, std::int64_t rows, std::int64_t stride,
+                    double* HWY_RESTRICT dst, std::int64_t n) {
   std::int64_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;  // one float per double lane
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(dd));
-  for (; i + N <= n; i += N)
-    hn::StoreU(hn::Add(hn::LoadU(dd, dst + i), hn::PromoteTo(dd, hn::LoadU(df, src + i))), dd,
-               dst + i);
+  constexpr int kVectors = 8;
+  using VD = hn::Vec<decltype(dd)>;
+  for (; i + kVectors * N <= n; i += kVectors * N) {
+    VD t[kVectors];
+    for (int v = 0; v < kVectors; ++v) t[v] = hn::LoadU(dd, dst + i + v * N);
+    const float* row = src + i;
+    for (std::int64_t k = 0; k < rows; ++k, row += stride)
+      for (int v = 0; v < kVectors; ++v)
+        t[v] = hn::Add(t[v], hn::PromoteTo(dd, hn::LoadU(df, row + v * N)));
+    for (int v = 0; v < kVectors; ++v) hn::StoreU(t[v], dd, dst + i + v * N);
+  }
+  for (; i + N <= n; i += N) {
+    VD t = hn::LoadU(dd, dst + i);
+    for (std::int64_t k = 0; k < rows; ++k)
+      t = hn::Add(t, hn::PromoteTo(dd, hn::LoadU(df, src + k * stride + i)));
+    hn::StoreU(t, dd, dst + i);
+  }
 #endif
-  for (; i < n; ++i) dst[i] += static_cast<double>(src[i]);
+  for (; i < n; ++i) {
+    double t = dst[i];
+    for (std::int64_t k = 0; k < rows; ++k) t += static_cast<double>(src[k * stride + i]);
+    dst[i] = t;
+  }
 }
 const char* TargetName() {
   return hwy::TargetName(HWY_TARGET);
@@ -565,7 +588,7 @@ namespace bnscope::cpu::simd {
 
 HWY_EXPORT(RowsSweep);
 HWY_EXPORT(PlaneSweep);
-HWY_EXPORT(AddWidened);
+HWY_EXPORT(AddWidenedRows);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(VectorBytes);
 
@@ -576,8 +599,9 @@ void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int6
 void plane_sweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, float* l1) {
   HWY_DYNAMIC_DISPATCH(PlaneSweep)(s, runs, m, p, l0, l1);
 }
-void add_widened(const float* src, double* dst, std::int64_t n) {
-  HWY_DYNAMIC_DISPATCH(AddWidened)(src, dst, n);
+void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,
+                      std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AddWidenedRows)(src, rows, stride, dst, n);
 }
 const char* target_name() {
   apply_target_cap();
