@@ -18,6 +18,6 @@ target_compile_definitions(bnscope_core PUBLIC HWY_DISABLED_TARGETS=HWY_SSSE3)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_kernels.cpp
                             ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_affine.cpp
                             ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_global_half.cpp
-                            ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_lanes.cpp
+                            ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/simd_channels.cpp
                             ${CMAKE_CURRENT_SOURCE_DIR}/analysis/diff_scan.cpp
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off" SKIP_UNITY_BUILD_INCLUSION ON)

@@ -204,6 +204,32 @@ TEST(SimdTargets, LaneFoldsAddEachChannelInLaneOrderOnEveryTarget) {
   });
 }
 
+// The grads' 1/sqrt(v + eps) per channel: the scalar expression's bits on every target, for
+// variances from subnormal to huge, zero with a zero epsilon (Inf), negative ones (NaN) and Inf.
+TEST(SimdTargets, InverseSquareRootsMatchTheScalarExpressionOnEveryTarget) {
+  std::vector<double> v = {
+      0.0, -0.0, 4.9e-324, 1e-300, 1e300, -1.0, std::numeric_limits<double>::infinity()};
+  std::uint32_t state = 9;
+  for (int i = 0; i < 200; ++i) {
+    state = state * 1664525u + 1013904223u;
+    v.push_back(std::ldexp(1.0 + (state >> 8) * 0x1.0p-24, static_cast<int>(state % 80) - 60));
+  }
+  const auto bits_equal = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  on_every_target([&] {
+    for (const double eps : {0.0, 1e-3, 1e-5})
+      for (const std::size_t n : {std::size_t{1}, std::size_t{5}, v.size()}) {
+        std::vector<double> got(n, 7.0);
+        cpu::simd::rsqrt_plus(v.data(), eps, got.data(), static_cast<std::int64_t>(n));
+        for (std::size_t i = 0; i < n; ++i) {
+          const double want = 1.0 / std::sqrt(v[i] + eps);
+          ASSERT_TRUE(bits_equal(got[i], want) || (got[i] != got[i] && want != want))
+              << cpu::simd::target_name() << " v " << v[i] << " eps " << eps << ": " << got[i]
+              << " want " << want;
+        }
+      }
+  });
+}
+
 // Per-channel values into a block's per-lane operands, runs shorter and longer than a vector.
 TEST(SimdTargets, LaneTilesRepeatEachChannelsValueOnEveryTarget) {
   on_every_target([] {

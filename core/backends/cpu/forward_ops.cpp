@@ -89,7 +89,7 @@ void fused_forward(const Exec& ex, const Prepared& p, Result& result) {
     // The forward stands in for either producer: cuDNN saves 1/sqrt(var + eps) here.
     std::vector<double> saved = var;
     if (p.convention == ReserveConvention::InvStd)
-      for (double& s : saved) s = 1.0 / std::sqrt(s + p.epsilon);
+      simd::rsqrt_plus(var.data(), p.epsilon, saved.data(), static_cast<std::int64_t>(C));
     result.output("reserve_space_2").tensor.set_doubles(saved);
   }
   result.output("batch_mean").tensor.set_doubles(batch_mean);

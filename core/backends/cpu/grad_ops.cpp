@@ -1,7 +1,5 @@
 // Epilogues of the grad ops (spec 3.3-3.5, 3.7); per-channel arithmetic is in double.
 
-#include <cmath>
-
 #include "backends/cpu/ops.h"
 
 namespace bnscope::cpu {
@@ -17,9 +15,8 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   const std::vector<double> gamma = p.in("scale").to_doubles();
   const std::vector<double> mean = p.in("reserve_space_1").to_doubles();
   const std::vector<double> r2 = p.in("reserve_space_2").to_doubles();
-  std::vector<double> k(static_cast<std::size_t>(C));
-  for (std::int64_t c = 0; c < C; ++c)
-    k[c] = p.reserve_is_inv_std() ? r2[c] : 1.0 / std::sqrt(r2[c] + p.epsilon);
+  std::vector<double> k = r2;
+  if (!p.reserve_is_inv_std()) simd::rsqrt_plus(r2.data(), p.epsilon, k.data(), C);
   const T* x = p.in("x").data<T>();
   const T* dy = p.in("y_backprop").data<T>();
   Tensor& dx_t = result.output(p.op->outputs[0].name).tensor;
@@ -53,14 +50,25 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
         sums = timed_pass(ex, kPassReduce,
                           [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
         between_passes(ex, 0.5);
+        // Into arrays sized first, through restrict pointers: the loop vectorizes. Pushed back
+        // one by one, 2048 channels took 9 us of a 0.3 ms call, on one thread while the others
+        // waited.
         Affine<A> f;
         f.m.assign(mean_a.begin(), mean_a.end());
+        f.p.resize(static_cast<std::size_t>(C));
+        f.q.resize(f.p.size());
+        f.r.resize(f.p.size());
+        A* __restrict fp = f.p.data();
+        A* __restrict fq = f.q.data();
+        A* __restrict fr = f.r.data();
+        const double* __restrict s0 = sums.s0.data();
+        const double* __restrict s1 = sums.s1.data();
         for (std::int64_t c = 0; c < C; ++c) {
           double pc, qc, rc;
-          coefs(c, sums.s0[c], sums.s1[c], pc, qc, rc);
-          f.p.push_back(static_cast<A>(pc));
-          f.q.push_back(static_cast<A>(qc));
-          f.r.push_back(static_cast<A>(rc));
+          coefs(c, s0[c], s1[c], pc, qc, rc);
+          fp[c] = static_cast<A>(pc);
+          fq[c] = static_cast<A>(qc);
+          fr[c] = static_cast<A>(rc);
         }
         f.nan_free = grad_coefs_nan_free(f, 0, C);
         timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f, last_first); });
@@ -87,8 +95,8 @@ void global_grad(const Exec& ex, const Prepared& p, Result& result) {
   // Locals: the stores below could alias p, which would be re-read every channel.
   const bool scaled = p.scale_after_normalization;
   const double eps = p.epsilon;
+  simd::rsqrt_plus(v.data(), eps, k.data(), C);
   for (std::int64_t c = 0; c < C; ++c) {
-    k[c] = 1.0 / std::sqrt(v[c] + eps);
     gk[c] = scaled ? gamma[c] * k[c] : k[c];
     scale[c] = static_cast<A>(gk[c]);
   }

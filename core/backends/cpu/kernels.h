@@ -28,6 +28,7 @@
 // summation order.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -399,11 +400,18 @@ struct Affine {
 // Whether the training-grad coefficients of channels [c0, c1) (per channel, not tiled) are all
 // free of NaN: then, the sums behind them being over all of those channels' x and dy, so are the
 // inputs (Affine::nan_free).
+// Unordered pairs ORed into an int without an early exit, so the loop vectorizes: element by
+// element with an exit it took 1.5 us of a 0.3 ms call of 2048 channels.
 template <class A>
 bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
+  const A* __restrict p = f.p.data();
+  const A* __restrict q = f.q.data();
+  const A* __restrict m = f.m.data();
+  const A* __restrict r = f.r.data();
+  int nan = 0;
   for (std::int64_t c = c0; c < c1; ++c)
-    if (f.p[c] != f.p[c] || f.q[c] != f.q[c] || f.m[c] != f.m[c] || f.r[c] != f.r[c]) return false;
-  return true;
+    nan |= std::isunordered(p[c], q[c]) | std::isunordered(m[c], r[c]);
+  return nan == 0;
 }
 
 template <bool N, class T>

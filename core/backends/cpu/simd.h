@@ -108,6 +108,9 @@ void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std
 // per-lane operands.
 void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out);
 
+// out[c] = 1.0 / std::sqrt(v[c] + eps) for c in [0, n), the bits of the scalar expression.
+void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n);
+
 // dst[i] += double(src[k*stride + i]) for k = 0, 1, ..., rows - 1 in turn, for i in [0, n): each
 // an exact widening and one double addition, in row order, as the scalar loop does it.
 void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,

@@ -1,14 +1,16 @@
-// Highway bodies of simd.h's fold_lanes and tile_lanes, the channel blocks' (block_kernels.h)
-// steps between their sweeps, compiled once per x86-64 target and picked at run time like
-// simd_kernels.cpp. Both move floats without rounding anything new: fold_lanes adds each
-// channel's lanes in lane order, as the scalar loop does, on every target.
+// Highway bodies of simd.h's per-channel steps between the sweeps: fold_lanes and tile_lanes for
+// the channel blocks (block_kernels.h), rsqrt_plus for the grads' 1/sqrt(v + eps). Compiled once
+// per x86-64 target and picked at run time like simd_kernels.cpp, and as exact as the scalar
+// loops on every target: fold_lanes adds each channel's lanes in lane order, tile_lanes only
+// copies, and a vector square root and division round as the scalar ones do.
 
 #include <algorithm>
+#include <cmath>
 
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "backends/cpu/simd_lanes.cpp"
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_channels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -125,6 +127,20 @@ void TileLanes(const float* HWY_RESTRICT per_channel, std::int64_t channels, std
   }
 }
 
+// Per channel, after the reduce pass, on one thread while the others wait: scalar, the square
+// roots and divisions of 2048 channels took 5.8 us of a 0.3 ms call (32x7x7x2048).
+void RsqrtPlus(const double* HWY_RESTRICT v, double eps, double* HWY_RESTRICT out, std::int64_t n) {
+  std::int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<double> dd;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(dd));
+  const auto e = hn::Set(dd, eps), one = hn::Set(dd, 1.0);
+  for (; i + N <= n; i += N)
+    hn::StoreU(hn::Div(one, hn::Sqrt(hn::Add(hn::LoadU(dd, v + i), e))), dd, out + i);
+#endif
+  for (; i < n; ++i) out[i] = 1.0 / std::sqrt(v[i] + eps);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace bnscope::cpu::simd
 HWY_AFTER_NAMESPACE();
@@ -134,6 +150,7 @@ namespace bnscope::cpu::simd {
 
 HWY_EXPORT(FoldLanes);
 HWY_EXPORT(TileLanes);
+HWY_EXPORT(RsqrtPlus);
 
 void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std::int64_t inner,
                 float* t0, float* t1) {
@@ -142,6 +159,10 @@ void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std
 
 void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out) {
   HWY_DYNAMIC_DISPATCH(TileLanes)(per_channel, channels, inner, out);
+}
+
+void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(RsqrtPlus)(v, eps, out, n);
 }
 
 }  // namespace bnscope::cpu::simd
