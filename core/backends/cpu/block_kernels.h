@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/lane_fold.h"
 
 namespace bnscope::cpu {
 
@@ -53,24 +54,13 @@ void tile_block(const V& per_channel, const Geometry& g, std::int64_t b, LineVec
 template <class A>
 struct BlockCoefs {
   std::int64_t block = -1;
-  std::int64_t centred = -1;  // the block whose m is tiled (centres, before the other three)
   Affine<A> f;
-
-  // Block b's centres tiled as its m, for a reduce before the coefficients are known: `of` then
-  // tiles the other three only, where per_channel's m are these centres.
-  template <class V>
-  const A* centres(const V& mean, const Geometry& g, std::int64_t b) {
-    tile_block(mean, g, b, f.m);
-    centred = b;
-    block = -1;
-    return f.m.data();
-  }
 
   const Affine<A>& of(const Affine<A>& per_channel, const Geometry& g, std::int64_t b) {
     if (b != block) {
       tile_block(per_channel.p, g, b, f.p);
       tile_block(per_channel.q, g, b, f.q);
-      if (b != centred) tile_block(per_channel.m, g, b, f.m);
+      tile_block(per_channel.m, g, b, f.m);
       tile_block(per_channel.r, g, b, f.r);
       f.normalize = per_channel.normalize;
       f.nan_free = per_channel.nan_free;
@@ -81,23 +71,14 @@ struct BlockCoefs {
 };
 
 // Each channel's `inner` accumulator lanes summed in lane order into t0[c], t1[c] (simd.h:
-// fold_lanes for floats; the same additions side by side here for double).
+// fold_lanes for floats, lane_fold.h for double: the same additions in the same order).
 template <class A>
 inline void fold_lanes(const A* __restrict acc0, const A* __restrict acc1, std::int64_t channels,
                        std::int64_t inner, A* __restrict t0, A* __restrict t1) {
-  if constexpr (std::is_same_v<A, float>) {
+  if constexpr (std::is_same_v<A, float>)
     simd::fold_lanes(acc0, acc1, channels, inner, t0, t1);
-  } else {
-    for (std::int64_t c = 0; c < channels; ++c) {
-      t0[c] = acc0[c * inner];
-      t1[c] = acc1[c * inner];
-    }
-    for (std::int64_t i = 1; i < inner; ++i)
-      for (std::int64_t c = 0; c < channels; ++c) {
-        t0[c] += acc0[c * inner + i];
-        t1[c] += acc1[c * inner + i];
-      }
-  }
+  else
+    fold_side_by_side(acc0, acc1, 0, channels, inner, 0, t0, t1);
 }
 
 // Sums of block b over chunk k into part0[c], part1[c] for the block's channels (acc0/acc1 hold

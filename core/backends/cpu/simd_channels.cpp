@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/lane_fold.h"
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -20,26 +21,6 @@ HWY_BEFORE_NAMESPACE();
 namespace bnscope::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// Lanes [from, inner) of channels [c0, c1) added into t0[c], t1[c] in lane order, the channels
-// side by side (independent chains); from 0, each sum starts as its first lane (not 0 + lane,
-// which turns -0 into +0).
-HWY_INLINE void FoldSideBySide(const float* HWY_RESTRICT acc0, const float* HWY_RESTRICT acc1,
-                               std::int64_t c0, std::int64_t c1, std::int64_t inner,
-                               std::int64_t from, float* HWY_RESTRICT t0, float* HWY_RESTRICT t1) {
-  if (from == 0) {
-    for (std::int64_t c = c0; c < c1; ++c) {
-      t0[c] = acc0[c * inner];
-      t1[c] = acc1[c * inner];
-    }
-    from = 1;
-  }
-  for (std::int64_t i = from; i < inner; ++i)
-    for (std::int64_t c = c0; c < c1; ++c) {
-      t0[c] += acc0[c * inner + i];
-      t1[c] += acc1[c * inner + i];
-    }
-}
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 // Eight rows of eight floats (lanes i..i+7 of eight channels) into eight columns: col[j] holds
@@ -98,15 +79,15 @@ void FoldLanes(const float* HWY_RESTRICT acc0, const float* HWY_RESTRICT acc1,
       const std::int64_t d = c + 8;
       FoldEights<4>({acc0 + c * inner, acc1 + c * inner, acc0 + d * inner, acc1 + d * inner}, inner,
                     lanes, {t0 + c, t1 + c, t0 + d, t1 + d});
-      FoldSideBySide(acc0, acc1, c, c + 16, inner, lanes, t0, t1);
+      fold_side_by_side(acc0, acc1, c, c + 16, inner, lanes, t0, t1);
     }
     for (; c + 8 <= channels; c += 8) {
       FoldEights<2>({acc0 + c * inner, acc1 + c * inner}, inner, lanes, {t0 + c, t1 + c});
-      FoldSideBySide(acc0, acc1, c, c + 8, inner, lanes, t0, t1);
+      fold_side_by_side(acc0, acc1, c, c + 8, inner, lanes, t0, t1);
     }
   }
 #endif
-  FoldSideBySide(acc0, acc1, c, channels, inner, 0, t0, t1);
+  fold_side_by_side(acc0, acc1, c, channels, inner, 0, t0, t1);
 }
 
 void TileLanes(const float* HWY_RESTRICT per_channel, std::int64_t channels, std::int64_t inner,
