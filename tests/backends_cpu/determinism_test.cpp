@@ -3,9 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "engine/engine.h"
 #include "problem_maker.h"
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace bnscope::testing {
 namespace {
@@ -72,6 +77,32 @@ TEST(CpuDeterminism, TotalsCombinedAcrossThreadsMatch) {
         expect_bitwise_equal(one, run_with(pb, threads),
                              describe(v) + " threads=" + std::to_string(threads));
     }
+}
+
+// Beside busy threads, one per CPU, the backend's threads are preempted mid-pass and the others
+// take their items (item_queue.h) and their tasks (thread_pool.h): which thread sums or writes
+// which chunk then changes from run to run, and no output bit may.
+TEST(CpuDeterminism, ItemsTakenOverFromPreemptedThreadsChangeNoBit) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < resolve_threads(0); ++i)
+    busy.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  std::uint32_t seed = 970;
+  for (const char* format : {"NHWC", "NCHW"})
+    for (bool training : {true, false})
+      for (const Shape& shape : {Shape{8, 28, 28, 96}, Shape{16, 7, 7, 160}}) {
+        const Variant v = sweep_variant(find_op("FusedBatchNormGradV3"), format, training,
+                                        DType::F32, shape, seed++);
+        const Problem pb = make_problem(v);
+        const Result one = run_with(pb, 1);
+        for (int run = 0; run < 3; ++run)
+          expect_bitwise_equal(one, run_with(pb, 4), describe(v) + " beside busy threads");
+      }
+  stop = true;
+  for (auto& t : busy) t.join();
 }
 
 TEST(CpuDeterminism, RepeatedRunsReuseOutputsAndMatch) {

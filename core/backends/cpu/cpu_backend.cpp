@@ -43,7 +43,7 @@ class CpuBackend : public Backend {
     const auto origin = std::chrono::steady_clock::now();  // pass start times count from here
     cpu::simd::apply_target_cap();
     allocate_outputs(p, result);
-    // One run at a time per backend: the pool is shared and its tasks split work statically.
+    // One run at a time per backend: the pool and its claims are shared by all of a run's passes.
     std::lock_guard lock(mutex_);
     cpu::Exec ex;
     ex.pool = &pool_;

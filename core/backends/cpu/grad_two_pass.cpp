@@ -1,8 +1,9 @@
 // Pass structure: reduce, then write (two sweeps over x and dy, one over dx).
 //
 // Training-mode grads outside the planes case (grad_planes.cpp): dx needs Σdy and Σdy·(x-μ) of
-// the whole channel, so pass 1 reads x and dy into per-chunk partials (threads take contiguous
-// chunk ranges, partials are combined in chunk order), and pass 2 reads x and dy again to write
+// the whole channel, so pass 1 reads x and dy into per-chunk partials (threads start on
+// contiguous chunk ranges and take over the ends of each other's, item_queue.h; partials are
+// combined in chunk order), and pass 2 reads x and dy again to write
 // dx. With C channels side by side in every NHWC row no channel's data is cache-resident between
 // the passes once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32);
 // non-temporal stores on dx avoid a sixth (the read-for-ownership). The write pass walks each
@@ -16,6 +17,7 @@
 #include <type_traits>
 
 #include "backends/cpu/block_kernels.h"
+#include "backends/cpu/item_queue.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
@@ -39,14 +41,14 @@ void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   using A = Acc<T>;
   const std::int64_t items = g.block_count() * g.chunks;
   const int n = threads_for(ex, items);
+  ItemQueue queue(items, n);
   ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
     LaneArrays<A> acc(g.block_c * g.inner, 2);
     LineVector<A> mB;
     A* acc0 = acc[0];
     A* acc1 = acc[1];
     std::int64_t tiled = -1;
-    for (std::int64_t item = span.begin; item < span.end; ++item) {
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
       if (blk != tiled) tile_block(center, g, blk, mB);
       tiled = blk;
@@ -65,11 +67,10 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
                   const Affine<Acc<T>>& per_channel) {
   const std::int64_t items = g.block_count() * g.chunks;
   const int n = threads_for(ex, items);
+  ItemQueue queue(items, n, true);  // last first, as in write_pass
   ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
     BlockCoefs<Acc<T>> coefs;
-    // Last first, as in write_pass.
-    for (std::int64_t item = span.end - 1; item >= span.begin; --item) {
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
       block_write<T>(g, a, b, out, blk, k, coefs.of(per_channel, g, blk), ex.nt);
     }
@@ -79,11 +80,32 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
 
 // Thread t's rows of the write pass over rows, of n threads: an equal share of the whole
 // accumulator groups (so shares start where chunks may, rows of a group aligned alike), the
-// rows after the last group to the last thread.
+// rows after the last group to the last thread. No sums, so no chunk need stay whole: threads
+// sharing 49 chunks had one more chunk than the other.
 Span write_share(const Geometry& g, int n, int t) {
   if (!g.rows()) return {0, 0};
   const Span groups = split_range(g.m / g.group, n, t);
   return {groups.begin * g.group, t == n - 1 ? g.m : groups.end * g.group};
+}
+
+// The write pass's items over rows: each thread's share cut at chunk boundaries (`rows`), the
+// shares in thread order (`spans`: which items are whose).
+struct WritePieces {
+  std::vector<Span> rows, spans;
+};
+WritePieces write_pieces(const Geometry& g, int n) {
+  WritePieces w;
+  for (int t = 0; t < n; ++t) {
+    const Span share = write_share(g, n, t);
+    const std::int64_t first = static_cast<std::int64_t>(w.rows.size());
+    for (std::int64_t r = share.begin; r < share.end;) {
+      const std::int64_t end = std::min(share.end, g.chunk_end(r / g.chunk_m));
+      w.rows.push_back({r, end});
+      r = end;
+    }
+    w.spans.push_back({first, static_cast<std::int64_t>(w.rows.size())});
+  }
+  return w;
 }
 
 // Thread t's walk of its chunks of the rows reduce pass (walk_trial.h: pairs or rows): timed by
@@ -108,20 +130,21 @@ WalkTrial prefetch_trial(const Geometry& g, const Span& span, int t, bool per_ve
                    WalkTrial::kMinChunks, window);
 }
 
-// Thread t's span of chunks of the rows reduce pass, walked in row tiles of `tile` rows (0: one
-// row at a time, in pairs or not, with the prefetch or not, as their trials say).
+// Task t's chunks of the rows reduce pass, walked in row tiles of `tile` rows (0: one row at a
+// time, in pairs or not, with the prefetch or not, as their trials say).
 template <class T>
-void rows_reduce_span(const Geometry& g, Sum kind, const T* a, const T* b,
-                      const LineVector<Acc<T>>& mL, const Span& span, int t, std::int64_t tile,
+void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b,
+                      const LineVector<Acc<T>>& mL, ItemQueue& queue, int t, std::int64_t tile,
                       bool rows_walk, Partials<Acc<T>>& parts) {
   using A = Acc<T>;
   LaneArrays<A> lanes(g.lanes(), 3);
   A* acc0 = lanes[0];
   A* acc1 = lanes[1];
   const A* m_t = lanes.copy(2, mL);
+  const Span span = queue.span(t);
   WalkTrial trial = pair_trial<T>(g, span, t, rows_walk);
   WalkTrial ahead = prefetch_trial<T>(g, span, t, rows_walk, RowsPass::Reduce, 1);
-  for (std::int64_t k = span.begin; k < span.end; ++k) {
+  for (std::int64_t k; (k = queue.next(t)) >= 0;) {
     A* p0 = parts.s0 + k * g.channels;
     A* p1 = parts.s1 + k * g.channels;
     const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
@@ -163,11 +186,11 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
       reduce_tile_walks());
   const bool rows_walk = tile == 0 || walk.known() == false;
   walk.run([&](bool tiles) {
+    ItemQueue queue(items, n);
     ex.pool->run(n, [&](int t) {
-      const Span span = split_range(items, n, t);
       if (g.rows())
-        return rows_reduce_span<T>(g, kind, a, b, mL, span, t, tiles ? tile : 0, rows_walk, parts);
-      for (std::int64_t item = span.begin; item < span.end; ++item) {
+        return rows_reduce_task<T>(g, kind, a, b, mL, queue, t, tiles ? tile : 0, rows_walk, parts);
+      for (std::int64_t item; (item = queue.next(t)) >= 0;) {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         A& p0 = parts.s0[k * g.channels + c];
         A& p1 = parts.s1[k * g.channels + c];
@@ -200,28 +223,22 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   }
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
+  // Same items as the reduce pass, by default last first: what it read last is still in this
+  // core's caches. Rows may walk first to last (write_walks).
+  const bool forward = g.rows() && !last_first;
+  WritePieces pieces = g.rows() ? write_pieces(g, n) : WritePieces();
+  ItemQueue queue = g.rows() ? ItemQueue(pieces.spans, !forward) : ItemQueue(items, n, true);
+  const std::vector<Span> piece_rows = std::move(pieces.rows);
   ex.pool->run(n, [&](int t) {
-    // Rows: no sums, so no chunk need stay whole: each thread an equal share of the rows, walked
-    // a chunk at a time, cut at the share's ends (threads sharing 49 chunks had one more chunk
-    // than the other). Planes: (channel, chunk) items as the reduce pass.
-    const Span rows = write_share(g, n, t);
-    const Span span = !g.rows() ? split_range(items, n, t)
-                      : rows.end > rows.begin
-                          ? Span{rows.begin / g.chunk_m, (rows.end - 1) / g.chunk_m + 1}
-                          : Span{0, 0};
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
-    WalkTrial ahead = prefetch_trial<T>(g, span, t, g.rows(), RowsPass::Write, 0);
-    // Same items as the reduce pass, by default last first: what it read last is still in this
-    // core's caches. Rows may walk first to last (write_walks).
-    const bool forward = g.rows() && !last_first;
-    for (std::int64_t i = 0; i < span.end - span.begin; ++i) {
-      const std::int64_t item = forward ? span.begin + i : span.end - 1 - i;
+    WalkTrial ahead = prefetch_trial<T>(g, queue.span(t), t, g.rows(), RowsPass::Write, 0);
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       if (g.rows()) {
-        const std::int64_t r0 = std::max(rows.begin, g.chunk_begin(item));
-        const std::int64_t r1 = std::min(rows.end, g.chunk_end(item));
-        ahead.walk(
-            [&](bool prefetch) { rows_write<T>(g, a, b, out, r0, r1, f, staging, prefetch); });
+        const Span rows = piece_rows[static_cast<std::size_t>(item)];
+        ahead.walk([&](bool prefetch) {
+          rows_write<T>(g, a, b, out, rows.begin, rows.end, f, staging, prefetch);
+        });
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);

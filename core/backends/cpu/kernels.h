@@ -5,9 +5,10 @@
 // Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). The M positions of a
 // channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never
 // on the thread count. Planes work is split among threads as (channel, chunk) items. Each chunk
-// yields one partial sum per channel, computed by the same loop whichever pass structure runs it,
-// and partials are combined in chunk order in double. So the sums, and therefore every output, are
-// bitwise identical for any thread count and any pass structure.
+// yields one partial sum per channel, computed by the same loop whichever pass structure and
+// whichever thread runs it (item_queue.h), and partials are combined in chunk order in double. So
+// the sums, and therefore every output, are bitwise identical for any thread count, any pass
+// structure and any order the threads happen to take the chunks in.
 //
 // Rows (inner == 1: NHWC, NDHWC, and channels-first tensors with one spatial element) are
 // contiguous [C] rows. `group` consecutive rows are folded into one accumulator row of width

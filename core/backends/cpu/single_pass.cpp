@@ -7,6 +7,7 @@
 // depend on the thread count.
 
 #include "backends/cpu/block_kernels.h"
+#include "backends/cpu/item_queue.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
@@ -21,14 +22,14 @@ void single_pass_blocks(const Exec& ex, const Geometry& g, const T* x, const T* 
   using A = Acc<T>;
   const std::int64_t items = g.block_count() * g.chunks;
   const int n = threads_for(ex, items);
+  ItemQueue queue(items, n);
   ex.pool->run(n, [&](int t) {
-    const Span span = split_range(items, n, t);
     LaneArrays<A> acc(g.block_c * g.inner, 2);
     LineVector<A> mB, pB;
     A* acc0 = acc[0];
     A* acc1 = acc[1];
     std::int64_t tiled = -1;
-    for (std::int64_t item = span.begin; item < span.end; ++item) {
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
       if (blk != tiled) {
         tile_block(mean, g, blk, mB);
@@ -66,8 +67,9 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   // the next tile instead).
   const bool rows_walk = tile == 0 || walk.known() == false;
   walk.run([&](bool tiles) {
+    ItemQueue queue(items, n);
     ex.pool->run(n, [&](int t) {
-      const Span span = split_range(items, n, t);
+      const Span span = queue.span(t);
       LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
       const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
       const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
@@ -78,7 +80,7 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       WalkTrial ahead(key, span.end - span.begin,
                       t == 0 && simd::kVector<T> && g.rows() && rows_walk,
                       prefetch_walks(RowsPass::Single), kMinPassTrialChunks);
-      for (std::int64_t item = span.begin; item < span.end; ++item) {
+      for (std::int64_t item; (item = queue.next(t)) >= 0;) {
         if (g.rows()) {
           ahead.walk([&](bool prefetch) {
             rows_reduce<Sum::Grad, true, T>(

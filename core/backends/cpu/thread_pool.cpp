@@ -85,6 +85,27 @@ void ThreadPool::rethrow_failure() {
   }
 }
 
+namespace {
+
+constexpr std::uint64_t kField = (std::uint64_t{1} << 20) - 1;
+
+std::uint64_t claims_word(std::uint64_t generation, int tasks, int next) {
+  return (generation & 0xFFFFFF) << 40 | static_cast<std::uint64_t>(tasks) << 20 |
+         static_cast<std::uint64_t>(next);
+}
+
+}  // namespace
+
+int ThreadPool::claim(std::uint32_t generation) {
+  std::uint64_t word = claims_.load();
+  for (;;) {
+    if ((word >> 40) != (generation & 0xFFFFFF)) return -1;  // a later run's
+    const std::uint64_t next = word & kField, tasks = (word >> 20) & kField;
+    if (next >= tasks) return -1;
+    if (claims_.compare_exchange_weak(word, word + 1)) return static_cast<int>(next);
+  }
+}
+
 void ThreadPool::run(int n, const std::function<void(int)>& task) {
   if (n <= 0) return;
   if (n == 1) {
@@ -94,6 +115,11 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
     rethrow_failure();
     return;
   }
+  if (n > kMaxTasks)
+    throw Error(ErrorCode::InvalidArgument, "cpu backend: " + std::to_string(n) +
+                                                " threads asked for, at most " +
+                                                std::to_string(kMaxTasks));
+  std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
     try {
@@ -104,13 +130,19 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
     }
     task_ = &task;
     active_ = n;
-    pending_ = n - 1;
+    pending_ = n;
     static const int cpus = usable_cpus();  // a system call per run otherwise
     spin_ = n <= cpus;
-    ++generation_;
+    generation = ++generation_;
+    claims_ = claims_word(generation, n, 1);  // task 0 is the caller's
   }
   for (int i = 0; i + 1 < n; ++i) workers_[static_cast<std::size_t>(i)]->wake.notify_one();
-  run_task(0);
+  // The caller's task, then any a worker has not claimed yet: a worker the OS has not run
+  // since the wake-up is not waited for.
+  for (int index = 0; index >= 0; index = claim(static_cast<std::uint32_t>(generation))) {
+    run_task(index);
+    --pending_;
+  }
   if (spin_) spin_until([this] { return pending_.load() == 0; });
   {
     std::unique_lock lock(mutex_);
@@ -124,8 +156,8 @@ void ThreadPool::worker_loop(int index, std::condition_variable& wake) {
   std::uint64_t seen = 0;
   std::unique_lock lock(mutex_);
   for (;;) {
-    // After a task: poll for the next run a while (a run that does not need this worker ends
-    // the poll too, and it sleeps).
+    // After a run: poll for the next a while (a run that does not need this worker ends the
+    // poll too, and it sleeps).
     if (spin_ && generation_ == seen && !stop_) {
       lock.unlock();
       spin_until([&] { return stop_.load() || generation_.load() != seen; });
@@ -135,9 +167,11 @@ void ThreadPool::worker_loop(int index, std::condition_variable& wake) {
     if (stop_) return;
     seen = generation_;
     lock.unlock();
-    run_task(index);
+    int done = 0;
+    for (int task; (task = claim(static_cast<std::uint32_t>(seen))) >= 0; ++done) run_task(task);
     lock.lock();
-    if (--pending_ == 0) done_.notify_one();
+    // Under the lock: the caller checks pending_ under it before it sleeps.
+    if (done > 0 && (pending_ -= done) == 0) done_.notify_one();
   }
 }
 

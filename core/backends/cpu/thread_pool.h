@@ -17,8 +17,13 @@
 // 32x7x7x2048 after one 8-thread run took about 3x the time on the 2-CPU Zen 5 VM.
 //
 // Work is split statically by the caller (task i of n always covers the same data), so partial
-// sums are combined in a fixed order and results are bitwise reproducible from run to run. There
-// is no work stealing on purpose: it would make the reduction order depend on timing.
+// sums are combined in a fixed order and results are bitwise reproducible from run to run. Which
+// thread runs a task is not fixed: tasks are claimed, the caller's first, and the caller claims
+// every task no worker has started by the time its own ends. Under a hypervisor or beside another
+// busy process a worker may not get a CPU for milliseconds; waited for, it made 2-thread runs of
+// 32x7x7x2048 channels-last training 3x slower than on a quiet host, and 1.5x slower than one
+// thread (Zen 5 VM, one busy process beside). item_queue.h does the same for the items inside
+// tasks: a thread that ends its own share takes items off the far end of another's.
 //
 // A task that throws (std::bad_alloc from a scratch vector, an Error) must not end the process
 // (an escaping exception on a worker calls std::terminate) nor return while other tasks still
@@ -46,7 +51,9 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // Calls task(i) for i in [0, n), task(0) on the calling thread, and returns when all are done.
+  // Calls task(i) once for each i in [0, n), task(0) on the calling thread, the others on
+  // whichever of the run's n - 1 workers or the caller claims them first, and returns when all
+  // are done. Tasks must not wait for one another (one thread may run several in turn).
   // Workers are started on first need and kept. Not reentrant; callers serialize. Throws
   // bnscope::Error when a task threw (std::bad_alloc becomes ResourceExhausted).
   void run(int n, const std::function<void(int)>& task);
@@ -57,6 +64,7 @@ class ThreadPool {
  private:
   void ensure_workers(int count);
   void worker_loop(int index, std::condition_variable& wake);
+  int claim(std::uint32_t generation);  // a task of that run no one has taken, else -1
   void run_task(int index);
   void rethrow_failure();
 
@@ -71,8 +79,11 @@ class ThreadPool {
   int active_ = 0;     // tasks in the current generation, caller included
   bool spin_ = false;  // the current run's tasks each have a CPU
   // Written under mutex_; atomic so that the spinning side can read them without it.
-  std::atomic<int> pending_{0};  // workers still running the current generation
+  std::atomic<int> pending_{0};  // tasks of the current generation not yet done
   std::atomic<std::uint64_t> generation_{0};
+  // The current run's claims: its generation (low 24 bits) << 40 | tasks << 20 | next task.
+  std::atomic<std::uint64_t> claims_{0};
+  static constexpr int kMaxTasks = (1 << 20) - 1;
   std::atomic<bool> stop_{false};
   std::exception_ptr failure_;  // of the lowest failing task index in this generation
   int failed_index_ = -1;
