@@ -69,9 +69,8 @@ std::int64_t ItemQueue::next(int t) {
   for (;;) {
     if (own.at < own.end) return last_first_ ? --own.end : own.at++;
     // Half of what the span with the most left has, from the end its owner reaches last, walked
-    // in the owner's order: single items taken down a forward span read 32x512x28x28's channel
-    // planes backwards, which the prefetchers do not follow (1.6x the time of a static split
-    // beside a busy process).
+    // in the owner's order (item_queue.h: single items taken down a forward span read channel
+    // planes backwards).
     int victim = -1;
     std::int64_t most = 0;
     for (std::size_t v = 0; v < spans_.size(); ++v) {
