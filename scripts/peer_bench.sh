@@ -49,6 +49,7 @@ if [ "${PIN:-1}" != 0 ] && [ -z "${BNSCOPE_PEER_PINNED:-}" ] && command -v tasks
   BNSCOPE_PEER_PINNED="$CPUS" exec taskset -c "$CPUS" bash "$0" "$@"
 fi
 
+bash "$ROOT/scripts/setup.sh" --peers
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBNSCOPE_BUILD_GUI=OFF \
   -DBNSCOPE_BUILD_GPU=OFF -DBNSCOPE_BUILD_BENCHMARKS=ON >/dev/null
 ninja -C "$BUILD" bnscope_bench bnscope_onednn_bench bnscope_interactive_bench bnscope-cli

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages bnscope needs to build, test and run; skips what is present.
-# Usage: scripts/setup.sh [--sanitizer]   (--sanitizer: also clang and its sanitizer runtimes,
-# which the asan preset compiles with)
+# Usage: scripts/setup.sh [--sanitizer | --peers]   (--sanitizer: also clang and its sanitizer
+# runtimes, which the asan preset compiles with; --peers: also oneDNN, the peer scripts/peer_bench.sh
+# measures in the same process)
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,8 @@ packages=(
 case "${1:-}" in
   "") ;;
   --sanitizer) packages+=(clang libclang-rt-dev) ;;
-  *) echo "setup.sh: unknown option '$1' (expected --sanitizer or nothing)" >&2; exit 2 ;;
+  --peers) packages+=(libdnnl-dev) ;;
+  *) echo "setup.sh: unknown option '$1' (expected --sanitizer, --peers or nothing)" >&2; exit 2 ;;
 esac
 
 missing=()
