@@ -293,6 +293,27 @@ TEST(SimdTargets, SixteenBitConversionsMatchScalarOnEveryTarget) {
   });
 }
 
+// The AVX-512 bfloat16 stores by the CPU's instruction (simd.h: bf16_instruction, where the CPU
+// has it) and by integer rounding give convert.h's bits: every pattern round-tripped, every
+// exponent's rounding (subnormal floats among them, which the instruction alone would flush to
+// zero), NaN payloads, and the grads' stores without the NaN select.
+TEST(SimdTargets, BfloatStoresMatchScalarWithAndWithoutTheInstruction) {
+  const bool cpu_has_it = cpu::simd::bf16_instruction;
+  struct Restore {
+    bool saved;
+    ~Restore() { cpu::simd::bf16_instruction = saved; }
+  } restore{cpu_has_it};
+  for (bool use : {false, true}) {
+    if (use && !cpu_has_it) continue;  // this CPU has only the integer path
+    cpu::simd::bf16_instruction = use;
+    on_every_target([] {
+      expect_roundtrip_matches_scalar<bf16>(cpu::simd::Elem::BF16);
+      expect_stores_match_scalar<bf16>(cpu::simd::Elem::BF16);
+      expect_nan_free_grads_match_scalar<bf16>(cpu::simd::Elem::BF16);
+    });
+  }
+}
+
 // Runs the problem on the cpu backend with each target in turn and compares with the first.
 void expect_same_bits_on_every_target(const Problem& p, const std::vector<std::int64_t>& targets,
                                       const std::string& what) {

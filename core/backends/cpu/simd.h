@@ -145,6 +145,13 @@ void apply_target_cap();
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 
+// Whether the AVX-512 sweeps round float to bfloat16 with the CPU's own instruction
+// (`vcvtneps2bf16`, AVX512_BF16: Zen 4 and later, Xeons since Cooper Lake) instead of four
+// integer operations and a NaN select. Same bits: it rounds to nearest even and quiets NaN as
+// convert.h does, and a vector holding a subnormal float, which it flushes to zero, takes the
+// integer path. Set from the CPU at start; tests switch it to check both paths on one CPU.
+extern bool bf16_instruction;
+
 // Bytes of one vector of that target (64 on AVX-512, 32 on AVX2, 16 on SSE4).
 std::int64_t vector_bytes();
 

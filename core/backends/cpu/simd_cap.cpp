@@ -1,4 +1,5 @@
-// BNSCOPE_SIMD: the dispatch capped at a narrower vector target for the whole process (simd.h).
+// BNSCOPE_SIMD: the dispatch capped at a narrower vector target for the whole process (simd.h);
+// whether this CPU rounds to bfloat16 by instruction.
 
 #include <hwy/targets.h>
 #include <strings.h>
@@ -33,6 +34,12 @@ std::string cap_from_environment() {
 }
 
 }  // namespace
+
+#if defined(__x86_64__) || defined(__i386__)
+bool bf16_instruction = __builtin_cpu_supports("avx512bf16");
+#else
+bool bf16_instruction = false;
+#endif
 
 void apply_target_cap() {
   // Once per process: the dispatch tables are process-wide, and a cap lifted halfway through

@@ -131,6 +131,17 @@ HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
 // pattern, so the NaN lanes' select is left out.
 template <bool CheckNaN = true>
 HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // simd.h: bf16_instruction. On the Zen 4 EPYC the integer rounding and NaN select took 1.15x
+  // the time of the 32x256x56x56 channels-first bfloat16 training grads (a truncating store in
+  // their place as the bound). The instruction is in asm: the target it needs is not Highway's.
+  if (bf16_instruction && !_mm512_fpclass_ps_mask(v.raw, 0x20 /* subnormal */)) {
+    __m256i h;
+    asm("vcvtneps2bf16 %1, %0" : "=v"(h) : "v"(v.raw));
+    store_u16(hn::Vec<DH>{h}, reinterpret_cast<std::uint16_t*>(p), nt);
+    return;
+  }
+#endif
   store_bits16(CheckNaN ? bf16_bits(v) : bf16_rounded(v), reinterpret_cast<std::uint16_t*>(p), nt);
 }
 
