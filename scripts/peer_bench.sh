@@ -137,7 +137,9 @@ Reduce-pass walks of wide rows decided in round 1 (trials): $(walks reduce_tile_
 Single-sweep walks of wide rows decided in round 1 (trials): $(walks single_sweep_walks). \
 Write-pass walks of the training grads decided in round 1 (trials): $(walks write_walks). \
 Software prefetch of the rows passes decided in round 1 (trials): \
-$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(walks "${p}_prefetch_walks")"; done)"
+$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(walks "${p}_prefetch_walks")"; done)\
+dx stores measured in round 1 (trials): training grads: $(walks training_store_walks); \
+single sweeps: $(walks single_store_walks)."
 if [ "$ALT_ROUNDS" -gt 0 ]; then
   python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --losses "$OUT/losses.json" >/dev/null
   python3 "$ROOT/scripts/peer_alternate.py" --losses "$OUT/losses.json" --build "$BUILD" \

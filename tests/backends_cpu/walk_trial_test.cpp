@@ -215,6 +215,13 @@ struct EnvGuard {
   ~EnvGuard() { unsetenv(name); }
 };
 
+// The dx stores forced for a test's runs (dx_stores.h): a call whose tensors fall between the
+// bounds where they are measured would hold the trials inside it until its own trial decides.
+struct StoresForced {
+  StoresForced() { setenv("BNSCOPE_STORES", "streamed", 1); }
+  ~StoresForced() { unsetenv("BNSCOPE_STORES"); }
+};
+
 // Runs one trial's worth of passes of `key`: each pass takes its walk's time from `seconds`
 // (first walk, second walk); returns the walks the passes took, 'f' or 's'.
 std::string run_passes(Walks& walks, const WalkKey& key, std::pair<double, double> seconds,
@@ -332,6 +339,7 @@ void expect_walks_agree(cpu::Walks& walks, const char* env, const char* first, c
                         bool training, const Shape& shape, std::uint32_t seed, Timed timed,
                         int runs = 1) {
   EnvGuard guard{env};
+  const StoresForced stores;
   const std::int64_t lanes = shape.back();
   const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * lanes);
   for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
@@ -404,6 +412,7 @@ TEST(WalkTrial, TheReducePassTilesRowsAndTrialGiveTheSameBits) {
 void expect_rows_forced_let_trial_run(cpu::Walks& trial, bool training, DType dtype,
                                       const Shape& shape, std::uint32_t seed) {
   EnvGuard guard{"BNSCOPE_ROW_WALK"};
+  const StoresForced stores;
   const auto [v, pb] = channels_last(training, dtype, shape, seed);
   const double elements = static_cast<double>(shape[0] * shape[1] * shape[2] * shape[3]);
   const WalkKey key{shape[3], elem_of(dtype),
@@ -450,11 +459,13 @@ TEST(WalkTrial, TheCpuBackendSaysWhichRunsTookPartInATrial) {
   const char* policies[][2] = {{"BNSCOPE_ROW_PAIRS", "rows"},
                                {"BNSCOPE_ROW_WALK", "rows"},
                                {"BNSCOPE_WRITE_WALK", "forward"},
-                               {"BNSCOPE_PREFETCH", "none"}};
+                               {"BNSCOPE_PREFETCH", "none"},
+                               {"BNSCOPE_STORES", "streamed"}};
   for (const auto& [name, walk] : policies)
     if (std::getenv(name)) GTEST_SKIP() << name << " forces a walk";
   if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
-  EnvGuard g0{policies[0][0]}, g1{policies[1][0]}, g2{policies[2][0]}, g3{policies[3][0]};
+  EnvGuard g0{policies[0][0]}, g1{policies[1][0]}, g2{policies[2][0]}, g3{policies[3][0]},
+      g4{policies[4][0]};
   const auto [v, pb] = channels_last(true, DType::F32, Shape{4, 32, 32, 256}, 160);
   Backend& backend = *BackendRegistry::instance().find("cpu");
   cpu::write_walks().clear();
@@ -481,6 +492,7 @@ TEST(WalkTrial, ThePrefetchTrialsOfEveryRowsPassGiveTheSameBits) {
   if (std::getenv("BNSCOPE_PREFETCH")) GTEST_SKIP() << "BNSCOPE_PREFETCH forces the walk";
   if (!cpu::simd::kVector<float>) GTEST_SKIP() << "no vector loops on this build";
   EnvGuard guard{"BNSCOPE_PREFETCH"};
+  const StoresForced stores;
   const Shape shape{4, 64, 64, 256};
   std::uint32_t seed = 90;
   for (bool training : {true, false})

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/dx_stores.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/simd.h"
@@ -137,6 +138,9 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   for (const auto& [pass, name] : prefetch)
     if (const std::string walks = cpu::prefetch_walks(pass).describe(); !walks.empty())
       std::fprintf(stderr, "%s_prefetch_walks: %s\n", name, walks.c_str());
+  for (const bool training : {true, false})
+    if (const std::string walks = cpu::store_walks(training).describe(); !walks.empty())
+      std::fprintf(stderr, "%s_store_walks: %s\n", training ? "training" : "single", walks.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/cpu/dx_stores.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
 #include "backends/cpu/simd.h"
@@ -27,6 +28,13 @@ std::string vector_target() {
   } catch (const Error&) {  // BNSCOPE_SIMD set wrong: the first run says how
     return "BNSCOPE_SIMD not understood";
   }
+}
+
+// The sweeps' element type for a tensor type; float64 keys its calls as float32 (by bytes).
+cpu::simd::Elem elem(DType t) {
+  return t == DType::F16    ? cpu::simd::Elem::F16
+         : t == DType::BF16 ? cpu::simd::Elem::BF16
+                            : cpu::simd::Elem::F32;
 }
 
 class CpuBackend : public Backend {
@@ -53,12 +61,24 @@ class CpuBackend : public Backend {
     ex.timings = &result.timings;
     ex.origin = origin;
     const OpSpec& op = *p.op;
-    ex.nt = cpu::stream_output(result.outputs[0].tensor.nbytes(), op.is_grad ? 3 : 2);
     const std::uint64_t trials_before = cpu::trial_passes();
-    if (op.family == OpFamily::GlobalNorm)
-      op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
+    auto run_op = [&](bool streamed) {
+      ex.nt = streamed;
+      if (op.family == OpFamily::GlobalNorm)
+        op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
+      else
+        op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
+    };
+    // x, dy and dx for the grads; x and y for the forward ops, whose stores are not measured.
+    const std::size_t bytes = result.outputs[0].tensor.nbytes() * (op.is_grad ? 3 : 2);
+    const cpu::Stores stores = cpu::dx_stores(cpu::host_caches(), bytes, ex.threads);
+    const bool training = op.family == OpFamily::Fused && p.is_training;
+    if (op.is_grad)
+      cpu::with_dx_stores(stores, cpu::store_key(bytes, p.channels(), elem(p.t)), training, run_op);
     else
-      op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
+      run_op(stores == cpu::Stores::Streamed ||
+             (stores == cpu::Stores::Measured &&
+              cpu::store_walks(training).policy() == cpu::WalkPolicy::First));
     last_run_calibrating_ = cpu::trial_passes() != trials_before;
   }
   bool last_run_calibrating() const override { return last_run_calibrating_; }

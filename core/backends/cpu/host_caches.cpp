@@ -1,5 +1,6 @@
 #include "backends/cpu/host_caches.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -73,6 +74,12 @@ std::size_t HostCaches::resident_bytes() const {
 
 std::size_t HostCaches::llc_bytes() const {
   return l3 > 0 ? l3 : l2;
+}
+
+std::size_t HostCaches::llc_share_bytes(int threads) const {
+  const int sharing = std::max(l3 > 0 ? l3_sharing : l2_sharing, 1);
+  const int users = std::clamp(threads, 1, sharing);
+  return llc_bytes() / static_cast<std::size_t>(sharing) * static_cast<std::size_t>(users);
 }
 
 std::optional<std::size_t> parse_cache_size(std::string_view text) {

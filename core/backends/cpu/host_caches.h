@@ -37,6 +37,10 @@ struct HostCaches {
   std::size_t resident_bytes() const;
   // Bytes of the last-level cache (L3, else L2): a run's threads share it.
   std::size_t llc_bytes() const;
+  // The part of the last-level cache that `threads` of the CPUs sharing it can count on: all of
+  // it where they are all its sharers, else their share. In a VM sysfs counts the guest's CPUs
+  // only, so a 2-vCPU guest on an 8-core CCD reads the whole L3 as its own.
+  std::size_t llc_share_bytes(int threads) const;
 };
 
 // A sysfs cache size ("32K", "512K", "32768K", "2M", "1024"): bytes, or nullopt if malformed.

@@ -14,8 +14,8 @@
 // pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
 // profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
-// (ops.h: stream_output; no read-for-ownership, which would be a
-// 4th/6th pass, and no eviction of x and dy). All structures produce bitwise identical sums for
+// (dx_stores.h; no read-for-ownership, which would be a 4th/6th pass, and no eviction of x and
+// dy). All structures produce bitwise identical sums for
 // a given shape, for any thread count (see kernels.h).
 
 #include <chrono>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -18,6 +19,15 @@ bool trial_first(std::int64_t i) {
   const std::int64_t r = i % 4;
   return r == 0 || r == 3;
 }
+
+// "154.1 MB"
+std::string megabytes_text(std::int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+std::atomic<int> paused_trials{0};
 
 }  // namespace
 
@@ -133,10 +143,14 @@ std::string Walks::describe() const {
   std::string out;
   for (const State& s : states_) {
     if (!out.empty()) out += "; ";
-    out += std::to_string(s.key.lanes) + " lanes " +
-           std::string(dtype_name(simd::dtype_of(s.key.elem))) +
-           (s.key.past_llc ? " past the LLC: " : " within the LLC: ") +
-           (s.first ? names_[*s.first ? 0 : 1] : "undecided") + " (" + std::to_string(s.trials) +
+    const std::string type(dtype_name(simd::dtype_of(s.key.elem)));
+    if (s.key.bytes > 0)
+      out += megabytes_text(s.key.bytes) + " of tensors, " + std::to_string(s.key.lanes) +
+             " channels " + type + ": ";
+    else
+      out += std::to_string(s.key.lanes) + " lanes " + type +
+             (s.key.past_llc ? " past the LLC: " : " within the LLC: ");
+    out += (s.first ? names_[*s.first ? 0 : 1] : "undecided") + " (" + std::to_string(s.trials) +
            (s.trials == 1 ? " trial)" : " trials)");
   }
   return out;
@@ -183,6 +197,18 @@ namespace {
 std::atomic<std::uint64_t> trial_pass_count{0};
 }  // namespace
 
+TrialPause::TrialPause(bool on) : on_(on) {
+  if (on_) paused_trials.fetch_add(1, std::memory_order_relaxed);
+}
+
+TrialPause::~TrialPause() {
+  if (on_) paused_trials.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool trials_paused() {
+  return paused_trials.load(std::memory_order_relaxed) > 0;
+}
+
 std::uint64_t trial_passes() {
   return trial_pass_count.load(std::memory_order_relaxed);
 }
@@ -193,7 +219,7 @@ PassTrial::PassTrial(const WalkKey& key, bool times, Walks& walks, bool settle)
     first_ = *known_;
     return;
   }
-  if (!times) return;
+  if (!times || trials_paused()) return;
   const int place = walks.claim_pass(key, settle ? 2 * kPasses : kPasses);
   if (place < 0) return;
   trial_pass_count.fetch_add(1, std::memory_order_relaxed);
@@ -215,7 +241,8 @@ WalkTrial::WalkTrial(const WalkKey& key, std::int64_t chunks, bool times, Walks&
   }
   // The middle window starts at chunks / 2 - kTimed; window w ends where window w - 1 starts.
   const std::int64_t at = chunks / 2 - kTimed - 2 * kTimed * window;
-  if (times && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed) && at >= 0) {
+  if (times && !trials_paused() && chunks >= std::max<std::int64_t>(min_chunks, 2 * kTimed) &&
+      at >= 0) {
     first_timed_ = at;
     trial_pass_count.fetch_add(1, std::memory_order_relaxed);
   }

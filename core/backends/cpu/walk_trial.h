@@ -77,12 +77,15 @@ double walk_ratio(std::vector<double> first_seconds, std::vector<double> second_
 // than the last-level cache holds. Pairs of 128-byte rows read from memory (32x112x112x64
 // channels-last bfloat16) timed slower than single rows in trials, while the same rows of a
 // layer a quarter that size (32x56x56x64, mostly in the L3) ran 1.33x slower as single rows.
+// The store trial (dx_stores.h) keys whole calls: their channels as lanes and their tensors'
+// bytes.
 struct WalkKey {
   std::int64_t lanes = 0;
   simd::Elem elem = simd::Elem::F32;
   bool past_llc = true;
+  std::int64_t bytes = 0;  // a whole call's tensors; 0 for the walks of rows
   bool operator==(const WalkKey& o) const {
-    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc;
+    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc && bytes == o.bytes;
   }
 };
 
@@ -226,6 +229,22 @@ class WalkTrial {
   bool first_ = true;
   std::vector<double> first_seconds_, second_seconds_;
 };
+
+// While held (on), PassTrial and WalkTrial time nothing and take the decided walk, else the first:
+// a trial of whole calls (dx_stores.h) is under way, and walks alternating inside its calls would
+// time into it. Process-wide, as the pool's threads construct the trials on chunks; one run of
+// the backend at a time holds it.
+class TrialPause {
+ public:
+  explicit TrialPause(bool on);
+  ~TrialPause();
+  TrialPause(const TrialPause&) = delete;
+  TrialPause& operator=(const TrialPause&) = delete;
+
+ private:
+  bool on_;
+};
+bool trials_paused();
 
 // Passes that have taken part in a trial so far in this process (a PassTrial that claimed a place,
 // a WalkTrial that times chunks): a run that raised it ran walks of different speeds.
