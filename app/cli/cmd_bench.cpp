@@ -236,7 +236,7 @@ const CommandRegistration reg{
      "Defaults: FusedBatchNormGradV3, float32, both formats, both modes, the six ResNet-50\n"
      "batch-norm shapes at N=4 (resnet50 is N=32, resnet50:N any batch), 5 reps after 1\n"
      "warm-up, on cpu; the warm-up goes on while the cpu backend's runs time trials of its\n"
-     "walks, so the reps time the walks it keeps (at most 128 more runs). Shapes are logical "
+     "walks, so the reps time the walks it keeps (at most 256 more runs). Shapes are logical "
      "N,H,W,C; a FILE holds one shape a line. Each case\n"
      "is first checked against cpu-reference (--no-check skips that, for quick sweeps of\n"
      "large shapes). GB/s counts the minimum traffic (each input read once, each output\n"

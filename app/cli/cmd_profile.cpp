@@ -77,7 +77,7 @@ const CommandRegistration reg{
      "                           [--threads N] [--peak-gbps X] [--no-copy-probe]\n"
      "                           [--json FILE] [--trace FILE] [--shape N,H,W,C] [--seed S]\n\n"
      "Runs the problem --warmup times (default 2), and more while the cpu backend's runs still\n"
-     "time trials of its walks (at most 128 more; none with --warmup 0), then --reps times\n"
+     "time trials of its walks (at most 256 more; none with --warmup 0), then --reps times\n"
      "(default 10), and prints\n"
      "min/median/max per phase (a CPU run: kernel:cpu, the whole run, then the passes the\n"
      "planner chose: pass:reduce, pass:write, ...). Bytes follow the minimum-traffic model\n"

@@ -50,10 +50,11 @@ struct ProfileOptions {
   // Warm-up runs past `warmup` while the backend still times its own runs to choose how to run
   // (Backend::last_run_calibrating), so the timed runs are the ones it keeps; none when warmup is
   // 0 (cold runs asked for). The cpu backend's slowest trial to settle takes two runs a pass,
-  // eight passes a trial, up to eight trials (backends/cpu/walk_trial.h). At most
+  // eight passes a trial, up to eight trials (backends/cpu/walk_trial.h), and its trial of dx
+  // stores holds the trials inside its runs until it decides (dx_stores.h): two such. At most
   // max_calibration_seconds of them (an adaptive profile: half its budget), so that a layer of
   // seconds a run does not spend minutes there.
-  int max_calibration_runs = 128;
+  int max_calibration_runs = 256;
   double max_calibration_seconds = 2.0;
   // Polled between a run's passes (RunContext::cancel): a cancel lands in any run, warm-ups too.
   const std::atomic<bool>* cancel = nullptr;

@@ -69,16 +69,15 @@ class CpuBackend : public Backend {
       else
         op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
     };
-    // x, dy and dx for the grads; x and y for the forward ops, whose stores are not measured.
+    // x, dy and dx for the grads; x and y for the forward ops.
     const std::size_t bytes = result.outputs[0].tensor.nbytes() * (op.is_grad ? 3 : 2);
-    const cpu::Stores stores = cpu::dx_stores(cpu::host_caches(), bytes, ex.threads);
-    const bool training = op.family == OpFamily::Fused && p.is_training;
+    const cpu::HostCaches& caches = cpu::host_caches();
     if (op.is_grad)
-      cpu::with_dx_stores(stores, cpu::store_key(bytes, p.channels(), elem(p.t)), training, run_op);
+      cpu::with_dx_stores(cpu::dx_stores(caches, bytes, ex.threads),
+                          cpu::store_key(bytes, p.channels(), elem(p.t)),
+                          op.family == OpFamily::Fused && p.is_training, run_op);
     else
-      run_op(stores == cpu::Stores::Streamed ||
-             (stores == cpu::Stores::Measured &&
-              cpu::store_walks(training).policy() == cpu::WalkPolicy::First));
+      run_op(cpu::output_streamed(caches, bytes));
     last_run_calibrating_ = cpu::trial_passes() != trials_before;
   }
   bool last_run_calibrating() const override { return last_run_calibrating_; }

@@ -5,7 +5,7 @@ namespace bnscope::cpu {
 Stores dx_stores(const HostCaches& caches, std::size_t tensor_bytes, int threads) {
   // Forced for every call: Measured takes the way the policy names.
   if (store_walks(false).policy() != WalkPolicy::Measure) return Stores::Measured;
-  if (tensor_bytes > caches.llc_bytes() / 2) return Stores::Streamed;
+  if (tensor_bytes > caches.llc_bytes()) return Stores::Streamed;
   if (tensor_bytes <= caches.llc_share_bytes(threads) / 2) return Stores::Cached;
   return Stores::Measured;
 }
@@ -16,6 +16,18 @@ Walks& store_walks(bool training) {
   static Walks walks[] = {{"streamed", "cached", "BNSCOPE_STORES"},
                           {"streamed", "cached", "BNSCOPE_STORES"}};
   return walks[training ? 1 : 0];
+}
+
+bool output_streamed(const HostCaches& caches, std::size_t tensor_bytes) {
+  switch (store_walks(false).policy()) {
+    case WalkPolicy::First:
+      return true;
+    case WalkPolicy::Second:
+      return false;
+    case WalkPolicy::Measure:
+      break;
+  }
+  return tensor_bytes > caches.llc_bytes() / 2;
 }
 
 WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, simd::Elem elem) {

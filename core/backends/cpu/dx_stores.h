@@ -2,17 +2,20 @@
 // How the grads store dx: through the caches, or streamed past them with non-temporal stores
 // (no read-for-ownership, which would be a 4th or 6th tensor pass, and no eviction of x and dy).
 //
-// Streamed where the call's tensors (x, dy, dx) together exceed half of this host's last-level
-// cache: a cached dx could not stay anyway. Cached where they fit in half of the part of it the
-// run's threads can count on (HostCaches::llc_share_bytes): dx stays where the next reader
-// finds it. On the Zen 4 EPYC (2 threads, all of the 32 MiB L3 theirs by sysfs) cached stores
-// ran calls of 2.4-4.8 MB of tensors in 0.54-0.78x the time of streamed ones, and streamed ones
-// calls of 38.5 MB in 0.39-0.56x the time of cached ones (float32 ResNet-50 layers at N = 4 and
-// 8, docs/performance-zen4-avx512.md). Between the two bounds sysfs cannot tell what stays:
-// a 16-vCPU guest on a Xeon reads a 300 MiB L3 as its own, and 2 threads there ran
-// 32x28x28x512 channels-last float32 (154 MB, cached) at half the speed per byte of the 308 MB
-// layers (streamed) and of 32x7x7x2048 (38.5 MB, cached). There whole calls take both in turn
-// and the process keeps the faster (store_walks).
+// Streamed where the call's tensors (x, dy, dx) together outgrow this host's last-level cache: a
+// cached dx could not stay. Cached where they fit in half of the part of it the run's threads
+// can count on (HostCaches::llc_share_bytes): dx stays where the next reader finds it. Between
+// the two, whole calls take both ways in turn and the process keeps the faster (store_walks),
+// for no size decides it there. On the Zen 4 EPYC (2 threads, all of the 32 MiB L3 theirs by
+// sysfs) cached stores ran calls of 9.6 MB of tensors in as little as 0.54x the time of
+// streamed ones, and at 38.5 MB streamed ones ran 0.39-0.93x the time of cached ones (0.86x
+// over the ResNet-50 layers at N = 32, 38.5-308 MB); at 19-21 MB, in three sets of cases in
+// turn, the faster of the two forced ways was cached by 1.06x and 1.3x (float32) and streamed
+// by 1.24x (16-bit), and the measured way came within 0.99-1.11x of it each time
+// (docs/performance-zen4-avx512.md). And a 16-vCPU guest on a Xeon
+// reads a 300 MiB L3 as its own: 2 threads there ran 32x28x28x512 channels-last float32
+// (154 MB, cached under the bound of half the L3 before) at half the speed per byte of the
+// 308 MB layers (streamed) and of 32x7x7x2048 (38.5 MB, cached).
 //
 // Neither changes a bit of dx, only where its lines go.
 
@@ -26,9 +29,13 @@ namespace bnscope::cpu {
 
 enum class Stores { Cached, Streamed, Measured };
 
-// tensor_bytes: x, dy and dx together (for the forward ops, x and y). Measured, whatever the
-// size, where BNSCOPE_STORES forces a way.
+// tensor_bytes: x, dy and dx together. Measured, whatever the size, where BNSCOPE_STORES forces
+// a way.
 Stores dx_stores(const HostCaches& caches, std::size_t tensor_bytes, int threads);
+
+// The forward ops' y (tensor_bytes: x and y), not measured: streamed past half of the
+// last-level cache, or as BNSCOPE_STORES forces.
+bool output_streamed(const HostCaches& caches, std::size_t tensor_bytes);
 
 // The two ways of the grads whose stores are Measured, decided per call size, channel count,
 // element type and mode (training grads, whose reduce pass finds what a cached dx left in the
