@@ -14,7 +14,8 @@ bandwidth divide by the fastest copy of the rounds. On a shared machine a neighb
 can slow one whole case for seconds; the best of a few rounds is what the code can do.
 Where the benchmark also probed the copy right after each case (frac_copy_adj, bench_util.h),
 the table adds that fraction (frac_adj: the best over the rounds) and the goal figures are given
-against it too, beside the verdicts, which stay on frac_copy.
+against it too, beside the verdicts, which stay on frac_copy; so are each round's, its times
+against its own probe.
 
 --ours-1thread: bnscope_bench again with BNSCOPE_BENCH_THREADS=1 (the large shapes); adds the
 "Thread scaling" section, one-thread time against the main run's.
@@ -257,7 +258,7 @@ def thread_scaling(ours, one_thread):
 SMALL_C = re.compile(r".*x(1|3|16|17)/NHWC/")
 
 
-def goals(ours, speed):
+def goals(ours, speed, extra=()):
     """Markdown lines: the goal figures (geometric means over the ResNet-50 shapes, worst cases,
     speed-ups over each peer), then the verdict, each goal met or not with the cases that miss
     it, and the figures in the order of README's table of hosts, so a new host's row is copied
@@ -317,6 +318,7 @@ def goals(ours, speed):
               not short, f"{len(apply)} cases apply, {len(small) - len(apply)} exempt" +
               (f"; short: {', '.join(short)}" if short else ""))
     out += adjacent_figures(ours)
+    out += list(extra)
     cells = [" / ".join(fmt(figures.get(dt)) for dt in ("float32", "bfloat16", "float16"))]
     cells += [figures.get(k, "—") for k in ("freeze", "global", "onednn", "torch", "tensorflow")]
     row = f"| {cells[0]} | {cells[1]} | {cells[2]} | {' / '.join(cells[3:])} |"
@@ -351,6 +353,27 @@ def adjacent_figures(ours):
                       for m in ("freeze", "global") if m in f)
     return ["* against the copy probed right after each case (frac_adj; the verdicts below use "
             f"frac_copy): training f32 / bf16 / f16 {train}" + (f"; {modes}" if modes else "")]
+
+
+def round_figures(paths):
+    """Markdown line: the fraction goals' figures of each round alone, its times against its own
+    copy probe; nothing for one round. The table divides each case's best time over the rounds by
+    the best probe: where one round's probe met a burst of the host's memory that its cases did
+    not, every fraction reads low against it, which this line shows."""
+    if len(paths) < 2:
+        return []
+    parts = []
+    for i, path in enumerate(paths, 1):
+        rows, _ = gbench_rounds([path], "cpu")
+        f = fraction_figures(rows, "frac_copy")
+        copy = next((r["copy_GBps"] for r in rows.values() if r.get("copy_GBps")), None)
+        train = " / ".join(fmt(f.get(dt)) for dt in ("float32", "bfloat16", "float16"))
+        modes = ", ".join(f"{m} {fmt(f[m][0])} (worst {fmt(f[m][1])})"
+                          for m in ("freeze", "global") if m in f)
+        parts.append(f"round {i} (copy {fmt(copy)} GB/s) training f32 / bf16 / f16 {train}" +
+                     (f", {modes}" if modes else ""))
+    return ["* each round against its own copy probe (the verdicts below use the table's): " +
+            "; ".join(parts)]
 
 
 def fmt(x, digits=2):
@@ -420,7 +443,7 @@ def main():
                                       fmt(ratios["onednn_best"]), fmt(ratios["torch"]),
                                       fmt(ratios["tensorflow"])]) + " |")
 
-    out += goals(ours, speed)
+    out += goals(ours, speed, round_figures(args.ours))
     losses = [(k, p) for p, rs in speed.items() for k, x in rs if x <= 1.0]
     if args.losses:
         with open(args.losses, "w") as f:

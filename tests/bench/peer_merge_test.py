@@ -101,6 +101,20 @@ class PeerMerge(unittest.TestCase):
         self.assertEqual(self.verdict(out)["freeze geomean >= 0.85, none under 0.7"],
                          "met (0.96, worst 0.96)")
 
+    def test_each_rounds_figures_against_its_own_probe(self):
+        # Round 2's probe met a burst (80 GB/s) its case did not: against it the table reads
+        # 0.45; round 1 alone, its 1.2 ms against its 30 GB/s, reads 1.00.
+        out = self.merge([(1.2, 3.0, 1.0, 30.0), (1.3, 4.0, 2.0, 80.0)])
+        line = next(l for l in out.splitlines() if "each round against its own" in l)
+        r1 = f"{BYTES / 1.2e-3 / 1e9 / 30.0:.2f}"
+        r2 = f"{BYTES / 1.3e-3 / 1e9 / 80.0:.2f}"
+        self.assertIn(f"round 1 (copy 30.00 GB/s) training f32 / bf16 / f16 — / — / —, freeze {r1} "
+                      f"(worst {r1})", line)
+        self.assertIn(f"round 2 (copy 80.00 GB/s) training f32 / bf16 / f16 — / — / —, freeze {r2} "
+                      f"(worst {r2})", line)
+        self.assertEqual(row(out)[6], f"{BYTES / 1.2e-3 / 1e9 / 80.0:.2f}")
+        self.assertNotIn("each round against its own", self.merge([(1.2, 3.0, 1.0, 30.0)]))
+
     def test_the_cases_a_peer_won_and_their_alternated_times(self):
         # oneDNN 3.0 ms against our 2.0: we win; PyTorch 1.0: it wins, so it is the one loss.
         losses = []
