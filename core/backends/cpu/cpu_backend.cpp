@@ -92,11 +92,16 @@ class CpuBackend : public Backend {
 }  // namespace
 
 std::string cpu_code_path() {
-  return vector_target() + "; " + cpu::describe(cpu::host_caches());
+  try {
+    return vector_target() + "; " + cpu::describe(cpu::host_caches());
+  } catch (const Error& e) {  // BNSCOPE_CACHE_DIR set wrong: the first run says how
+    return vector_target() + "; " + e.what();
+  }
 }
 
 void check_cpu_backend_variables() {
   cpu::simd::apply_target_cap();
+  cpu::host_caches();
 }
 
 std::unique_ptr<Backend> make_cpu_backend() {

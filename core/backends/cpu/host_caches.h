@@ -58,7 +58,9 @@ HostCaches read_cpuid_caches();
 
 // This host's caches: sysfs when it names an L2, else cpuid, else defaults (32 KiB L1d,
 // 256 KiB L2, no L3: the smallest of current x86-64 cores, so nothing assumes a cache that may
-// not be there).
+// not be there). BNSCOPE_CACHE_DIR names a folder laid out as sysfs's cpu0/cache to read
+// instead, to see what the backend chooses with another host's caches on this one; throws Error
+// where it describes no L2.
 const HostCaches& host_caches();
 
 // One line for reports and benchmark headers: "L1d 32 KiB, L2 512 KiB, L3 32 MiB (sysfs)".
