@@ -52,6 +52,9 @@ TEST(DxStores, CachedInHalfTheThreadsShareStreamedPastTheWholeCacheMeasuredBetwe
   EXPECT_EQ(cpu::dx_stores(no_l3, 512 << 10, 1), Stores::Cached);
   EXPECT_EQ(cpu::dx_stores(no_l3, (512 << 10) + 1, 1), Stores::Measured);
   EXPECT_EQ(cpu::dx_stores(no_l3, 1 * MiB + 1, 1), Stores::Streamed);
+  // Each layout of a size has its own trial: the pass structures differ.
+  EXPECT_FALSE(cpu::store_key(16 * MiB, 64, false, cpu::simd::Elem::F32) ==
+               cpu::store_key(16 * MiB, 64, true, cpu::simd::Elem::F32));
   // The forward ops stream past half of the cache, whatever the threads.
   EXPECT_FALSE(cpu::output_streamed(guest, 16 * MiB));
   EXPECT_TRUE(cpu::output_streamed(guest, 16 * MiB + 1));
@@ -78,10 +81,12 @@ TEST(DxStores, TheEnvironmentForcesAWayForEveryCall) {
   const cpu::HostCaches guest = caches(1 * MiB, 32 * MiB, 2);
   setenv("BNSCOPE_STORES", "cached", 1);
   EXPECT_EQ(cpu::dx_stores(guest, 1 << 10, 2), Stores::Measured);
-  EXPECT_EQ(cpu::store_walks(true).known(cpu::store_key(1 << 10, 64, cpu::simd::Elem::F32)), false);
+  EXPECT_EQ(cpu::store_walks(true).known(cpu::store_key(1 << 10, 64, false, cpu::simd::Elem::F32)),
+            false);
   setenv("BNSCOPE_STORES", "streamed", 1);
   EXPECT_EQ(cpu::dx_stores(guest, 1 << 30, 2), Stores::Measured);
-  EXPECT_EQ(cpu::store_walks(false).known(cpu::store_key(1 << 30, 64, cpu::simd::Elem::F32)), true);
+  EXPECT_EQ(cpu::store_walks(false).known(cpu::store_key(1 << 30, 64, true, cpu::simd::Elem::F32)),
+            true);
   unsetenv("BNSCOPE_STORES");
   EXPECT_EQ(cpu::dx_stores(guest, 1 << 30, 2), Stores::Streamed);
 }
@@ -135,7 +140,7 @@ TEST(DxStores, TheCallTrialDecidesWithTheSameBitsAndHoldsTheTrialsInside) {
         sweep_variant(find_op("FusedBatchNormGradV3"), "NHWC", training, DType::F32, shape, seed++);
     const Problem pb = make_problem(v);
     cpu::Walks& stores = cpu::store_walks(training);
-    const cpu::WalkKey key = cpu::store_key(tensor_bytes, channels, cpu::simd::Elem::F32);
+    const cpu::WalkKey key = cpu::store_key(tensor_bytes, channels, false, cpu::simd::Elem::F32);
     const cpu::WalkKey write_key{
         channels, cpu::simd::Elem::F32,
         2.0 * static_cast<double>(tensor_bytes) / 3 > static_cast<double>(host.llc_bytes())};
@@ -151,7 +156,8 @@ TEST(DxStores, TheCallTrialDecidesWithTheSameBitsAndHoldsTheTrialsInside) {
     }
     ASSERT_TRUE(stores.first(key).has_value()) << describe(v) << ": " << stores.describe();
     EXPECT_GE(stores.trials(key), 2) << stores.describe();
-    EXPECT_NE(stores.describe().find(" MB of tensors, 256 channels float32: "), std::string::npos)
+    EXPECT_NE(stores.describe().find(" MB of tensors, 256 channels float32 channels-last: "),
+              std::string::npos)
         << stores.describe();
     for (const char* way : {"streamed", "cached"}) {
       setenv("BNSCOPE_STORES", way, 1);

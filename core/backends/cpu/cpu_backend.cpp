@@ -74,7 +74,7 @@ class CpuBackend : public Backend {
     const cpu::HostCaches& caches = cpu::host_caches();
     if (op.is_grad)
       cpu::with_dx_stores(cpu::dx_stores(caches, bytes, ex.threads),
-                          cpu::store_key(bytes, p.channels(), elem(p.t)),
+                          cpu::store_key(bytes, p.channels(), !p.channels_last, elem(p.t)),
                           op.family == OpFamily::Fused && p.is_training, run_op);
     else
       run_op(cpu::output_streamed(caches, bytes));

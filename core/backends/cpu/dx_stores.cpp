@@ -30,8 +30,10 @@ bool output_streamed(const HostCaches& caches, std::size_t tensor_bytes) {
   return tensor_bytes > caches.llc_bytes() / 2;
 }
 
-WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, simd::Elem elem) {
+WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, bool channels_first,
+                  simd::Elem elem) {
   WalkKey key;
+  key.channels_first = channels_first;
   key.lanes = channels;
   key.elem = elem;
   key.past_llc = false;

@@ -38,11 +38,12 @@ Stores dx_stores(const HostCaches& caches, std::size_t tensor_bytes, int threads
 bool output_streamed(const HostCaches& caches, std::size_t tensor_bytes);
 
 // The two ways of the grads whose stores are Measured, decided per call size, channel count,
-// element type and mode (training grads, whose reduce pass finds what a cached dx left in the
-// caches, apart from the single sweeps): "streamed" first, "cached" (BNSCOPE_STORES names
+// layout, element type and mode (training grads, whose reduce pass finds what a cached dx left in
+// the caches, apart from the single sweeps): "streamed" first, "cached" (BNSCOPE_STORES names
 // either, and forces it for every call between the bounds).
 Walks& store_walks(bool training);
-WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, simd::Elem elem);
+WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, bool channels_first,
+                  simd::Elem elem);
 
 // Runs call(streamed) once with the stores `stores` says; where it says Measured, with the
 // decided way, or as a trial of whole calls (each way twice in a row, the second timed, as a

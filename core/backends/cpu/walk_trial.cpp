@@ -146,7 +146,8 @@ std::string Walks::describe() const {
     const std::string type(dtype_name(simd::dtype_of(s.key.elem)));
     if (s.key.bytes > 0)
       out += megabytes_text(s.key.bytes) + " of tensors, " + std::to_string(s.key.lanes) +
-             " channels " + type + ": ";
+             " channels " + type +
+             (s.key.channels_first ? " channels-first: " : " channels-last: ");
     else
       out += std::to_string(s.key.lanes) + " lanes " + type +
              (s.key.past_llc ? " past the LLC: " : " within the LLC: ");

@@ -77,15 +77,17 @@ double walk_ratio(std::vector<double> first_seconds, std::vector<double> second_
 // than the last-level cache holds. Pairs of 128-byte rows read from memory (32x112x112x64
 // channels-last bfloat16) timed slower than single rows in trials, while the same rows of a
 // layer a quarter that size (32x56x56x64, mostly in the L3) ran 1.33x slower as single rows.
-// The store trial (dx_stores.h) keys whole calls: their channels as lanes and their tensors'
-// bytes.
+// The store trial (dx_stores.h) keys whole calls: their channels as lanes, their tensors' bytes
+// and their layout.
 struct WalkKey {
   std::int64_t lanes = 0;
   simd::Elem elem = simd::Elem::F32;
   bool past_llc = true;
-  std::int64_t bytes = 0;  // a whole call's tensors; 0 for the walks of rows
+  std::int64_t bytes = 0;       // a whole call's tensors; 0 for the walks of rows
+  bool channels_first = false;  // a whole call's layout
   bool operator==(const WalkKey& o) const {
-    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc && bytes == o.bytes;
+    return lanes == o.lanes && elem == o.elem && past_llc == o.past_llc && bytes == o.bytes &&
+           channels_first == o.channels_first;
   }
 };
 
