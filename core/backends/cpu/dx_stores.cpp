@@ -4,7 +4,7 @@ namespace bnscope::cpu {
 
 Stores dx_stores(const HostCaches& caches, std::size_t tensor_bytes, int threads) {
   // Forced for every call: Measured takes the way the policy names.
-  if (store_walks(false).policy() != WalkPolicy::Measure) return Stores::Measured;
+  if (store_walks(false).forced()) return Stores::Measured;
   if (tensor_bytes > caches.llc_bytes()) return Stores::Streamed;
   if (tensor_bytes <= caches.llc_share_bytes(threads) / 2) return Stores::Cached;
   return Stores::Measured;
@@ -19,15 +19,7 @@ Walks& store_walks(bool training) {
 }
 
 bool output_streamed(const HostCaches& caches, std::size_t tensor_bytes) {
-  switch (store_walks(false).policy()) {
-    case WalkPolicy::First:
-      return true;
-    case WalkPolicy::Second:
-      return false;
-    case WalkPolicy::Measure:
-      break;
-  }
-  return tensor_bytes > caches.llc_bytes() / 2;
+  return store_walks(false).forced().value_or(tensor_bytes > caches.llc_bytes() / 2);
 }
 
 WalkKey store_key(std::size_t tensor_bytes, std::int64_t channels, bool channels_first,

@@ -64,7 +64,7 @@ WalkPolicy Walks::policy() const {
   return WalkPolicy::Measure;
 }
 
-std::optional<bool> Walks::known(const WalkKey& key) const {
+std::optional<bool> Walks::forced() const {
   switch (policy()) {
     case WalkPolicy::First:
       return true;
@@ -73,6 +73,11 @@ std::optional<bool> Walks::known(const WalkKey& key) const {
     case WalkPolicy::Measure:
       break;
   }
+  return std::nullopt;
+}
+
+std::optional<bool> Walks::known(const WalkKey& key) const {
+  if (const std::optional<bool> f = forced()) return f;
   return first(key);
 }
 

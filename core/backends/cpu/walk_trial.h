@@ -105,7 +105,8 @@ class Walks {
   static constexpr int kMaxTrials = 8;
 
   Walks(std::string first, std::string second, const char* env = nullptr, double threshold = 0.9);
-  WalkPolicy policy() const;  // read from the environment each time (tests switch it)
+  WalkPolicy policy() const;           // read from the environment each time (tests switch it)
+  std::optional<bool> forced() const;  // the walk the policy forces; nullopt: measured
   std::optional<bool> first(const WalkKey& key) const;  // nullopt: undecided
   // The walk forced by the policy, else the decided one; nullopt: still to be measured.
   std::optional<bool> known(const WalkKey& key) const;
