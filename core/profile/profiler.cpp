@@ -18,6 +18,13 @@ bool is_device_phase(const std::string& phase) {
 
 }  // namespace
 
+int run_while_calibrating(const Backend& backend, int max_runs, const std::function<bool()>& within,
+                          const std::function<void()>& run) {
+  int runs = 0;
+  for (; runs < max_runs && backend.last_run_calibrating() && within(); ++runs) run();
+  return runs;
+}
+
 std::string speed_caveat(const Profile& p) {
   if (!p.measures_speed)
     return p.backend + ": the times of an emulation on this CPU, not the speed of what it emulates";
@@ -79,11 +86,11 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
     return adaptive ? clock() - began < prof.time_budget / 2
                     : steady_seconds() - calibration_began < options.max_calibration_seconds;
   };
-  while (warmup > 0 && prof.calibration_runs < options.max_calibration_runs &&
-         backend.last_run_calibrating() && within_time()) {
-    run_backend_into(p, backend, r, ctx);
-    ++prof.warmup;
-    ++prof.calibration_runs;
+  if (warmup > 0) {
+    prof.calibration_runs =
+        run_while_calibrating(backend, options.max_calibration_runs, within_time,
+                              [&] { run_backend_into(p, backend, r, ctx); });
+    prof.warmup += prof.calibration_runs;
   }
   const int min_reps = adaptive ? std::clamp(options.min_reps, 1, options.reps) : options.reps;
 

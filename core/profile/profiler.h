@@ -105,6 +105,12 @@ struct Profile {
 // is no bound for this run.
 std::string speed_caveat(const Profile& p);
 
+// Calls run() again while the backend's last run still timed trials of how to run
+// (Backend::last_run_calibrating), at most max_runs times and while within() holds; returns the
+// runs made. A profile's warm-up past its fixed runs, and benchmarks' before they time.
+int run_while_calibrating(const Backend& backend, int max_runs, const std::function<bool()>& within,
+                          const std::function<void()>& run);
+
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});
 // The same on a problem prepared already (prepare(problem)): callers that run it otherwise too

@@ -3,7 +3,6 @@
 // bench_cases.h as a Problem with fixed pseudo-random inputs, and the check against cpu-reference
 // that every timed case passes first.
 
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -104,19 +103,16 @@ struct BackendCase {
     if (cfg.backend != "cpu-reference") agrees = agrees_with_reference(name, p, result);
   }
   void call() { backend.run(p, result, ctx); }
-  // Runs again while the last run still timed the backend's trials of its walks, as a profile's
-  // warm-up does (ProfileOptions: at most as many runs and seconds), so that what is timed next
-  // is the way the backend keeps. A few alternating windows hold only a few calls: with a trial
-  // of dx stores in them, half of those calls took the slower way.
+  // Runs again while the last run still timed the backend's trials of its walks, within a
+  // profile's warm-up limits, so that what is timed next is the way the backend keeps. A few
+  // alternating windows hold only a few calls: with a trial of dx stores in them, half of those
+  // calls took the slower way.
   void settle() {
     const ProfileOptions limits;
-    const auto began = std::chrono::steady_clock::now();
-    for (int runs = 0;
-         runs < limits.max_calibration_runs && backend.last_run_calibrating() &&
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() <
-             limits.max_calibration_seconds;
-         ++runs)
-      call();
+    const double began = steady_seconds();
+    run_while_calibrating(
+        backend, limits.max_calibration_runs,
+        [&] { return steady_seconds() - began < limits.max_calibration_seconds; }, [&] { call(); });
   }
 };
 

@@ -30,13 +30,6 @@ std::string vector_target() {
   }
 }
 
-// The sweeps' element type for a tensor type; float64 keys its calls as float32 (by bytes).
-cpu::simd::Elem elem(DType t) {
-  return t == DType::F16    ? cpu::simd::Elem::F16
-         : t == DType::BF16 ? cpu::simd::Elem::BF16
-                            : cpu::simd::Elem::F32;
-}
-
 class CpuBackend : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
@@ -73,9 +66,10 @@ class CpuBackend : public Backend {
     const std::size_t bytes = result.outputs[0].tensor.nbytes() * (op.is_grad ? 3 : 2);
     const cpu::HostCaches& caches = cpu::host_caches();
     if (op.is_grad)
-      cpu::with_dx_stores(cpu::dx_stores(caches, bytes, ex.threads),
-                          cpu::store_key(bytes, p.channels(), !p.channels_last, elem(p.t)),
-                          op.family == OpFamily::Fused && p.is_training, run_op);
+      cpu::with_dx_stores(
+          cpu::dx_stores(caches, bytes, ex.threads),
+          cpu::store_key(bytes, p.channels(), !p.channels_last, cpu::simd::elem_of(p.t)),
+          op.family == OpFamily::Fused && p.is_training, run_op);
     else
       run_op(cpu::output_streamed(caches, bytes));
     last_run_calibrating_ = cpu::trial_passes() != trials_before;
