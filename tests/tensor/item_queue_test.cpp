@@ -2,7 +2,7 @@
 // items off the far end of the fullest span left, so a thread that does not run holds no item
 // back and the threads that do run take its share.
 
-#include "backends/cpu/item_queue.h"
+#include "tensor/item_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace bnscope::cpu {
+namespace bnscope {
 namespace {
 
 std::vector<std::int64_t> drain(ItemQueue& q, int t) {
@@ -118,4 +118,4 @@ TEST(ItemQueue, ConcurrentTakersShareEveryItemOnce) {
 }
 
 }  // namespace
-}  // namespace bnscope::cpu
+}  // namespace bnscope
