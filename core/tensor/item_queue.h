@@ -39,7 +39,7 @@ class ItemQueue {
   // The next item for task t, -1 when every item has been taken. Only task t's thread calls it
   // with t.
   std::int64_t next(int t);
-  // Task t's own span, as a static split would give it (its length sizes per-thread trials).
+  // Task t's own span, as a static split would give it.
   Span span(int t) const { return spans_[static_cast<std::size_t>(t)]; }
 
   static constexpr int kClaimsPerSpan = 4;

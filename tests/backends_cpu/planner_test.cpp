@@ -66,6 +66,9 @@ TEST(CpuPlanner, TheRowsSweepsPrefetchSixteenBitRowsAndFloat32OnNarrowVectors) {
   EXPECT_TRUE(cpu::write_prefetch(kZen3, 4));
   EXPECT_EQ(cpu::rows_walk(kZen5, 256, 4, 300 * MiB, false).prefetch, false);
   EXPECT_EQ(cpu::rows_walk(kZen3, 256, 4, 300 * MiB, true).prefetch, true);
+  // The single sweep of rows that crowd L1 prefetches in float32 too.
+  EXPECT_EQ(cpu::rows_walk(kZen5, 2048, 4, 300 * MiB, true).prefetch, true);
+  EXPECT_EQ(cpu::rows_walk(kZen5, 2048, 4, 300 * MiB, false).prefetch, false);
 }
 
 TEST(CpuPlanner, DxIsStreamedPastTheThreadsShareOfTheLastLevelCache) {

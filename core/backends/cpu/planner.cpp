@@ -67,7 +67,12 @@ RowsWalk rows_walk(const Host& h, std::int64_t lanes, std::size_t element_size, 
   // 0.89x and of 128 bytes 0.93-0.96x the time of single rows.
   const std::size_t row_bytes = static_cast<std::size_t>(lanes) * element_size;
   w.pairs = wide || !past_llc || row_bytes < 512 || row_bytes > 1024;
-  w.prefetch = write_prefetch(h, element_size);
+  // The single sweep of rows whose lane arrays pass half of L1 keeps the prefetch whatever the
+  // type: its accumulator stores bound the loop, and the prefetch keeps the inputs coming (Zen 5,
+  // 32x7x7x2048 channels-last inference-mode float32, 8 alternated rounds: 0.77x the time with
+  // it, docs/measurements/zen5-2026-12-01.md; the trials kept it there too).
+  w.prefetch =
+      write_prefetch(h, element_size) || (writes && 2 * lane_arrays(lanes) >= h.caches.l1d);
   return w;
 }
 
