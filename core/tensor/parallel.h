@@ -7,7 +7,6 @@
 // A caller that combines parts in index order, or gives every output element to exactly one
 // part, gets the same result on any thread count.
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -37,9 +36,7 @@ struct Span {
   std::int64_t begin, end;
 };
 inline Span split_range(std::int64_t n, int parts, int index) {
-  const std::int64_t base = n / parts, extra = n % parts;
-  const std::int64_t begin = index * base + std::min<std::int64_t>(index, extra);
-  return {begin, begin + base + (index < extra ? 1 : 0)};
+  return {n * index / parts, n * (index + 1) / parts};
 }
 
 // Calls body(part, begin, end) for the `parts` ranges split_range gives of [0, n), as tasks of
