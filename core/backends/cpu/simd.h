@@ -31,15 +31,6 @@ constexpr Elem elem_of() {
   return Elem::F32;
 }
 
-// The tensor element type a sweep's Elem reads and writes.
-inline DType dtype_of(Elem e) {
-  return e == Elem::F32 ? DType::F32 : e == Elem::F16 ? DType::F16 : DType::BF16;
-}
-// The sweeps' Elem for a tensor type; float64, which no sweep reads, as float32.
-inline Elem elem_of(DType t) {
-  return t == DType::F16 ? Elem::F16 : t == DType::BF16 ? Elem::BF16 : Elem::F32;
-}
-
 // What one sweep computes. a, b, out point at the first element of the span.
 struct Sweep {
   Elem elem = Elem::F32;
