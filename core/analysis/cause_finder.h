@@ -25,11 +25,11 @@ std::string_view confidence_name(Confidence c);  // "low", "medium", "high"
 // One change to the problem, as a catalog row (by code) makes it: the fix that Apply fix, the
 // CLI's suggestion line and the report name, and what the finder's re-runs applied.
 struct FixStep {
-  std::string code;                      // the catalog row that makes the change
-  double value = 0;                      // the fitted value (epsilon, factor, k), when it has one
-  std::vector<double> per_channel;       // per-channel values (gamma), one per channel
-  std::vector<std::int64_t> permutation; // channel order: output channel c is input channel p[c]
-  std::string variant;                   // which of a row's changes ("x", "y_backprop", "bf16")
+  std::string code;                       // the catalog row that makes the change
+  double value = 0;                       // the fitted value (epsilon, factor, k), when it has one
+  std::vector<double> per_channel;        // per-channel values (gamma), one per channel
+  std::vector<std::int64_t> permutation;  // channel order: output channel c is input channel p[c]
+  std::string variant;                    // which of a row's changes ("x", "y_backprop", "bf16")
 };
 
 // A catalog cause tried and ruled out, with the best error ratio its fix reached.
@@ -56,8 +56,8 @@ struct Cause {
   std::string suggestion;  // the change that fixes it, in words; for a pattern, what to check next
   std::vector<FixStep> fix;            // empty: no change to the problem fixes it
   std::vector<std::int64_t> channels;  // the channels it concerns (localized causes)
-  bool benign = false;        // an expected difference (summation order) within the dtype's tolerance
-  bool pattern_only = false;  // nothing fits: title describes the error's pattern
+  bool benign = false;  // an expected difference (summation order) within the dtype's tolerance
+  bool pattern_only = false;        // nothing fits: title describes the error's pattern
   std::vector<RuledOut> ruled_out;  // pattern-only: every cause tried, with its best ratio
 };
 
@@ -69,9 +69,12 @@ Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last);
 // when they disagree, searches the cause catalog; the candidate itself is not run again. Returns
 // the causes that make the comparison pass or reduce its worst tolerance ratio at least tenfold,
 // best first; when none does, one pattern-only entry. Empty when the candidate agrees.
+// before: the candidate's comparison with expected at these options, with its channel table,
+// when the caller has made it (the pipeline has); otherwise it is made here.
 std::vector<Cause> find_causes(const Problem& problem, const Result& candidate,
                                const std::vector<OutputTensor>& expected,
-                               const DiffOptions& options, const RunContext& ctx = {});
+                               const DiffOptions& options, const RunContext& ctx = {},
+                               const Comparison* before = nullptr);
 
 // The problem with a cause's fix applied (every step, in order); nullopt and *why when the cause
 // has no fix or one of its steps does not apply to this problem.

@@ -189,12 +189,11 @@ void causes(std::ostream& os, const Report& r) {
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const Cause& c = r.causes[i];
     os << "<tr><td>" << i + 1 << "</td><td>" << e(c.candidate) << "</td><td>" << e(c.title)
-       << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation)
-       << "</td><td>" << e(std::string(confidence_name(c.confidence))) << "</td><td class=\"n\">"
-       << n(c.before) << "</td><td class=\"n\">" << n(c.after) << "</td><td class=\"n\">"
-       << n(c.max_abs_after) << "</td><td>" << (c.pattern_only ? std::string("no") : badge(c.resolves))
-       << "</td><td>" << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion)
-       << "</td></tr>\n";
+       << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation) << "</td><td>"
+       << e(std::string(confidence_name(c.confidence))) << "</td><td class=\"n\">" << n(c.before)
+       << "</td><td class=\"n\">" << n(c.after) << "</td><td class=\"n\">" << n(c.max_abs_after)
+       << "</td><td>" << (c.pattern_only ? std::string("no") : badge(c.resolves)) << "</td><td>"
+       << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion) << "</td></tr>\n";
   }
   os << "</table>\n";
 }

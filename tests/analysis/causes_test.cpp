@@ -122,7 +122,8 @@ TEST_P(Planted, LayoutReadTheOtherWay) {
   Problem user = truth;
   user.attrs["data_format"] = std::string(last() ? "NCHW" : "NHWC");
   const Shape other = last() ? Shape{2, 5, 3, 4} : Shape{2, 3, 4, 5};
-  for (const char* name : {"x", "y_backprop"}) user.inputs[name] = truth.inputs.at(name).reshaped(other);
+  for (const char* name : {"x", "y_backprop"})
+    user.inputs[name] = truth.inputs.at(name).reshaped(other);
   const auto causes = search(truth, user);
   ASSERT_FALSE(causes.empty());
   EXPECT_EQ(causes[0].code, "layout-swapped") << codes(causes);
@@ -311,7 +312,8 @@ TEST_P(Planted, LayoutAndConventionTogether) {
   user.convention = ReserveConvention::Variance;
   user.attrs["data_format"] = std::string(last() ? "NCHW" : "NHWC");
   const Shape other = last() ? Shape{2, 5, 3, 4} : Shape{2, 3, 4, 5};
-  for (const char* name : {"x", "y_backprop"}) user.inputs[name] = truth.inputs.at(name).reshaped(other);
+  for (const char* name : {"x", "y_backprop"})
+    user.inputs[name] = truth.inputs.at(name).reshaped(other);
   const auto causes = search(truth, user);
   ASSERT_FALSE(causes.empty());
   EXPECT_NE(causes[0].code.find("layout-swapped"), std::string::npos) << codes(causes);

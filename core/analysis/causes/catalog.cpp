@@ -96,8 +96,7 @@ const CauseSpec kCatalog[] = {
      "summation order",
      "within the dtype's default tolerance, errors on most channels, a cpu re-run in the other "
      "layout within the same tolerance",
-     "medium: summation order is what remains once everything else agrees", "", nullptr,
-     nullptr},
+     "medium: summation order is what remains once everything else agrees", "", nullptr, nullptr},
     {"unexplained", "no catalog cause fits",
      "the error's pattern, what was tried and ruled out, and what to check next", "", "", "",
      nullptr, nullptr},
@@ -105,7 +104,9 @@ const CauseSpec kCatalog[] = {
 
 }  // namespace
 
-std::span<const CauseSpec> cause_catalog() { return kCatalog; }
+std::span<const CauseSpec> cause_catalog() {
+  return kCatalog;
+}
 
 const CauseSpec* find_cause_spec(std::string_view code) {
   for (const CauseSpec& c : kCatalog)
@@ -146,8 +147,7 @@ std::optional<Problem> apply_cause_fix(const Problem& problem, const Cause& caus
   std::vector<FixStep> steps = cause.fix;
   // A cause from before the catalog carried only its code.
   const causes::CauseSpec* spec = causes::find_cause_spec(cause.code);
-  if (steps.empty() && spec && spec->apply &&
-      cause.fitted_name.empty())
+  if (steps.empty() && spec && spec->apply && cause.fitted_name.empty())
     steps.push_back(FixStep{cause.code});
   if (steps.empty()) {
     if (why) *why = "no change to the problem fixes cause '" + cause.code + "'";

@@ -12,8 +12,7 @@ Tensor take_channels(const Tensor& t, const ChannelView& view, bool channels_las
     Tensor out = Tensor::uninitialized(t.dtype(), {k});
     const auto* src = static_cast<const unsigned char*>(t.raw());
     auto* dst = static_cast<unsigned char*>(out.raw());
-    for (std::int64_t i = 0; i < k; ++i)
-      std::memcpy(dst + i * es, src + channels[i] * es, es);
+    for (std::int64_t i = 0; i < k; ++i) std::memcpy(dst + i * es, src + channels[i] * es, es);
     return out;
   }
   if (t.rank() < 2 || t.numel() != view.outer * view.channels * view.inner || t.numel() == 0)
@@ -24,6 +23,13 @@ Tensor take_channels(const Tensor& t, const ChannelView& view, bool channels_las
   const auto* src = static_cast<const unsigned char*>(t.raw());
   auto* dst = static_cast<unsigned char*>(out.raw());
   const std::size_t run = static_cast<std::size_t>(view.inner) * es;
+  if (view.inner == 1 && es == 4) {  // channels-last float32: a gather per row, no memcpy calls
+    const auto* s32 = static_cast<const std::uint32_t*>(t.raw());
+    auto* d32 = static_cast<std::uint32_t*>(out.raw());
+    for (std::int64_t o = 0; o < view.outer; ++o)
+      for (std::int64_t i = 0; i < k; ++i) d32[o * k + i] = s32[o * view.channels + channels[i]];
+    return out;
+  }
   for (std::int64_t o = 0; o < view.outer; ++o)
     for (std::int64_t i = 0; i < k; ++i)
       std::memcpy(dst + static_cast<std::size_t>((o * k + i) * view.inner) * es,

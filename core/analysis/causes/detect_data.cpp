@@ -117,11 +117,9 @@ std::vector<Trial> detect_precision(const Search& s, const Trial&) {
     const std::string variant = v;
     if (!grad && variant.rfind("x:", 0) != 0) continue;
     const std::string which = variant.substr(0, variant.find(':'));
-    const std::string type = variant.substr(variant.find(':') + 1) == "bf16" ? "bfloat16"
-                                                                           : "float16";
-    const std::string what = which == "x"    ? "x"
-                             : which == "dy" ? dy
-                                             : "x and " + dy;
+    const std::string type =
+        variant.substr(variant.find(':') + 1) == "bf16" ? "bfloat16" : "float16";
+    const std::string what = which == "x" ? "x" : which == "dy" ? dy : "x and " + dy;
     FixStep step;
     step.variant = variant;
     out.push_back(trial("input-precision",
@@ -195,14 +193,14 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
   if (!std::isfinite(k) || k <= 0 || std::fabs(k - 1) < 1e-3) return {};
   const std::string two = power_of_two_text(k);
   const std::string dy(s.op().gradient_input());
-  Trial t = trial("gradient-scale",
-                  "the reference's gradients are k x this problem's with one k = " +
-                      approx_text(k) +
-                      (two.empty() ? " (not a power of two)"
-                                   : " = " + two + " (a power of two: a loss scale not removed)"),
-                  "fitted k by least squares on the data gradient, applied to every output",
-                  "multiply " + dy + " by " + approx_text(k) + " (or divide the reference by it)",
-                  FixStep{"", k});
+  Trial t =
+      trial("gradient-scale",
+            "the reference's gradients are k x this problem's with one k = " + approx_text(k) +
+                (two.empty() ? " (not a power of two)"
+                             : " = " + two + " (a power of two: a loss scale not removed)"),
+            "fitted k by least squares on the data gradient, applied to every output",
+            "multiply " + dy + " by " + approx_text(k) + " (or divide the reference by it)",
+            FixStep{"", k});
   t.fitted_name = "k";
   t.fitted = k;
   t.instead_of_run = [k](std::vector<OutputTensor>& o, const Scope&) {
@@ -245,7 +243,8 @@ std::vector<Trial> detect_permutation(const Search& s, const Trial& base) {
     for (std::int64_t j = 0; j < c; ++j) {
       double d = 0;
       for (std::size_t f = 0; f < ref_f[0].size(); ++f)
-        d += std::fabs(ref_f[static_cast<std::size_t>(i)][f] - cand_f[static_cast<std::size_t>(j)][f]);
+        d += std::fabs(ref_f[static_cast<std::size_t>(i)][f] -
+                       cand_f[static_cast<std::size_t>(j)][f]);
       if (d < best) best = d, at = j;
     }
     if (at < 0 || used[static_cast<std::size_t>(at)] || !(best < 1e-2)) return {};

@@ -27,7 +27,8 @@ std::optional<std::vector<OutputTensor>> run_other_layout(const Search& s, const
   const bool last = s.channels_last();
   Problem p = sc.problem;
   const bool five = declared.size() == 5;
-  p.attrs["data_format"] = std::string(last ? (five ? "NCDHW" : "NCHW") : (five ? "NDHWC" : "NHWC"));
+  p.attrs["data_format"] =
+      std::string(last ? (five ? "NCDHW" : "NCHW") : (five ? "NDHWC" : "NHWC"));
   for (auto& [name, t] : p.inputs)
     if (t.shape() == declared) t = last ? to_channels_first(t) : to_channels_last(t);
   try {
@@ -45,8 +46,7 @@ std::optional<std::vector<OutputTensor>> run_other_layout(const Search& s, const
 
 std::string list_channels(const std::vector<std::int64_t>& ch) {
   std::string s;
-  for (std::size_t i = 0; i < ch.size() && i < 8; ++i)
-    s += (i ? ", " : "") + std::to_string(ch[i]);
+  for (std::size_t i = 0; i < ch.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(ch[i]);
   if (ch.size() > 8) s += ", ...";
   return s;
 }
@@ -77,17 +77,17 @@ std::optional<Cause> detect_reduction_order(const Search& s) {
   // The same on both layouts: the cpu backend in the other layout agrees as well.
   std::string layouts = "a cpu re-run in the other layout is not available for this op";
   if (auto other = run_other_layout(s, s.sub())) {
-    const Comparison c = compare_results("expected", s.sub().expected, "cpu", *other,
-                                         DiffOptions{.worst_k = 0});
+    const Comparison c =
+        compare_results("expected", s.sub().expected, "cpu", *other, DiffOptions{.worst_k = 0});
     if (!c.passed) return std::nullopt;
     layouts = "the cpu backend in the other layout agrees within the same tolerance";
   }
   Cause cause;
   cause.code = "reduction-order";
   cause.title = "the outputs agree up to summation order: at most " + std::to_string(worst_ulp) +
-                " ULP, spread over " + std::to_string(touched) + " of " +
-                std::to_string(channels) + " channels, within " +
-                std::string(dtype_name(s.t())) + "'s tolerance (not a failure)";
+                " ULP, spread over " + std::to_string(touched) + " of " + std::to_string(channels) +
+                " channels, within " + std::string(dtype_name(s.t())) +
+                "'s tolerance (not a failure)";
   cause.explanation = "every output passes the dtype's default tolerance; " + layouts;
   cause.before = before.worst_tolerance_ratio();
   cause.after = at_default.worst_tolerance_ratio();
@@ -112,7 +112,8 @@ std::optional<Cause> detect_few_channels(const Search& s) {
       if (e.mismatches > 0 && e.channel >= 0 && e.channel < c)
         failing[static_cast<std::size_t>(e.channel)] = true;
   std::vector<std::int64_t> bad, good;
-  for (std::int64_t i = 0; i < c; ++i) (failing[static_cast<std::size_t>(i)] ? bad : good).push_back(i);
+  for (std::int64_t i = 0; i < c; ++i)
+    (failing[static_cast<std::size_t>(i)] ? bad : good).push_back(i);
   if (bad.empty() || static_cast<std::int64_t>(bad.size()) * 4 > c) return std::nullopt;
   // What those channels' inputs hold.
   const OpSpec& op = s.op();
@@ -152,11 +153,9 @@ std::optional<Cause> detect_few_channels(const Search& s) {
   }
   cause.explanation = "every other channel agrees (error ratio after leaving these out)";
   cause.before = s.before().worst_tolerance_ratio();
-  const Comparison rest =
-      compare_results("expected",
-                      outputs_on_channels(w.expected, w.view, s.channels_last(), good), "rest",
-                      outputs_on_channels(w.candidate, w.view, s.channels_last(), good),
-                      s.options());
+  const Comparison rest = compare_results(
+      "expected", outputs_on_channels(w.expected, w.view, s.channels_last(), good), "rest",
+      outputs_on_channels(w.candidate, w.view, s.channels_last(), good), s.options());
   cause.after = rest.worst_tolerance_ratio();
   for (const OutputDiff& o : s.before().outputs)
     if (o.compared) cause.max_abs_before = std::max(cause.max_abs_before, o.max_abs);

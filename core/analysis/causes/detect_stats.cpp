@@ -29,8 +29,8 @@ double epsilon_of(const Search& s) {
   }
 }
 
-Trial step_trial(std::string code, std::string title, std::string evidence,
-                 std::string suggestion, FixStep step = {}) {
+Trial step_trial(std::string code, std::string title, std::string evidence, std::string suggestion,
+                 FixStep step = {}) {
   Trial t;
   step.code = code;
   t.code = std::move(code);
@@ -73,12 +73,11 @@ std::vector<Trial> detect_convention(const Search& s, const Trial&) {
   const bool was_var = s.problem().convention == ReserveConvention::Variance;
   const std::string other = was_var ? "inv_std" : "variance";
   std::vector<Trial> out;
-  out.push_back(step_trial(
-      "reserve-convention",
-      std::string("reserve_space_2 holds ") +
-          (was_var ? "1/sqrt(variance + epsilon)" : "the variance") + ", not " +
-          (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
-      "re-ran with --convention " + other, "set --convention " + other));
+  out.push_back(step_trial("reserve-convention",
+                           std::string("reserve_space_2 holds ") +
+                               (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
+                               ", not " + (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
+                           "re-ran with --convention " + other, "set --convention " + other));
   out.push_back(step_trial("reserve-inverse-variance",
                            "reserve_space_2 holds 1/(variance + epsilon), not " +
                                std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
@@ -111,7 +110,8 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
     t.steps.push_back(FixStep{"epsilon-mismatch", e});
     return s.score(t, s.sub()).sq;
   };
-  std::vector<double> per_channel = base.code.empty() ? epsilon_per_channel(s, eps) : std::vector<double>{};
+  std::vector<double> per_channel =
+      base.code.empty() ? epsilon_per_channel(s, eps) : std::vector<double>{};
   const double guess = median(per_channel);
   double lo, hi;
   if (std::isfinite(guess) && guess > 0) {
@@ -138,8 +138,7 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
                        "the reference used " + name + " ~ " + approx_text(fitted) +
                            (who.empty() ? "" : ", " + who) + "; this problem has " +
                            attr_value_text(AttrValue{eps}),
-                       evidence, "set " + name + "=" + approx_text(fitted),
-                       FixStep{"", fitted});
+                       evidence, "set " + name + "=" + approx_text(fitted), FixStep{"", fitted});
   t.fitted_name = name;
   t.fitted = fitted;
   return {t};

@@ -70,8 +70,7 @@ double rank_correlation(const std::vector<double>& a, const std::vector<double>&
 }
 
 double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double d) { return !std::isfinite(d); }),
-          v.end());
+  v.erase(std::remove_if(v.begin(), v.end(), [](double d) { return !std::isfinite(d); }), v.end());
   if (v.empty()) return NAN;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];

@@ -96,8 +96,7 @@ void fix_layout(Problem& p, const OpSpec& op, const FixStep&, const std::vector<
     if (t.shape() == declared) t = reinterpret_other_layout(t, last);
 }
 
-void fix_epsilon(Problem& p, const OpSpec& op, const FixStep& s,
-                 const std::vector<std::int64_t>&) {
+void fix_epsilon(Problem& p, const OpSpec& op, const FixStep& s, const std::vector<std::int64_t>&) {
   p.attrs[std::string(op.epsilon_attr())] = s.value;
 }
 
@@ -112,8 +111,7 @@ void fix_widen(Problem& p, const OpSpec&, const FixStep&, const std::vector<std:
     if (t.dtype() == DType::F16) t = t.to(DType::F32);
 }
 
-void fix_bessel(Problem& p, const OpSpec& op, const FixStep& s,
-                const std::vector<std::int64_t>&) {
+void fix_bessel(Problem& p, const OpSpec& op, const FixStep& s, const std::vector<std::int64_t>&) {
   const double eps = epsilon_of(p, op);
   const bool holds_inv_std = reserve_holds_inv_std(p, op);
   map_values(input(p, op.variance_input), [&](double v) {

@@ -10,8 +10,7 @@ void fix_inverse_variance(Problem&, const OpSpec&, const FixStep&,
                           const std::vector<std::int64_t>&);
 void fix_layout(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_epsilon(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
-void fix_epsilon_clamped(Problem&, const OpSpec&, const FixStep&,
-                         const std::vector<std::int64_t>&);
+void fix_epsilon_clamped(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_widen(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_bessel(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_batch_statistics(Problem&, const OpSpec&, const FixStep&,
@@ -20,8 +19,7 @@ void fix_mode(Problem&, const OpSpec&, const FixStep&, const std::vector<std::in
 void fix_scale_missing(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_scale_ignored(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_precision(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
-void fix_gradient_scale(Problem&, const OpSpec&, const FixStep&,
-                        const std::vector<std::int64_t>&);
+void fix_gradient_scale(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_permutation(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 
 // The per-channel statistics the problem's data has: mean and biased variance of each channel.

@@ -48,9 +48,10 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
             " channels";
     if (!errs.empty()) {
       const auto [lo, hi] = std::minmax_element(errs.begin(), errs.end());
-      text += *hi <= 10 * *lo ? " (uniform)" : " (localized: errors spread over " +
-                                                   approx_text(*hi / std::max(*lo, 1e-300)) +
-                                                   "x between channels)";
+      text += *hi <= 10 * *lo
+                  ? " (uniform)"
+                  : " (localized: errors spread over " + approx_text(*hi / std::max(*lo, 1e-300)) +
+                        "x between channels)";
     }
   }
 
@@ -83,7 +84,8 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
         if (!std::isfinite(d)) continue;
         e2 += d * d, r2 += r[i] * r[i];
         el_err.push_back(d);
-        el_x.push_back(i < xs.size() ? std::fabs(xs[i] - m.mean[static_cast<std::size_t>(c)]) : NAN);
+        el_x.push_back(i < xs.size() ? std::fabs(xs[i] - m.mean[static_cast<std::size_t>(c)])
+                                     : NAN);
         el_dy.push_back(i < ds.size() ? std::fabs(ds[i]) : NAN);
         if (std::fabs(k[i]) > 1e-12) ratios.push_back(r[i] / k[i]);
       }
@@ -92,8 +94,9 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
     }
     const double with_var = rank_correlation(ch_err, ch_var);
     if (with_var < -0.6) {
-      hints.push_back("the relative error is larger where the channel's variance is small "
-                      "(epsilon-like)");
+      hints.push_back(
+          "the relative error is larger where the channel's variance is small "
+          "(epsilon-like)");
       next = "compare the epsilon and the variance (or reserve_space_2) each side used";
     }
     if (rank_correlation(el_err, el_x) > 0.5) {
@@ -103,7 +106,8 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
     if (rank_correlation(el_err, el_dy) > 0.5) {
       hints.push_back("the error grows with |" + std::string(s.op().gradient_input()) +
                       "| (precision-like)");
-      if (next.empty()) next = "check for mixed precision: the dtype of the gradient the reference got";
+      if (next.empty())
+        next = "check for mixed precision: the dtype of the gradient the reference got";
     }
     if (ratios.size() > 8) {
       const double mid = median(ratios);
@@ -116,13 +120,18 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
         if (next.empty()) next = "look for a loss scale or a gamma applied on one side only";
       }
     }
-    if (hints.empty()) hints.push_back("the error follows neither the variance, |x|, |dy| nor a "
-                                       "constant ratio (noise-like)");
+    if (hints.empty())
+      hints.push_back(
+          "the error follows neither the variance, |x|, |dy| nor a "
+          "constant ratio (noise-like)");
   }
   if (s.candidate_backend() != "cpu" && s.cpu_as_is().passed) {
-    hints.push_back("the cpu backend on the same problem agrees with the reference: the "
-                    "difference is " + s.candidate_backend() + "'s own");
-    next = "run " + s.candidate_backend() + " on a smaller shape and the other layout to find "
+    hints.push_back(
+        "the cpu backend on the same problem agrees with the reference: the "
+        "difference is " +
+        s.candidate_backend() + "'s own");
+    next = "run " + s.candidate_backend() +
+           " on a smaller shape and the other layout to find "
            "where its kernel departs";
   }
   if (next.empty())

@@ -47,9 +47,9 @@ struct Trial {
   std::string suggestion;      // the change that fixes it, in words
   std::string fitted_name;
   double fitted = 0;
-  bool whole_only = false;  // cannot run on a channel subsample (layout, channel order)
-  OutputMap after_run;      // maps a re-run's outputs into the reference's form (layout)
-  OutputMap instead_of_run; // measures without a run: maps the candidate's outputs (scale, order)
+  bool whole_only = false;   // cannot run on a channel subsample (layout, channel order)
+  OutputMap after_run;       // maps a re-run's outputs into the reference's form (layout)
+  OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale, order)
 };
 
 // Both trials' fixes together: a's steps then b's.
