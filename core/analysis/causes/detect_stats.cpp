@@ -66,6 +66,14 @@ std::vector<double> epsilon_per_channel(const Search& s, double eps) {
   return out;
 }
 
+// The framework default a fitted epsilon is near, as attr text.
+std::string nearest_default(double eps) {
+  double best = NAN;
+  for (const FrameworkEpsilon& f : framework_epsilons())
+    if (std::isnan(best) || std::fabs(eps - f.value) < std::fabs(eps - best)) best = f.value;
+  return attr_value_text(AttrValue{best});
+}
+
 }  // namespace
 
 std::vector<Trial> detect_convention(const Search& s, const Trial&) {
@@ -138,7 +146,10 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
                        "the reference used " + name + " ~ " + approx_text(fitted) +
                            (who.empty() ? "" : ", " + who) + "; this problem has " +
                            attr_value_text(AttrValue{eps}),
-                       evidence, "set " + name + "=" + approx_text(fitted), FixStep{"", fitted});
+                       evidence,
+                       "set " + name + "=" + approx_text(fitted) +
+                           (who.empty() ? "" : " (" + who + " is " + nearest_default(fitted) + ")"),
+                       FixStep{"", fitted});
   t.fitted_name = name;
   t.fitted = fitted;
   return {t};

@@ -333,7 +333,9 @@ std::vector<Cause> search_causes(const Search& s) {
     causes.erase(std::remove_if(causes.begin(), causes.end(),
                                 [](const Cause& c) { return c.code == "epsilon-mismatch"; }),
                  causes.end());
-  if (auto few = detect_few_channels(s)) causes.push_back(std::move(*few));
+  // A few channels are worth naming only when nothing explains them.
+  if (std::none_of(causes.begin(), causes.end(), [](const Cause& c) { return c.resolves; }))
+    if (auto few = detect_few_channels(s)) causes.push_back(std::move(*few));
   std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
     if (a.resolves != b.resolves) return a.resolves;
     if (a.resolves && generic(a) != generic(b)) return !generic(a);
