@@ -122,8 +122,14 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
       base.code.empty() ? epsilon_per_channel(s, eps) : std::vector<double>{};
   const double guess = median(per_channel);
   double lo, hi;
+  int steps = 12;
   if (std::isfinite(guess) && guess > 0) {
-    lo = guess / 3, hi = guess * 3;
+    // Channels that agree on it leave a narrow range to search.
+    std::vector<double> spread;
+    for (double e : per_channel) spread.push_back(std::fabs(e - guess) / guess);
+    const bool agree = median(spread) < 0.05;
+    lo = guess / (agree ? 1.25 : 3), hi = guess * (agree ? 1.25 : 3);
+    if (agree) steps = 8;
   } else {  // decades first, then the best decade's neighbourhood
     double best = INFINITY, at = eps;
     for (int d = -9; d <= 0; ++d) {
@@ -133,7 +139,7 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
     }
     lo = at / 10, hi = at * 10;
   }
-  const double fitted = minimize_log(objective, lo, hi, 12);
+  const double fitted = minimize_log(objective, lo, hi, steps);
   if (std::fabs(fitted - eps) <= 0.05 * eps) return {};
   const std::string who = framework_epsilon_name(fitted);
   std::string evidence = "fitted " + name + " = " + approx_text(fitted) + " on " +

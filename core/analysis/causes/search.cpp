@@ -224,9 +224,12 @@ bool tenfold(const Score& after, double before) {
   return after.ran && after.ratio < before && after.ratio * 10 <= before;
 }
 
+// Stops at the first trial that passes on the subsample: the search is bounded, and the catalog
+// lists the specific causes before the general ones.
 std::vector<Tried> try_all(const Search& s, const Trial& base) {
   std::vector<Tried> out;
-  for (Detector d : detectors())
+  for (Detector d : detectors()) {
+    if (!out.empty() && out.back().score.passed) break;
     for (Trial& t : d(s, base)) {
       bool repeat = false;
       for (const FixStep& step : t.steps)
@@ -235,7 +238,9 @@ std::vector<Tried> try_all(const Search& s, const Trial& base) {
       Trial tried = base.code.empty() ? std::move(t) : combine(base, t);
       const Score sc = s.score(tried);
       out.push_back({std::move(tried), sc});
+      if (sc.passed) break;
     }
+  }
   return out;
 }
 
