@@ -154,7 +154,9 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
                            attr_value_text(AttrValue{eps}),
                        evidence,
                        "set " + name + "=" + approx_text(fitted) +
-                           (who.empty() ? "" : " (" + who + " is " + nearest_default(fitted) + ")"),
+                           (who.empty() || nearest_default(fitted) == approx_text(fitted)
+                                ? ""
+                                : " (" + who + " is " + nearest_default(fitted) + ")"),
                        FixStep{"", fitted});
   t.fitted_name = name;
   t.fitted = fitted;

@@ -25,7 +25,7 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
   std::vector<std::string> failing, passing;
   const OutputDiff* data = nullptr;
   for (const OutputDiff& o : before.outputs) {
-    if (!o.compared) continue;
+    if (!o.compared || o.count == 0) continue;  // an empty output agrees trivially
     (o.passed ? passing : failing).push_back(o.name);
     if (!data || o.count > data->count) data = &o;
   }
