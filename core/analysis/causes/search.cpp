@@ -17,8 +17,8 @@ namespace causes {
 namespace {
 
 // Channels looked at first: the worst ones of the candidate's comparison, and some spread evenly.
-constexpr std::int64_t kSubsampleWorst = 8;
-constexpr std::int64_t kSubsampleSpread = 8;
+constexpr std::int64_t kSubsampleWorst = 4;
+constexpr std::int64_t kSubsampleSpread = 4;
 
 DiffOptions quick(const DiffOptions& o) {
   DiffOptions q = o;
