@@ -21,12 +21,23 @@ enum class Variant {
 };
 std::string_view variant_name(Variant v);
 
+// Launch limits and the per-SM resources that decide how many CTAs are co-resident (what a
+// cooperative launch may use). Defaults: an sm_90 part with H100 SXM's 132 SMs and 50 MB L2.
 struct DeviceLimits {
   int sm_count = 132;
   int max_threads_per_block = 1024;
   int max_grid_y = 65535;
   std::int64_t max_grid_x = 2147483647;
   int max_shared_per_block = 48 * 1024;
+  int max_shared_per_block_optin = 227 * 1024;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int registers_per_sm = 65536;
+  int max_registers_per_thread = 255;
+  int shared_per_sm = 228 * 1024;
+  int reserved_shared_per_block = 1024;  // the driver's per-CTA share of shared memory
+  std::int64_t l2_bytes = 50 * 1024 * 1024;
+  bool cooperative_launch = true;  // cudaDevAttrCooperativeLaunch
 };
 
 struct ShapeIn {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -66,7 +67,9 @@ class StackPool {
   std::vector<void*> stacks_;
 };
 
-enum class State { Ready, Barrier, Warp, Done };
+enum class State { Ready, Barrier, GridBarrier, Warp, Done };
+
+class GridBarrier;
 
 struct Fiber {
   ucontext_t ctx;
@@ -99,6 +102,8 @@ struct BlockRun {
   ucontext_t scheduler;
   SharedRegion* dynamic = nullptr;
   bool race_check = true;
+  GridBarrier* grid = nullptr;  // a cooperative launch's; null otherwise
+  int at_grid = 0;
 #ifdef BNSCOPE_EMU_ASAN
   void* fake_stack = nullptr;
   // The scheduler's own stack (the host thread's), learnt when a fiber first runs.
@@ -163,6 +168,60 @@ std::string where(const BlockRun& b, int linear) {
 [[noreturn]] void fault(const std::string& what) {
   throw Fault(what);
 }
+
+// The grid-wide barrier of a cooperative launch. Each block (a host thread) arrives once all of
+// its live threads have; the last block to arrive releases the others. A block that exits while
+// others wait (or waits after one has exited) would hang a device: here it is a fault, and so is
+// a fault in any block, which ends the wait of all the others with the same message.
+class GridBarrier {
+ public:
+  explicit GridBarrier(std::uint64_t blocks) : blocks_(blocks) {}
+
+  void arrive(const uint3& block, const char* kernel) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!abort_.empty()) throw Fault(abort_);
+    if (exited_ > 0) {
+      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel +
+                   " waits at the grid barrier, but block " + xyz(first_exited_) +
+                   " has exited and never arrives");
+      throw Fault(abort_);
+    }
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == blocks_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return generation_ != generation || !abort_.empty(); });
+    if (generation_ == generation) throw Fault(abort_);
+  }
+
+  void exit(const uint3& block, const char* kernel) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (exited_++ == 0) first_exited_ = block;
+    if (arrived_ > 0)
+      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel + " exited while " +
+                   std::to_string(arrived_) + " block(s) wait at the grid barrier");
+  }
+
+  void abort(const std::string& why) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    abort_locked(why);
+  }
+
+ private:
+  void abort_locked(const std::string& why) {
+    if (abort_.empty()) abort_ = why;
+    cv_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const std::uint64_t blocks_;
+  std::uint64_t arrived_ = 0, exited_ = 0, generation_ = 0;
+  uint3 first_exited_{};
+  std::string abort_;
+};
 
 BlockRun& block() {
   if (!g_block || !g_fiber) fault("emulator: a device builtin was used outside a kernel");
@@ -283,6 +342,7 @@ void run_block(BlockRun& b, const Config& c) {
   }
   b.live = static_cast<int>(n);
   b.at_barrier = 0;
+  b.at_grid = 0;
   b.epoch = next_stamp();
   b.error = nullptr;
   for (std::uint64_t round = 0;; ++round) {
@@ -303,6 +363,22 @@ void run_block(BlockRun& b, const Config& c) {
       }
     }
     if (b.live == 0) return;
+    if (b.at_grid > 0 && b.at_barrier == 0 && b.at_grid == b.live) {
+      g_stacks_dirty = true;  // until the barrier returns: a fault elsewhere abandons the fibers
+      b.grid->arrive(b.block, b.kernel);
+      g_stacks_dirty = false;
+      b.epoch = next_stamp();  // the grid barrier orders shared memory as __syncthreads does
+      b.at_grid = 0;
+      for (Fiber& f : b.fibers)
+        if (f.state == State::GridBarrier) f.state = State::Ready;
+      continue;
+    }
+    if (b.at_grid > 0 && b.at_barrier > 0) {
+      g_stacks_dirty = true;
+      fault("grid barrier: in kernel " + std::string(b.kernel) + ", block " + xyz(b.block) + ", " +
+            std::to_string(b.at_grid) + " thread(s) wait at the grid barrier while " +
+            std::to_string(b.at_barrier) + " wait at __syncthreads");
+    }
     if (b.at_barrier != b.live) {
       g_stacks_dirty = true;
       diagnose_stall(b);
@@ -321,6 +397,7 @@ struct GridRun {
   std::size_t shared;
   const std::function<void()>* body;
   Config config;
+  GridBarrier* barrier = nullptr;  // cooperative: each work() call runs exactly one block
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
@@ -333,6 +410,7 @@ struct GridRun {
     b.grid_dim = grid;
     b.body = body;
     b.race_check = config.race_check;
+    b.grid = barrier;
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     b.fibers.resize(threads);
     b.warps.resize((threads + 31) / 32);
@@ -348,11 +426,25 @@ struct GridRun {
         b.block = {static_cast<unsigned>(i % grid.x), static_cast<unsigned>(i / grid.x % grid.y),
                    static_cast<unsigned>(i / (std::uint64_t{grid.x} * grid.y))};
         run_block(b, config);
+        if (barrier) {
+          barrier->exit(b.block, kernel);
+          break;
+        }
       }
     } catch (...) {
       failed = true;
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
+      std::string what = "emulator: a block of kernel " + std::string(kernel) + " failed";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+      if (barrier) barrier->abort(what);  // after the error is kept: it is the one reported
     }
     g_block = nullptr;
   }
@@ -374,8 +466,9 @@ void set_config(const Config& c) {
   g_config = c;
 }
 
-void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-              const std::function<void()>& body) {
+namespace {
+
+void check_launch(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes) {
   const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || threads > 1024)
     fault("launch of " + std::string(kernel) + ": " + std::to_string(threads) +
@@ -388,6 +481,13 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_sha
     fault("launch of " + std::string(kernel) + ": " + std::to_string(dynamic_shared_bytes) +
           " bytes of dynamic shared memory (a device has at most 227 KiB)");
   if (g_block) fault("launch of " + std::string(kernel) + " from device code (not emulated)");
+}
+
+}  // namespace
+
+void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+              const std::function<void()>& body) {
+  check_launch(kernel, grid, block, dynamic_shared_bytes);
   GridRun run;
   run.kernel = kernel;
   run.grid = grid;
@@ -404,6 +504,64 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_sha
   run.work();
   for (std::thread& t : helpers) t.join();
   if (run.error) std::rethrow_exception(run.error);
+}
+
+void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
+                          std::size_t dynamic_shared_bytes, const gpu::KernelFootprint& footprint,
+                          const std::function<void()>& body) {
+  check_launch(kernel, grid, block, dynamic_shared_bytes);
+  const Config c = config();
+  const std::string launch = "cooperative launch of " + std::string(kernel);
+  if (!c.target.cooperative_launch)
+    fault(launch + ": the target does not support cooperative launches");
+  gpu::KernelFootprint k = footprint;
+  k.threads = static_cast<int>(block.x * block.y * block.z);
+  k.dynamic_shared_bytes = static_cast<int>(dynamic_shared_bytes);
+  const gpu::Occupancy o = gpu::occupancy(c.target, k);
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  if (blocks > static_cast<std::uint64_t>(o.co_resident(c.target)))
+    fault(launch + ": a grid of " + std::to_string(blocks) + " blocks cannot be co-resident: " +
+          (o.blocks_per_sm == 0
+               ? "no block fits on an SM (" + o.limiter + ")"
+               : std::to_string(o.blocks_per_sm) + " block(s) per SM (limited by " + o.limiter +
+                     ") on " + std::to_string(c.target.sm_count) + " SMs hold at most " +
+                     std::to_string(o.co_resident(c.target))) +
+          " (cudaErrorCooperativeLaunchTooLarge on a device)");
+  constexpr std::uint64_t kMaxResident = 1024;  // one host thread per block
+  if (blocks > kMaxResident)
+    fault(launch + ": the emulator keeps at most " + std::to_string(kMaxResident) +
+          " blocks resident, the grid has " + std::to_string(blocks));
+  GridBarrier barrier(blocks);
+  GridRun run;
+  run.kernel = kernel;
+  run.grid = grid;
+  run.block = block;
+  run.shared = dynamic_shared_bytes;
+  run.body = &body;
+  run.config = c;
+  run.barrier = &barrier;
+  std::vector<std::thread> residents;
+  residents.reserve(static_cast<std::size_t>(blocks - 1));
+  for (std::uint64_t i = 1; i < blocks; ++i) residents.emplace_back([&run] { run.work(); });
+  run.work();
+  for (std::thread& t : residents) t.join();
+  if (run.error) std::rethrow_exception(run.error);
+}
+
+void grid_sync() {
+  BlockRun& b = block();
+  Fiber& f = *g_fiber;
+  if (!b.grid)
+    fault("grid barrier in " + where(b, f.linear) +
+          ": the kernel was not launched cooperatively (a device needs "
+          "cudaLaunchCooperativeKernel for a grid-wide sync)");
+  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
+  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
+    fault("warp check: grid barrier in " + where(b, f.linear) + " while lanes " +
+          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
+  f.state = State::GridBarrier;
+  ++b.at_grid;
+  switch_to_scheduler(b, f, false);
 }
 
 const uint3& thread_idx() {
