@@ -16,6 +16,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -67,6 +68,47 @@ class StackPool {
   std::vector<void*> stacks_;
 };
 
+// The fiber stacks of a cooperative block: every block of such a grid is resident at once, and
+// a guard page per fiber would cost two memory mappings per thread (hundreds of thousands for a
+// full H100 grid, past the kernel's map limit). One mapping per block instead, with a guard page
+// below it; the bottom bytes of each stack stay as the fresh mapping gave them (zero, never
+// touched: no memory), checked when the block ends. A host thread runs one resident block.
+class SlabStacks {
+ public:
+  ~SlabStacks() {
+    if (base_) munmap(base_, bytes_);
+  }
+  // Fresh stacks for a block of n threads (zero pages: the canaries hold until written).
+  void reset(std::size_t n) {
+    if (base_) munmap(base_, bytes_);
+    base_ = nullptr;
+    bytes_ = n * kStackBytes + page();
+    void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) throw Fault("emulator: cannot map the fiber stacks of a resident block");
+    mprotect(m, page(), PROT_NONE);
+    base_ = static_cast<unsigned char*>(m);
+    count_ = n;
+  }
+  void* get(std::size_t i) const { return base_ + page() + i * kStackBytes; }
+
+  // The first stack whose canary was overwritten, or -1.
+  long long overflowed() const {
+    for (std::size_t i = 0; i < count_; ++i) {
+      const unsigned char* stack = base_ + page() + i * kStackBytes;
+      for (std::size_t b = 0; b < kCanaryBytes; ++b)
+        if (stack[b] != 0) return static_cast<long long>(i);
+    }
+    return -1;
+  }
+
+ private:
+  static constexpr std::size_t kCanaryBytes = 256;
+  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  unsigned char* base_ = nullptr;
+  std::size_t bytes_ = 0, count_ = 0;
+};
+
 enum class State { Ready, Barrier, GridBarrier, Warp, Done };
 
 class GridBarrier;
@@ -116,6 +158,7 @@ thread_local BlockRun* g_block = nullptr;
 thread_local Fiber* g_fiber = nullptr;
 thread_local std::uint64_t g_stamp = 0;  // epochs and warp stamps, unique per host thread
 thread_local StackPool g_stacks;
+thread_local SlabStacks g_slab;            // a resident block's (one block per host thread)
 thread_local bool g_stacks_dirty = false;  // a fault abandoned fibers mid-frame
 
 std::uint64_t next_stamp() {
@@ -324,12 +367,13 @@ void run_block(BlockRun& b, const Config& c) {
 #endif
     g_stacks_dirty = false;
   }
+  if (b.grid) g_slab.reset(n);
   for (std::size_t i = 0; i < n; ++i) {
     Fiber& f = b.fibers[i];
     f.linear = static_cast<int>(i);
     f.idx = thread_coords(b, f.linear);
     f.state = State::Ready;
-    f.stack = g_stacks.get(i);
+    f.stack = b.grid ? g_slab.get(i) : g_stacks.get(i);
     getcontext(&f.ctx);
     f.ctx.uc_stack.ss_sp = f.stack;
     f.ctx.uc_stack.ss_size = kStackBytes;
@@ -362,7 +406,12 @@ void run_block(BlockRun& b, const Config& c) {
         }
       }
     }
-    if (b.live == 0) return;
+    if (b.live == 0) {
+      if (b.grid && g_slab.overflowed() >= 0)
+        fault("emulator: " + where(b, static_cast<int>(g_slab.overflowed())) +
+              " overflowed its fiber stack");
+      return;
+    }
     if (b.at_grid > 0 && b.at_barrier == 0 && b.at_grid == b.live) {
       g_stacks_dirty = true;  // until the barrier returns: a fault elsewhere abandons the fibers
       b.grid->arrive(b.block, b.kernel);
@@ -542,7 +591,15 @@ void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
   run.barrier = &barrier;
   std::vector<std::thread> residents;
   residents.reserve(static_cast<std::size_t>(blocks - 1));
-  for (std::uint64_t i = 1; i < blocks; ++i) residents.emplace_back([&run] { run.work(); });
+  try {
+    for (std::uint64_t i = 1; i < blocks; ++i) residents.emplace_back([&run] { run.work(); });
+  } catch (const std::system_error& e) {
+    const std::string why = launch + ": cannot start a host thread for each of the " +
+                            std::to_string(blocks) + " resident blocks (" + e.what() + ")";
+    barrier.abort(why);
+    for (std::thread& t : residents) t.join();
+    fault(why);
+  }
   run.work();
   for (std::thread& t : residents) t.join();
   if (run.error) std::rethrow_exception(run.error);

@@ -4,9 +4,9 @@
 // threads); the threads of a block run as cooperative fibers on one host thread, switching only
 // at __syncthreads, __syncwarp, warp shuffles and votes, so block-level and warp-level
 // synchronization behaves as on a device. A cooperative launch keeps every block resident (one
-// host thread each) so that a grid-wide barrier can hold them all. Between two barriers the threads run in a seeded
-// order; a shared-memory race check and a warp check turn what a device would make undefined
-// into a Fault that names the kernel, block, thread and address.
+// host thread each) so that a grid-wide barrier can hold them all. Between two barriers the threads
+// run in a seeded order; a shared-memory race check and a warp check turn what a device would make
+// undefined into a Fault that names the kernel, block, thread and address.
 
 #include <vector_types.h>
 

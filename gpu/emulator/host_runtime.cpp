@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "emulator.h"
 #include "tensor/error.h"
 
 namespace bnscope::gpu {
@@ -41,7 +42,8 @@ class HostRuntime : public DeviceRuntime {
   double elapsed_seconds(Event, Event) override { throw no_clock(); }
   void range_push(const std::string&) override {}
   void range_pop() noexcept override {}
-  DeviceLimits limits() const override { return DeviceLimits{}; }
+  // The emulated target (emu::Config): what cooperative launches must fit on.
+  DeviceLimits limits() const override { return emu::config().target; }
   const KernelLaunchers& kernels() const override { return emulated::launchers(); }
 
  private:

@@ -10,10 +10,12 @@
 //    read twice: 5 passes. In the one-CTA-per-channel-group variant the second read follows the
 //    first within the same CTA and mostly hits L2 for the group's slice; in split-M the
 //    elementwise kernel re-reads from DRAM unless the tensor fits L2 (~50 MB on H100).
-//  * Persistence (keeping x, dy on chip across the barrier, 3 passes for training) needs a
-//    cooperative grid sync and register-resident tiles; it is not implemented, so large
-//    training shapes top out near 3/5 of copy bandwidth.
-//  * Variants (planner.cpp): CtaPerGroup when the channel groups alone fill a wave (8 CTAs of
+//  * Persistence: a training grad whose x and dy fit in the registers and shared memory of the
+//    co-resident CTAs runs single-pass (single_pass_kernel.cuh): one cooperative launch, the
+//    data held on chip across a grid barrier, 3 passes. Larger ones take the paths below, with
+//    the dx kernel walking the tensor from its end so that its first reads hit what L2 holds.
+//  * Variants (planner.cpp): SinglePass as above; CtaPerGroup when the channel groups alone fill a
+//  wave (8 CTAs of
 //    256 threads per SM) or M is short; otherwise SplitM: grid.y slices of M write partials to
 //    a workspace, a second stage (one warp per channel, grid_reduce.cuh) finishes the channel.
 //  * Occupancy: 256-thread CTAs with 2*256 accumulators of shared memory (2 KB float). The
@@ -34,6 +36,7 @@
 #include "launch_kernel.cuh"
 #include "launchers.cuh"
 #include "reduce_kernel.cuh"
+#include "single_pass_kernel.cuh"
 // clang-format on
 
 namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
@@ -109,7 +112,10 @@ __global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
   T* dx = static_cast<T*>(g.dx);
   const Index n = v.outer * v.channels * v.inner;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index e = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += stride) {
+  // From the tensor's end back: the reduce kernel's last CTAs read the end of M, which is what
+  // L2 still holds when this kernel starts.
+  for (Index r = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; r < n; r += stride) {
+    const Index e = n - 1 - r;
     const Index c = v.channel_of(e);
     dx[e] = from_acc<T>(coef[c] * to_acc(dy[e]) +
                         coef[v.channels + c] * (to_acc(x[e]) - coef[3 * v.channels + c]) +
@@ -125,6 +131,26 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
                             static_cast<Index>(view.inner)};
   const dim3 block(plan.block_x, plan.block_y);
   const auto smem = static_cast<size_t>(plan.shared_bytes);
+  if constexpr (sizeof(T) <= 4) {  // the planner holds no 8-byte tiles on chip
+    if (plan.variant == Variant::SinglePass) {
+      SinglePassArgs a;
+      a.m_per_split = plan.m_per_split;
+      a.smem_items = plan.smem_items;
+      a.tile_offset_bytes = plan.tile_offset_bytes;
+      KernelFootprint k;
+      k.threads = plan.threads();
+      k.registers_per_thread = kSinglePassRegisters;
+      hooks.begin("grad_single_pass");
+      launch_cooperative_kernel(
+          "grad_single_pass_kernel", grad_single_pass_kernel<T, Index>,
+          dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block, smem,
+          k, s, v, g, a);
+      hooks.end();
+      return;
+    }
+  }
+  if (plan.variant == Variant::SinglePass)
+    throw Error(ErrorCode::Internal, "single-pass plan for 8-byte data");
   if (plan.variant == Variant::CtaPerGroup) {
     hooks.begin("grad_cta_per_group");
     launch_kernel("grad_cta_per_group_kernel", grad_cta_per_group_kernel<T, Index>,

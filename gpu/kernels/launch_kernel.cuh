@@ -59,6 +59,13 @@ void launch_cooperative_kernel(const char* name, void (*kernel)(P...), dim3 grid
   }
 #else
   (void)footprint;
+  // Past 48 KiB a kernel's dynamic shared memory needs the opt-in (a host call, not a stream
+  // operation, so stream capture stays valid).
+  if (shared > 48 * 1024)
+    check_cuda(
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+        name);
   std::tuple<std::decay_t<P>...> params(static_cast<std::decay_t<P> >(args)...);
   std::apply(
       [&](auto&... p) {
