@@ -31,6 +31,9 @@ class HostRuntime : public DeviceRuntime {
   void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream) override {
     std::memcpy(dst, src, bytes);
   }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream) override {
+    std::memcpy(dst, src, bytes);
+  }
   void fill_zero(void* dst, std::size_t bytes, Stream) override { std::memset(dst, 0, bytes); }
   Stream create_stream() override { return reinterpret_cast<Stream>(&g_stream_tag); }
   void destroy_stream(Stream) noexcept override {}
