@@ -22,16 +22,18 @@
 //    gpu_disasm listing shows at most 48 registers and no local memory for sm_80/sm_90, so at
 //    least 5 CTAs (1280 threads) per SM are resident; the planner's wave assumes 8, which the
 //    float, 32-bit-index kernels (the common case) reach.
-//  * Vector widths: loads are scalar. NHWC lanes take neighbouring channels (a warp reads a
-//    128-byte row segment for f32, 64 bytes for 16-bit types); NCHW lanes walk a channel's
-//    contiguous plane. Two-element vector loads for 16-bit types would halve load instructions
-//    and are the next step once timings on a device show the kernels instruction-bound.
+//  * Vector widths: the dx kernel moves 16 bytes a request (vector_io.cuh). The reductions'
+//    loads are scalar: NHWC lanes take neighbouring channels (a warp reads a 128-byte row
+//    segment for f32, 64 bytes for 16-bit types); NCHW lanes walk a channel's contiguous plane.
+//    Vector loads there change which lane owns which values, and so the summation order; they
+//    wait for device timings that show the reductions instruction-bound.
 //  * Indexing: Index = uint32_t below 2^31 elements, int64_t above (planner's index64).
 
 #include "../blocks/target.cuh"
 // clang-format off
 #include "../blocks/grid_reduce.cuh"
 #include "../blocks/shared.cuh"
+#include "../blocks/vector_io.cuh"
 #include "channel_math.cuh"
 #include "launch_kernel.cuh"
 #include "launchers.cuh"
@@ -103,24 +105,36 @@ __global__ void grad_finish_kernel(Index channels, Index m, int splits, GradLaun
   if (g.kind == GradKind::Training) store_coef(g.coef, channels, c, r);
 }
 
+// dx = A*dy + B*(x - mu) + D, 16 bytes of x, dy and dx a request, from the tensor's end back:
+// the reduce kernel's last CTAs read the end of M, which is what L2 still holds when this kernel
+// starts. The last n % kN values (n not a multiple of the vector) go one by one.
 template <class T, class Index>
 __global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
   using Acc = acc_t<T>;
+  constexpr Index kN = Vec16<T>::kN;
   const Acc* coef = static_cast<const Acc*>(g.coef);
   const T* x = static_cast<const T*>(g.x);
   const T* dy = static_cast<const T*>(g.dy);
   T* dx = static_cast<T*>(g.dx);
   const Index n = v.outer * v.channels * v.inner;
+  const Index vectors = n / kN;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  // From the tensor's end back: the reduce kernel's last CTAs read the end of M, which is what
-  // L2 still holds when this kernel starts.
-  for (Index r = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; r < n; r += stride) {
-    const Index e = n - 1 - r;
+  const Index first = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const auto value = [&](Index e, T dyv, T xv) {
     const Index c = v.channel_of(e);
-    dx[e] = from_acc<T>(coef[c] * to_acc(dy[e]) +
-                        coef[v.channels + c] * (to_acc(x[e]) - coef[3 * v.channels + c]) +
-                        coef[2 * v.channels + c]);
+    return from_acc<T>(coef[c] * to_acc(dyv) +
+                       coef[v.channels + c] * (to_acc(xv) - coef[3 * v.channels + c]) +
+                       coef[2 * v.channels + c]);
+  };
+  for (Index r = first; r < vectors; r += stride) {
+    const Index e0 = (vectors - 1 - r) * kN;
+    const Vec16<T> xv = load16(x + e0), dv = load16(dy + e0);
+    Vec16<T> out;
+#pragma unroll
+    for (Index j = 0; j < kN; ++j) out.v[j] = value(e0 + j, dv.v[j], xv.v[j]);
+    store16(dx + e0, out);
   }
+  for (Index e = vectors * kN + first; e < n; e += stride) dx[e] = value(e, dy[e], x[e]);
 }
 
 template <class T, class Index>
@@ -178,6 +192,9 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
   hooks.end();
   if (g.kind != GradKind::Training) return;
   hooks.begin("grad_dx");
+  for (const void* p : {g.x, g.dy, static_cast<const void*>(g.dx)})
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+      throw Error(ErrorCode::Internal, "grad_dx_kernel: a data tensor is not 16-byte aligned");
   launch_kernel("grad_dx_kernel", grad_dx_kernel<T, Index>,
                 dim3(static_cast<unsigned>(plan.ew_grid)),
                 dim3(static_cast<unsigned>(plan.ew_block)), 0, s, v, g);

@@ -15,6 +15,9 @@
 // Arithmetic: loads widen to the accumulation type (float for half and bfloat16) and dx is
 // rounded once, as TensorFlow's fused grads compute; no packed half math, which would round
 // the per-element terms in 16 bits.
+// Registers (ptxas -v, sm_90, 32-bit index): 60 for float, 56 for half and bfloat16, no stack
+// and no spills, so the held items are registers indeed and 4 CTAs fit per SM. The 64-bit index
+// instantiation spills 8 bytes; it is never planned (2^31 values are far past any chip).
 
 #include "../blocks/block_reduce.cuh"
 #include "../blocks/grid_sync.cuh"
