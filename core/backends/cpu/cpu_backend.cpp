@@ -11,6 +11,7 @@
 #include "backends/cpu/dx_stores.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
+#include "backends/cpu/pass_plan.h"
 #include "backends/cpu/simd.h"
 #include "backends/cpu/walk_trial.h"
 #include "engine/outputs.h"
@@ -75,6 +76,20 @@ class CpuBackend : public Backend {
     last_run_calibrating_ = cpu::trial_passes() != trials_before;
   }
   bool last_run_calibrating() const override { return last_run_calibrating_; }
+  std::string code_path() const override { return cpu_code_path(); }
+  std::vector<PhaseInfo> phase_plan(const Prepared& p, int threads) const override {
+    std::vector<PhaseInfo> plan;
+    for (const std::string& pass : cpu_pass_plan(p, threads)) {
+      // The write pass and the one-sweep passes in shades of their own beside the reducing ones.
+      const int shade = pass == cpu::kPassWrite                               ? 1
+                        : pass == cpu::kPassPlanes || pass == cpu::kPassFused ? 2
+                                                                              : 0;
+      plan.push_back(
+          {pass, std::string(cpu_pass_description(pass)), cpu_pass_tensors(pass, *p.op), shade});
+    }
+    return plan;
+  }
+  void check_environment() const override { check_cpu_backend_variables(); }
 
  private:
   std::mutex mutex_;
