@@ -140,8 +140,13 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
 
   const std::vector<std::string> order =
       run_order(request, out.reference, out.reference_is_backend);
+  const auto made = [&](const std::string& name) {
+    return std::find_if(request.made.begin(), request.made.end(),
+                        [&](const Result& m) { return m.backend == name; });
+  };
   std::vector<Backend*> backends;
-  for (const std::string& b : order) backends.push_back(&backend_or_throw(b));
+  for (const std::string& b : order)
+    backends.push_back(made(b) != request.made.end() ? nullptr : &backend_or_throw(b));
   if (!out.reference_is_backend) {
     out.expected = load_expected_outputs(request.against, *prepared.op);
     check_missing(request, prepared, out.expected);
@@ -150,9 +155,7 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
 
   for (std::size_t k = 0; k < backends.size(); ++k) {
     ctx.check_cancel();
-    const auto before = std::find_if(request.made.begin(), request.made.end(),
-                                     [&](const Result& m) { return m.backend == order[k]; });
-    if (before != request.made.end()) {
+    if (const auto before = made(order[k]); before != request.made.end()) {
       out.runs.push_back(*before);
       continue;
     }

@@ -31,7 +31,8 @@ struct PipelineRequest {
   DiffOptions diff;
   bool find_causes = true;  // test the known traps for each candidate that disagrees
   // Runs of this same prepared problem made before (the app's run, before a comparison was
-  // asked for): a backend found here is taken as it ran, sharing its outputs, not run again.
+  // asked for; the selftest's runs): a backend found here is taken as it ran, sharing its
+  // outputs, not run again, and need not be in the registry.
   std::vector<Result> made;
 };
 
