@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
 
@@ -129,8 +130,7 @@ std::string resolve_reference(const PipelineRequest& request) {
 }
 
 PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
-                            const PipelineRequest& request, const RunContext& ctx,
-                            std::vector<Result>* recycle) {
+                            const PipelineRequest& request, const RunContext& ctx) {
   PipelineResult out;
   out.reference = resolve_reference(request);
   out.reference_is_backend = request.against.empty();
@@ -159,12 +159,8 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
       out.runs.push_back(*before);
       continue;
     }
-    Result r;
     // An empty problem's result relies on zero-filled fresh buffers.
-    if (recycle && !recycle->empty() && !prepared.empty()) {
-      r = std::move(recycle->back());
-      recycle->pop_back();
-    }
+    Result r = prepared.empty() ? Result{} : output_pool().take();
     run_prepared_into(prepared, *backends[k], r, share_of(ctx, k, backends.size()));
     out.runs.push_back(std::move(r));
   }
