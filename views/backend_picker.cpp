@@ -10,6 +10,16 @@
 
 namespace bnscope {
 
+namespace {
+
+// What the backend is, and what it runs on this machine where it says.
+QString tooltip(const Backend& b) {
+  const std::string path = b.code_path();
+  return path.empty() ? qs(b.description()) : qs(b.description()) + "\n" + qs(path);
+}
+
+}  // namespace
+
 BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
@@ -22,7 +32,7 @@ BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
     for (Backend* b : BackendRegistry::instance().all()) {
       auto* item = new QStandardItem(qs(b->name()));
       const std::string why = b->unavailable_reason();
-      item->setToolTip(why.empty() ? qs(b->description()) : QString::fromStdString(why));
+      item->setToolTip(why.empty() ? tooltip(*b) : QString::fromStdString(why));
       item->setData(qs(b->name()), Qt::UserRole);
       if (!why.empty()) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
       model->appendRow(item);
@@ -36,7 +46,7 @@ BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
     auto* c = new QCheckBox(qs(b->name()), this);
     const std::string why = b->unavailable_reason();
     c->setEnabled(why.empty());
-    c->setToolTip(why.empty() ? qs(b->description()) : QString::fromStdString(why));
+    c->setToolTip(why.empty() ? tooltip(*b) : QString::fromStdString(why));
     row->addWidget(c);
     checks_ << c;
     connect(c, &QCheckBox::toggled, this, &BackendPicker::changed);
