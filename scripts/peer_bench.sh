@@ -104,8 +104,7 @@ MERGE_ARGS=()
 for round in $(seq 1 "$ROUNDS"); do
   R="$OUT/round$round"
   mkdir -p "$R"
-  "$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$R/ours.json" \
-    2>"$R/ours_walks.txt"
+  "$BUILD/tests/bench/bnscope_bench" --benchmark_filter='^cpu/' "${GB[@]}" >"$R/ours.json"
   BNSCOPE_BENCH_THREADS=1 "$BUILD/tests/bench/bnscope_bench" --benchmark_filter="$LARGE" \
     "${GB[@]}" >"$R/ours_1thread.json"
   "$BUILD/tests/bench/bnscope_onednn_bench" "${GB[@]}" >"$R/onednn.json"
@@ -125,21 +124,12 @@ for round in $(seq 1 "$ROUNDS"); do
                --ours-1thread "$R/ours_1thread.json")
 done
 "$BUILD/tests/bench/bnscope_interactive_bench" "${GB[@]}" >"$OUT/interactive.json"
-# The walks round 1's trials decided (bench_util.h prints one "name: ..." line per kind).
-walks() { sed -n "s/^$1: //p" "$OUT/round1/ours_walks.txt" | grep . || echo none; }
 META="$(echo "$HOST" | tr '\n' ' ') Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(lscpu | sed -n 's/^Model name: *//p'), \
 $(nproc) CPUs, $THREADS threads; oneDNN $(dpkg-query -W -f='${Version}' libdnnl-dev 2>/dev/null || echo '?'), \
 Highway $(dpkg-query -W -f='${Version}' libhwy-dev 2>/dev/null || echo '?'), $(g++ --version | head -1). Load before: ${LOAD_BEFORE##*load average: }; after: \
 $(uptime | sed 's/.*load average: //'). Interactive toggle+rerun (default.npz, cpu): \
 $(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x.get('aggregate_name')=='median']; print('%.2f ms median' % b[0]['ms_per_toggle'])" "$OUT/interactive.json"). \
-Reduce-pass row walks decided in round 1 (trials): $(walks reduce_pair_walks). \
-Reduce-pass walks of wide rows decided in round 1 (trials): $(walks reduce_tile_walks). \
-Single-sweep walks of wide rows decided in round 1 (trials): $(walks single_sweep_walks). \
-Write-pass walks of the training grads decided in round 1 (trials): $(walks write_walks). \
-Software prefetch of the rows passes decided in round 1 (trials): \
-$(for p in reduce write single; do printf '%s pass: %s. ' "$p" "$(walks "${p}_prefetch_walks")"; done)\
-dx stores measured in round 1 (trials): training grads: $(walks training_store_walks); \
-single sweeps: $(walks single_store_walks)."
+Walks and stores as the cpu backend's planner gives them for this host (core/backends/cpu/planner.h)."
 if [ "$ALT_ROUNDS" -gt 0 ]; then
   python3 "$ROOT/scripts/peer_merge.py" "${MERGE_ARGS[@]}" --losses "$OUT/losses.json" >/dev/null
   python3 "$ROOT/scripts/peer_alternate.py" --losses "$OUT/losses.json" --build "$BUILD" \

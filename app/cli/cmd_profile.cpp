@@ -47,8 +47,6 @@ int run(Args args) {
 
   std::printf("%s on %s: %d reps after %d warm-up", describe_case(problem).c_str(),
               p.backend.c_str(), p.reps, p.warmup);
-  if (p.calibration_runs > 0)
-    std::printf(" (%d of them while the backend timed trials of its walks)", p.calibration_runs);
   std::printf("\n");
   std::printf("  %-24s %12s %12s %12s\n", "phase", "median ms", "min ms", "max ms");
   for (const PhaseStats& ps : p.phases)
@@ -76,9 +74,7 @@ const CommandRegistration reg{
      "usage: bnscope-cli profile [problem flags] [--backend B] [--reps N] [--warmup N]\n"
      "                           [--threads N] [--peak-gbps X] [--no-copy-probe]\n"
      "                           [--json FILE] [--trace FILE] [--shape N,H,W,C] [--seed S]\n\n"
-     "Runs the problem --warmup times (default 2), and more while the cpu backend's runs still\n"
-     "time trials of its walks (at most 256 more; none with --warmup 0), then --reps times\n"
-     "(default 10), and prints\n"
+     "Runs the problem --warmup times (default 2), then --reps times (default 10), and prints\n"
      "min/median/max per phase (a CPU run: kernel:cpu, the whole run, then the passes the\n"
      "planner chose: pass:reduce, pass:write, ...). Bytes follow the minimum-traffic model\n"
      "(each input read once, each output written once). The roofline is\n"

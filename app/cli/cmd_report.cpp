@@ -132,10 +132,9 @@ const CommandRegistration reg{
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
      "(schema bnscope-report/2), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
      "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"
-     "Profiles make one warm-up (a backend's verdict run is it), more while the cpu backend\n"
-     "times trials of its walks (within half the budget), and at least 3 timed runs, more up\n"
-     "to --reps (default 5) while a backend's profile stays within --time-budget seconds\n"
-     "(default 0.5; 0: exactly --reps after 2 warm-ups, then the trials' runs).\n\n"
+     "Profiles make one warm-up (a backend's verdict run is it) and at least 3 timed runs,\n"
+     "more up to --reps (default 5) while a backend's profile stays within --time-budget\n"
+     "seconds (default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
      "--attr KEY=VALUE, --dtype, --convention, --strict",
      run}};

@@ -48,10 +48,6 @@ class Backend {
   // Fills result (allocate_outputs first); never validates, never prints. Not called for empty
   // inputs: the engine produces TensorFlow's empty result itself.
   virtual void run(const Prepared& p, Result& result, const RunContext& ctx) = 0;
-  // Whether the last run timed parts of itself to choose how to run (the cpu backend's walk trials,
-  // backends/cpu/walk_trial.h): such runs mix walks of different speeds, so a profile keeps
-  // warming up until a run did not.
-  virtual bool last_run_calibrating() const { return false; }
 };
 
 class BackendRegistry {

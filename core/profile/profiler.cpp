@@ -18,13 +18,6 @@ bool is_device_phase(const std::string& phase) {
 
 }  // namespace
 
-int run_while_calibrating(const Backend& backend, int max_runs, const std::function<bool()>& within,
-                          const std::function<void()>& run) {
-  int runs = 0;
-  for (; runs < max_runs && backend.last_run_calibrating() && within(); ++runs) run();
-  return runs;
-}
-
 std::string speed_caveat(const Profile& p) {
   if (!p.measures_speed)
     return p.backend + ": the times of an emulation on this CPU, not the speed of what it emulates";
@@ -79,19 +72,6 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   const double began = adaptive ? clock() : 0;
   prof.warmup = std::min(prior, warmup);
   for (; prof.warmup < warmup; ++prof.warmup) run_backend_into(p, backend, r, ctx);
-  // A fixed profile times its calibration on the steady clock, not on options.clock, whose reads
-  // a caller may count as the timed runs' progress.
-  const double calibration_began = adaptive ? 0 : steady_seconds();
-  const auto within_time = [&] {
-    return adaptive ? clock() - began < prof.time_budget / 2
-                    : steady_seconds() - calibration_began < options.max_calibration_seconds;
-  };
-  if (warmup > 0) {
-    prof.calibration_runs =
-        run_while_calibrating(backend, options.max_calibration_runs, within_time,
-                              [&] { run_backend_into(p, backend, r, ctx); });
-    prof.warmup += prof.calibration_runs;
-  }
   const int min_reps = adaptive ? std::clamp(options.min_reps, 1, options.reps) : options.reps;
 
   std::vector<double> wall;

@@ -47,15 +47,6 @@ struct ProfileOptions {
   // time with one more run stays within the budget.
   double time_budget = 0;
   int min_reps = 3;
-  // Warm-up runs past `warmup` while the backend still times its own runs to choose how to run
-  // (Backend::last_run_calibrating), so the timed runs are the ones it keeps; none when warmup is
-  // 0 (cold runs asked for). The cpu backend's slowest trial to settle takes two runs a pass,
-  // eight passes a trial, up to eight trials (backends/cpu/walk_trial.h), and its trial of dx
-  // stores holds the trials inside its runs until it decides (dx_stores.h): two such. At most
-  // max_calibration_seconds of them (an adaptive profile: half its budget), so that a layer of
-  // seconds a run does not spend minutes there.
-  int max_calibration_runs = 256;
-  double max_calibration_seconds = 2.0;
   // Polled between a run's passes (RunContext::cancel): a cancel lands in any run, warm-ups too.
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -76,9 +67,8 @@ struct Profile {
   Shape shape;  // of x (t)
   std::string format;
   bool is_training = true;
-  int warmup = 0;            // warm-up runs, a reused earlier run included
-  int calibration_runs = 0;  // of which made while the backend was still choosing its walks
-  int reps = 0;              // timed runs made
+  int warmup = 0;  // warm-up runs, a reused earlier run included
+  int reps = 0;    // timed runs made
   int threads = 0;
   double time_budget = 0;  // ProfileOptions::time_budget; > 0: reps and warmup were adaptive
   std::vector<PhaseStats> phases;
@@ -104,12 +94,6 @@ struct Profile {
 // problem that stays in the caches, or a probe that ran at a busier moment), that the roofline
 // is no bound for this run.
 std::string speed_caveat(const Profile& p);
-
-// Calls run() again while the backend's last run still timed trials of how to run
-// (Backend::last_run_calibrating), at most max_runs times and while within() holds; returns the
-// runs made. A profile's warm-up past its fixed runs, and benchmarks' before they time.
-int run_while_calibrating(const Backend& backend, int max_runs, const std::function<bool()>& within,
-                          const std::function<void()>& run);
 
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});

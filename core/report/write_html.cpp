@@ -220,11 +220,6 @@ void profiles(std::ostream& os, const Report& r) {
           "its warm-up), at least 3 timed runs (fewer only if --reps asks for fewer), more up to "
           "--reps only while a backend's profile stays within "
        << n(adaptive->time_budget) << " s; reps counts the timed runs made.";
-  if (std::any_of(r.profiles.begin(), r.profiles.end(),
-                  [](const Profile& p) { return p.calibration_runs > 0; }))
-    os << " The cpu backend times trials of its walks in its first runs of a problem (which way "
-          "to walk rows that are too wide for L1, ...); warm-up runs went on while it did, so "
-          "the timed runs are of the walks it keeps.";
   os << "</p>\n";
   os << "<table>\n<tr><th>case</th><th>op</th><th>reps</th><th>median ms</th><th>min ms</th>"
         "<th>max ms</th><th>MB moved</th><th>GB/s</th><th>roofline GB/s</th><th>of roofline</th>"

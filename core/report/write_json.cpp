@@ -91,7 +91,7 @@ void profile(JsonWriter& w, const Profile& p) {
   list(w, "shape", p.shape);
   w.field("data_format", p.format).field("is_training", p.is_training);
   w.field("mode", mode_name(p.is_training));
-  w.field("warmup", p.warmup).field("calibration_runs", p.calibration_runs);
+  w.field("warmup", p.warmup);
   w.field("reps", p.reps).field("threads", p.threads);
   w.field("time_budget_seconds", p.time_budget);  // 0: fixed warmup and reps
   stats(w, "wall", p.wall);

@@ -1,9 +1,9 @@
 #include "tensor/parallel.h"
 
 #include <algorithm>
-#include <exception>
 #include <thread>
-#include <vector>
+
+#include "tensor/thread_pool.h"
 
 #if defined(__linux__)
 #include <sched.h>
@@ -37,32 +37,11 @@ int channel_parts(std::int64_t channels, std::int64_t elements, int threads) {
 void parallel_for(std::int64_t n, int parts,
                   const std::function<void(int, std::int64_t, std::int64_t)>& body) {
   parts = static_cast<int>(std::clamp<std::int64_t>(parts, 1, std::max<std::int64_t>(n, 1)));
-  const auto range = [&](int k) { return std::pair{n * k / parts, n * (k + 1) / parts}; };
-  if (parts == 1) {
-    body(0, 0, n);
-    return;
-  }
-  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(parts));
-  const auto part = [&](int k) {
-    try {
-      const auto [b, e] = range(k);
-      body(k, b, e);
-    } catch (...) {
-      failed[static_cast<std::size_t>(k)] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<std::size_t>(parts - 1));
-  try {
-    for (int k = 1; k < parts; ++k) workers.emplace_back(part, k);
-  } catch (...) {
-    // No thread to be had: the parts not started run here, in order.
-    for (int k = static_cast<int>(workers.size()) + 1; k < parts; ++k) part(k);
-  }
-  part(0);
-  for (std::thread& w : workers) w.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  if (parts == 1) return body(0, 0, n);
+  shared_pool().run(parts, [&](int k) {
+    const Span s = split_range(n, parts, k);
+    body(k, s.begin, s.end);
+  });
 }
 
 }  // namespace bnscope

@@ -1,8 +1,11 @@
 #pragma once
-// Whole-tensor passes outside the cpu backend (the reference backend, input scans, archive
-// checksums, sample generation) split into contiguous parts, one thread each. Parts are fixed
-// by the item count and the thread count alone, so a caller that combines parts in index order,
-// or gives every output element to exactly one part, gets the same result on any thread count.
+// The core's one way to split work: n items into contiguous, near-equal parts (split_range),
+// fixed by the item count and the part count alone, run as the tasks of the one thread pool
+// (thread_pool.h). Whole-tensor passes (the reference backend, input scans, archive checksums,
+// sample generation) take a part each (parallel_for); the cpu backend's passes share their
+// parts' items (item_queue.h), so a thread the OS does not run holds up only what it claimed.
+// A caller that combines parts in index order, or gives every output element to exactly one
+// part, gets the same result on any thread count.
 
 #include <cstdint>
 #include <functional>
@@ -28,9 +31,18 @@ int parallel_parts(std::int64_t n, std::int64_t min_per_part, int threads = 0);
 // hundred thousand elements.
 int channel_parts(std::int64_t channels, std::int64_t elements, int threads);
 
-// Calls body(part, begin, end) for the `parts` contiguous, near-equal ranges of [0, n), part 0 on
-// the calling thread, and returns when all are done. An exception in any part is rethrown (the
-// lowest part's) after every part has ended.
+// [begin, end) of part `index` when n items are split into `parts` contiguous, near-equal parts.
+struct Span {
+  std::int64_t begin, end;
+};
+inline Span split_range(std::int64_t n, int parts, int index) {
+  return {n * index / parts, n * (index + 1) / parts};
+}
+
+// Calls body(part, begin, end) for the `parts` ranges split_range gives of [0, n), as tasks of
+// shared_pool() (part 0 on the calling thread, the others on whichever thread is free first),
+// and returns when all are done. An exception in any part is rethrown (the lowest part's) after
+// every part has ended.
 void parallel_for(std::int64_t n, int parts,
                   const std::function<void(int part, std::int64_t begin, std::int64_t end)>& body);
 

@@ -3,7 +3,7 @@
 // gives the same figures) and an in-order part (made on one thread, stride after stride). The
 // in-order part of stride s runs on the calling thread while the other threads already take
 // stride s + 1's pieces, and the caller joins in for what is left of them: no core waits for
-// the in-order part, and the threads are started once per pass instead of once per stride.
+// the in-order part. Each stride is one run of the core's pool (thread_pool.h).
 
 #include <cstdint>
 #include <functional>
@@ -21,8 +21,8 @@ struct StridePass {
   std::function<void(std::int64_t s)> after;
 };
 
-// Runs the pass on `threads` threads (>= 1; 1, or no thread to be had: all on the caller, in
-// order). An exception in a piece or in `after` is rethrown once every thread has stopped.
+// Runs the pass on `threads` threads (>= 1; 1: all on the caller, in order). An exception in a
+// piece or in `after` is rethrown once every thread has stopped.
 void run_strides(const StridePass& pass, int threads);
 
 }  // namespace bnscope

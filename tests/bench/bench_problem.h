@@ -103,17 +103,6 @@ struct BackendCase {
     if (cfg.backend != "cpu-reference") agrees = agrees_with_reference(name, p, result);
   }
   void call() { backend.run(p, result, ctx); }
-  // Runs again while the last run still timed the backend's trials of its walks, within a
-  // profile's warm-up limits, so that what is timed next is the way the backend keeps. A few
-  // alternating windows hold only a few calls: with a trial of dx stores in them, half of those
-  // calls took the slower way.
-  void settle() {
-    const ProfileOptions limits;
-    const double began = steady_seconds();
-    run_while_calibrating(
-        backend, limits.max_calibration_runs,
-        [&] { return steady_seconds() - began < limits.max_calibration_seconds; }, [&] { call(); });
-  }
 };
 
 }  // namespace bnscope

@@ -11,11 +11,9 @@
 #include <utility>
 
 #include "backends/cpu/cpu_backend.h"
-#include "backends/cpu/dx_stores.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/simd.h"
-#include "backends/cpu/walk_trial.h"
 #include "profile/copy_bandwidth.h"
 #include "tensor/error.h"
 
@@ -122,25 +120,6 @@ inline int bench_main(int argc, char** argv, void (*register_all)()) {
   register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  // Decided while the cases ran, so not in the context printed before them; benchmarks that run
-  // no reduce pass (the peers') say nothing.
-  if (const std::string walks = cpu::pair_walks().describe(); !walks.empty())
-    std::fprintf(stderr, "reduce_pair_walks: %s\n", walks.c_str());
-  if (const std::string walks = cpu::reduce_tile_walks().describe(); !walks.empty())
-    std::fprintf(stderr, "reduce_tile_walks: %s\n", walks.c_str());
-  if (const std::string walks = cpu::tile_walks().describe(); !walks.empty())
-    std::fprintf(stderr, "single_sweep_walks: %s\n", walks.c_str());
-  if (const std::string walks = cpu::write_walks().describe(); !walks.empty())
-    std::fprintf(stderr, "write_walks: %s\n", walks.c_str());
-  const std::pair<cpu::RowsPass, const char*> prefetch[] = {{cpu::RowsPass::Reduce, "reduce"},
-                                                            {cpu::RowsPass::Write, "write"},
-                                                            {cpu::RowsPass::Single, "single"}};
-  for (const auto& [pass, name] : prefetch)
-    if (const std::string walks = cpu::prefetch_walks(pass).describe(); !walks.empty())
-      std::fprintf(stderr, "%s_prefetch_walks: %s\n", name, walks.c_str());
-  for (const bool training : {true, false})
-    if (const std::string walks = cpu::store_walks(training).describe(); !walks.empty())
-      std::fprintf(stderr, "%s_store_walks: %s\n", training ? "training" : "single", walks.c_str());
   return 0;
 }
 

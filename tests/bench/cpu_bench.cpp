@@ -34,7 +34,6 @@ void run_grad(benchmark::State& state, const Config& cfg, const std::string& nam
     state.SkipWithError("outputs disagree with cpu-reference; not timed");
     return;
   }
-  one.settle();
   double seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();

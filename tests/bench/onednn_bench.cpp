@@ -143,7 +143,6 @@ void run_alternating(benchmark::State& state, const BenchCase& c, tag layout) {
     state.SkipWithError("bnscope's outputs disagree with cpu-reference; not timed");
     return;
   }
-  ours.settle();
   OnednnCase theirs(c, layout);
   AlternationOptions options;
   options.rounds = std::max(1, env_int("BNSCOPE_ALT_ROUNDS", 8));

@@ -220,8 +220,7 @@ TEST(Profiler, AdaptiveRepetitionsStopAtTheBudget) {
   EXPECT_EQ(prof.phases[0].samples.size(), 6u);
 }
 
-// The cpu backend, counting its runs: what a profile made, not only what it reports. It says
-// its first `calibrating_runs` runs timed trials of its walks.
+// The cpu backend, counting its runs: what a profile made, not only what it reports.
 class CountingCpu : public Backend {
  public:
   std::string_view name() const override { return "counting-cpu"; }
@@ -230,12 +229,10 @@ class CountingCpu : public Backend {
     ++runs;
     BackendRegistry::instance().find("cpu")->run(p, result, ctx);
   }
-  bool last_run_calibrating() const override { return runs <= calibrating_runs; }
   int runs = 0;
-  int calibrating_runs = 0;
 };
 
-CountingCpu& counting_cpu(int calibrating_runs = 0) {
+CountingCpu& counting_cpu() {
   static CountingCpu* backend = [] {
     auto owned = std::make_unique<CountingCpu>();
     CountingCpu* raw = owned.get();
@@ -243,7 +240,6 @@ CountingCpu& counting_cpu(int calibrating_runs = 0) {
     return raw;
   }();
   backend->runs = 0;
-  backend->calibrating_runs = calibrating_runs;
   return *backend;
 }
 
@@ -298,50 +294,21 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(prof.warmup, 0);
 }
 
-TEST(Profiler, WarmUpGoesOnWhileTheBackendCalibrates) {
+TEST(Profiler, MakesExactlyTheWarmUpsAndRepsAskedFor) {
+  // No backend times itself to choose how to run, so nothing adds runs to a fixed profile: the
+  // backend runs warmup + reps times, and the profile says so.
   const Problem p = small_problem();
   ProfileOptions o;
-  o.reps = 3;
-  o.warmup = 2;
   o.measure_copy = false;
-  // A profile on the counting backend whose first `calibrating` runs calibrate: its runs made.
-  const auto runs = [&](int calibrating, Profile& prof) {
-    CountingCpu& backend = counting_cpu(calibrating);
-    prof = profile_problem(p, "counting-cpu", o);
-    return backend.runs;
-  };
-  Profile prof;
-  // Runs 1-5 calibrate: two warm-ups, then three more until run 6 does not.
-  EXPECT_EQ(runs(5, prof), 9);
-  EXPECT_EQ(prof.warmup, 6);
-  EXPECT_EQ(prof.calibration_runs, 4);
-  EXPECT_EQ(prof.reps, 3);
-  // At most max_calibration_runs more.
-  o.max_calibration_runs = 2;
-  EXPECT_EQ(runs(50, prof), 7);
-  EXPECT_EQ(prof.warmup, 4);
-  EXPECT_EQ(prof.calibration_runs, 2);
-  o.max_calibration_runs = 128;
-  // Nor past max_calibration_seconds.
-  o.max_calibration_seconds = 0;
-  EXPECT_EQ(runs(50, prof), 5);
-  EXPECT_EQ(prof.calibration_runs, 0);
-  o.max_calibration_seconds = 2;
-  // No warm-up asked for: cold runs, none added.
-  o.warmup = 0;
-  EXPECT_EQ(runs(5, prof), 3);
-  EXPECT_EQ(prof.warmup, 0);
-  EXPECT_EQ(prof.calibration_runs, 0);
-  // An adaptive profile (one warm-up) calibrates within half its budget: the clock moves 0.1 s
-  // a reading and the start reads 0; the checks before each calibration run read 0.1 and 0.2,
-  // within half a budget of 0.5, and 0.3, past it.
-  int readings = 0;
-  o.warmup = 2;
-  o.time_budget = 0.5;
-  o.clock = [&readings] { return 0.1 * readings++; };
-  runs(50, prof);
-  EXPECT_EQ(prof.warmup, 3);
-  EXPECT_EQ(prof.calibration_runs, 2);
+  for (const auto& [warmup, reps] : {std::pair{2, 3}, std::pair{0, 4}, std::pair{5, 1}}) {
+    o.warmup = warmup;
+    o.reps = reps;
+    CountingCpu& backend = counting_cpu();
+    const Profile prof = profile_problem(p, "counting-cpu", o);
+    EXPECT_EQ(backend.runs, warmup + reps);
+    EXPECT_EQ(prof.warmup, warmup);
+    EXPECT_EQ(prof.reps, reps);
+  }
 }
 
 TEST(Profiler, ACancelLandsInAnyRun) {

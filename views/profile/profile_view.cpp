@@ -189,7 +189,7 @@ void ProfileView::run() {
             reads->fetch_add(1, std::memory_order_relaxed);
             return steady_seconds();
           };
-          options.cancel = &cancel;  // warm-ups and the walk trials' runs too
+          options.cancel = &cancel;  // warm-ups too
           Measured m;
           m.revision = revision;
           options.result = &into;
@@ -263,8 +263,6 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
       line += tr(" (%1 % of %2 GB/s)")
                   .arg(p.roofline_fraction * 100, 0, 'f', 1)
                   .arg(p.roofline_gbps, 0, 'f', 1);
-    if (p.calibration_runs > 0)
-      line += tr(", after %1 warm-up runs while it tried its walks").arg(p.calibration_runs);
     lines << line.toHtmlEscaped();
     if (const std::string caveat = speed_caveat(p); !caveat.empty())
       lines << QString::fromStdString(caveat).toHtmlEscaped();

@@ -2,20 +2,21 @@
 
 #include "backends/cpu/cpu_backend.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <string>
 
-#include "backends/cpu/dx_stores.h"
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
+#include "backends/cpu/planner.h"
 #include "backends/cpu/simd.h"
-#include "backends/cpu/walk_trial.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
+#include "tensor/thread_pool.h"
 
 namespace bnscope {
 
@@ -32,6 +33,9 @@ std::string vector_target() {
 
 class CpuBackend : public Backend {
  public:
+  // host: the figures to plan from; nullopt, this host's (planner.h: this_host), read at the
+  // first run, after BNSCOPE_SIMD is applied.
+  explicit CpuBackend(std::optional<cpu::Host> host) : host_(std::move(host)) {}
   std::string_view name() const override { return "cpu"; }
   std::string_view description() const override {
     // With the vector target the kernels dispatch to: the same backend is a different code path,
@@ -47,59 +51,55 @@ class CpuBackend : public Backend {
     // One run at a time per backend: the pool and its claims are shared by all of a run's passes.
     std::lock_guard lock(mutex_);
     cpu::Exec ex;
-    ex.pool = &pool_;
+    ex.pool = &shared_pool();
     ex.scratch = &scratch_;
     ex.threads = resolve_threads(ctx.threads);
+    if (!host_) host_ = cpu::this_host();
+    ex.host = *host_;
     ex.ctx = &ctx;
     ex.timings = &result.timings;
     ex.origin = origin;
     const OpSpec& op = *p.op;
-    const std::uint64_t trials_before = cpu::trial_passes();
-    auto run_op = [&](bool streamed) {
-      ex.nt = streamed;
+    // x, dy and dx for the grads; x and y for the forward ops.
+    const std::size_t bytes = result.outputs[0].tensor.nbytes() * (op.is_grad ? 3 : 2);
+    ex.nt = cpu::stream_output(ex.host, bytes, dtype_size(p.t), ex.threads, op.is_grad);
+    try {
       if (op.family == OpFamily::GlobalNorm)
         op.is_grad ? cpu::run_global_grad(ex, p, result) : cpu::run_global_forward(ex, p, result);
       else
         op.is_grad ? cpu::run_fused_grad(ex, p, result) : cpu::run_fused_forward(ex, p, result);
-    };
-    // x, dy and dx for the grads; x and y for the forward ops.
-    const std::size_t bytes = result.outputs[0].tensor.nbytes() * (op.is_grad ? 3 : 2);
-    const cpu::HostCaches& caches = cpu::host_caches();
-    if (op.is_grad)
-      cpu::with_dx_stores(
-          cpu::dx_stores(caches, bytes, ex.threads),
-          cpu::store_key(bytes, p.channels(), !p.channels_last, cpu::simd::elem_of(p.t)),
-          op.family == OpFamily::Fused && p.is_training, run_op);
-    else
-      run_op(cpu::output_streamed(caches, bytes));
-    last_run_calibrating_ = cpu::trial_passes() != trials_before;
+    } catch (const Error&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::ResourceExhausted, "cpu backend: out of memory in a worker thread");
+    } catch (const std::exception& e) {
+      throw Error(ErrorCode::Internal,
+                  std::string("cpu backend: worker thread failed: ") + e.what());
+    }
   }
-  bool last_run_calibrating() const override { return last_run_calibrating_; }
 
  private:
   std::mutex mutex_;
-  std::atomic<bool> last_run_calibrating_{false};
-  ThreadPool pool_;
+  std::optional<cpu::Host> host_;
   cpu::Scratch scratch_;
 };
 
 }  // namespace
 
 std::string cpu_code_path() {
-  try {
-    return vector_target() + "; " + cpu::describe(cpu::host_caches());
-  } catch (const Error& e) {  // BNSCOPE_CACHE_DIR set wrong: the first run says how
-    return vector_target() + "; " + e.what();
-  }
+  return vector_target() + "; " + cpu::describe(cpu::host_caches());
 }
 
 void check_cpu_backend_variables() {
   cpu::simd::apply_target_cap();
-  cpu::host_caches();
 }
 
 std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuBackend>();
+  return std::make_unique<CpuBackend>(std::nullopt);
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const cpu::Host& host) {
+  return std::make_unique<CpuBackend>(host);
 }
 
 }  // namespace bnscope

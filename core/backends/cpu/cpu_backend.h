@@ -9,10 +9,15 @@
 #include "backends/backend.h"
 
 namespace bnscope {
+namespace cpu {
+struct Host;
+}
 std::unique_ptr<Backend> make_cpu_backend();
-// Applies the environment variables the cpu backend reads (BNSCOPE_SIMD: backends/cpu/simd.h;
-// BNSCOPE_CACHE_DIR: backends/cpu/host_caches.h); throws Error on a value it cannot take, so a
-// command fails before its first run.
+// The same planning its walks from another host's figures (backends/cpu/planner.h): for tests
+// that check what that host would choose, and that every choice gives the same bits.
+std::unique_ptr<Backend> make_cpu_backend(const cpu::Host& host);
+// Applies the environment variable the cpu backend reads (BNSCOPE_SIMD: backends/cpu/simd.h);
+// throws Error on a value it cannot take, so a command fails before its first run.
 void check_cpu_backend_variables();
 // The code path the cpu backend takes on this machine, for reports: its vector target and the
 // caches its pass structures are planned from ("AVX-512 vectors; L1d 48 KiB, L2 1 MiB, ...").

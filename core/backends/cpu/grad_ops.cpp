@@ -23,7 +23,7 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
   T* dx = dx_t.data<T>();
   const std::vector<A> mean_a = narrow<A>(mean);
   Totals sums;
-  const PassStructure structure = pass_structure(p, ex.threads);
+  const PassStructure structure = pass_structure(ex.host, p, ex.threads);
   if (structure == PassStructure::Single) {
     std::vector<A> scale(static_cast<std::size_t>(C));
     for (std::int64_t c = 0; c < C; ++c) scale[c] = static_cast<A>(gamma[c] * k[c]);
@@ -41,38 +41,31 @@ void fused_grad(const Exec& ex, const Prepared& p, Result& result) {
       sums = timed_pass(ex, kPassPlanes,
                         [&] { return planes_pass<T>(ex, g, x, dy, dx, mean_a, coefs); });
     } else {
-      // The write pass's walk of rows is timed on whole calls, as it changes what the next
-      // call's reduce pass finds in the caches (walk_trial.h: write_walks).
-      PassTrial walk(rows_walk_key<T>(g),
-                     simd::kVector<T> && g.rows() && g.chunks >= kMinPassTrialChunks * ex.threads,
-                     write_walks(), true);
-      walk.run([&](bool last_first) {
-        sums = timed_pass(ex, kPassReduce,
-                          [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
-        between_passes(ex, 0.5);
-        // Into arrays sized first, through restrict pointers: the loop vectorizes. Pushed back
-        // one by one, 2048 channels took 9 us of a 0.3 ms call, on one thread while the others
-        // waited.
-        Affine<A> f;
-        f.m.assign(mean_a.begin(), mean_a.end());
-        f.p.resize(static_cast<std::size_t>(C));
-        f.q.resize(f.p.size());
-        f.r.resize(f.p.size());
-        A* __restrict fp = f.p.data();
-        A* __restrict fq = f.q.data();
-        A* __restrict fr = f.r.data();
-        const double* __restrict s0 = sums.s0.data();
-        const double* __restrict s1 = sums.s1.data();
-        for (std::int64_t c = 0; c < C; ++c) {
-          double pc, qc, rc;
-          coefs(c, s0[c], s1[c], pc, qc, rc);
-          fp[c] = static_cast<A>(pc);
-          fq[c] = static_cast<A>(qc);
-          fr[c] = static_cast<A>(rc);
-        }
-        f.nan_free = grad_coefs_nan_free(f, 0, C);
-        timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f, last_first); });
-      });
+      sums = timed_pass(ex, kPassReduce,
+                        [&] { return reduce_pass<T>(ex, g, Sum::Grad, x, dy, mean_a); });
+      between_passes(ex, 0.5);
+      // Into arrays sized first, through restrict pointers: the loop vectorizes. Pushed back
+      // one by one, 2048 channels took 9 us of a 0.3 ms call, on one thread while the others
+      // waited.
+      Affine<A> f;
+      f.m.assign(mean_a.begin(), mean_a.end());
+      f.p.resize(static_cast<std::size_t>(C));
+      f.q.resize(f.p.size());
+      f.r.resize(f.p.size());
+      A* __restrict fp = f.p.data();
+      A* __restrict fq = f.q.data();
+      A* __restrict fr = f.r.data();
+      const double* __restrict s0 = sums.s0.data();
+      const double* __restrict s1 = sums.s1.data();
+      for (std::int64_t c = 0; c < C; ++c) {
+        double pc, qc, rc;
+        coefs(c, s0[c], s1[c], pc, qc, rc);
+        fp[c] = static_cast<A>(pc);
+        fq[c] = static_cast<A>(qc);
+        fr[c] = static_cast<A>(rc);
+      }
+      f.nan_free = grad_coefs_nan_free(f, 0, C);
+      timed_pass(ex, kPassWrite, [&] { write_pass<T>(ex, g, x, dy, dx, f); });
     }
   }
   if (ex.ctx->progress) ex.ctx->progress(1.0);

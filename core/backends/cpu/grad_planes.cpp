@@ -6,7 +6,7 @@
 // keeps between the two (its L2 and part of its L3 share) and there are at least as many channels
 // as threads. The plane is reduced chunk by chunk exactly as reduce_pass does it, so the sums
 // (and dx) are bitwise identical to the two-pass structure and independent of the thread count.
-// "Fits" is measured against this host's caches (host_caches.h: resident_bytes), so the choice
+// "Fits" is measured against this host's caches (planner.h: planes_fit), so the choice
 // follows the machine: 4.4 MiB per core on the Zen 3 EPYC VM (512 KiB L2, 32 MiB L3 for 2
 // CPUs). The plane is re-read in N runs of H*W elements, which the hardware prefetchers follow
 // from the L3 as from memory; 112x112 float32 planes (3.2 MB) ran 0.65-0.9x the time of the two
@@ -14,23 +14,13 @@
 // instead (block_kernels.h), so the unit a thread
 // reduces and rewrites is one long contiguous run per image rather than dozens of short ones.
 // Threads keep a static share of the planes (the pool still runs a share no worker has begun on
-// the caller): items handed out as in the other passes (item_queue.h) gained 2-4% here beside a
-// busy process and cost 5-7% in quiet minutes (32x512x28x28 bfloat16, Zen 5 VM).
+// the caller): items handed out as in the other passes (tensor/parallel.h: ItemQueue) gained 2-4%
+// here beside a busy process and cost 5-7% in quiet minutes (32x512x28x28 bfloat16, Zen 5 VM).
 
 #include "backends/cpu/block_kernels.h"
-#include "backends/cpu/host_caches.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
-
-bool planes_fit(const Geometry& g, std::size_t element_size, int threads) {
-  const std::size_t budget = host_caches().resident_bytes();
-  if (g.blocks())
-    return g.block_count() >= threads &&
-           2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= budget;
-  return !g.rows() && g.channels >= threads &&
-         2 * static_cast<std::size_t>(g.m) * element_size <= budget;
-}
 
 namespace {
 

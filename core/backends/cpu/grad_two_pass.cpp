@@ -2,22 +2,20 @@
 //
 // Training-mode grads outside the planes case (grad_planes.cpp): dx needs Σdy and Σdy·(x-μ) of
 // the whole channel, so pass 1 reads x and dy into per-chunk partials (threads start on
-// contiguous chunk ranges and take over the ends of each other's, item_queue.h; partials are
-// combined in chunk order), and pass 2 reads x and dy again to write
-// dx. With C channels side by side in every NHWC row no channel's data is cache-resident between
-// the passes once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32);
-// non-temporal stores on dx avoid a sixth (the read-for-ownership). The write pass walks each
-// thread's span backwards so the last ~L2 of what the reduce pass read is re-read from cache,
-// which matters for the mid-sized layers (tens of MB) only; over rows a trial of whole calls may
-// walk it forwards instead (grad_ops.cpp, walk_trial.h: write_walks). Planes are reduced
-// channel-major so each thread streams contiguous runs rather than C interleaved 1 KiB pieces. The
-// forward ops reuse both passes for their statistics and y.
+// contiguous chunk ranges and take over the ends of each other's, tensor/parallel.h: ItemQueue;
+// partials are combined in chunk order), and pass 2 reads x and dy again to write dx. With C
+// channels side by side in every NHWC row no channel's data is cache-resident between the passes
+// once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32); non-temporal
+// stores on dx avoid a sixth (the read-for-ownership). The write pass walks each thread's span
+// backwards so the last ~L2 of what the reduce pass read is re-read from cache, which matters for
+// the mid-sized layers (tens of MB) only. Planes are reduced channel-major so each thread streams
+// contiguous runs rather than C interleaved 1 KiB pieces. The forward ops reuse both passes for
+// their statistics and y.
 
 #include <algorithm>
 #include <type_traits>
 
 #include "backends/cpu/block_kernels.h"
-#include "backends/cpu/item_queue.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
@@ -108,53 +106,24 @@ WritePieces write_pieces(const Geometry& g, int n) {
   return w;
 }
 
-// Thread t's walk of its chunks of the rows reduce pass (walk_trial.h: pairs or rows): timed by
-// the first thread only, and only where rows go through the accumulator rows in L1 (`rows_walk`:
-// not in tiles), the one walk that pairs change (not rows held in registers).
-template <class T>
-WalkTrial pair_trial(const Geometry& g, const Span& span, int t, bool rows_walk) {
-  const bool in_l1 = simd::kVector<T> && rows_walk &&
-                     simd::register_row_vectors(g.lanes(), simd::vector_bytes() / 4) == 0;
-  return WalkTrial(rows_walk_key<T>(g), span.end - span.begin, t == 0 && in_l1, pair_walks());
-}
-
-// Thread t's walk of its chunks of a rows pass with or without the software prefetch
-// (walk_trial.h: prefetch_walks), timed by the first thread only, and only where the vector loop
-// prefetches per vector (not row tiles, which prefetch the next tile instead). `window`: the
-// reduce pass times its pair trial in the middle window, this one in the window before it.
-template <class T>
-WalkTrial prefetch_trial(const Geometry& g, const Span& span, int t, bool per_vector, RowsPass pass,
-                         int window) {
-  return WalkTrial(rows_walk_key<T>(g), span.end - span.begin,
-                   t == 0 && simd::kVector<T> && per_vector, prefetch_walks(pass),
-                   WalkTrial::kMinChunks, window);
-}
-
-// Task t's chunks of the rows reduce pass, walked in row tiles of `tile` rows (0: one row at a
-// time, in pairs or not, with the prefetch or not, as their trials say).
+// Task t's chunks of the rows reduce pass, walked as the planner says (planner.h: RowsWalk).
 template <class T>
 void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b,
-                      const LineVector<Acc<T>>& mL, ItemQueue& queue, int t, std::int64_t tile,
-                      bool rows_walk, Partials<Acc<T>>& parts) {
+                      const LineVector<Acc<T>>& mL, ItemQueue& queue, int t, const RowsWalk& walk,
+                      Partials<Acc<T>>& parts) {
   using A = Acc<T>;
   LaneArrays<A> lanes(g.lanes(), 3);
   A* acc0 = lanes[0];
   A* acc1 = lanes[1];
   const A* m_t = lanes.copy(2, mL);
-  const Span span = queue.span(t);
-  WalkTrial trial = pair_trial<T>(g, span, t, rows_walk);
-  WalkTrial ahead = prefetch_trial<T>(g, span, t, rows_walk, RowsPass::Reduce, 1);
   for (std::int64_t k; (k = queue.next(t)) >= 0;) {
     A* p0 = parts.s0 + k * g.channels;
     A* p1 = parts.s1 + k * g.channels;
     const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-    ahead.walk([&](bool prefetch) {
-      trial.walk([&](bool pairs) {
-        by_sum(kind, [&](auto S) {
-          rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0,
-                                                    acc1, nullptr, p0, p1, tile, pairs, prefetch);
-        });
-      });
+    by_sum(kind, [&](auto S) {
+      rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0, acc1,
+                                                nullptr, p0, p1, walk.tile, walk.pairs,
+                                                walk.prefetch);
     });
   }
 }
@@ -175,39 +144,27 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
   // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
-  // Rows too wide for L1 walk tiles or rows, whichever this host runs the training grads' pass
-  // faster over whole passes (walk_trial.h: reduce_tile_walks); the forward statistics, which
-  // read x alone, take the walk decided there. The pairs and prefetch trials, which only rows
-  // walked one by one can take, wait for rows to win (or be forced).
-  const WalkKey key = rows_walk_key<T>(g);
-  const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), false, key.past_llc) : 0;
-  PassTrial walk(
-      key, kind == Sum::Grad && simd::kVector<T> && tile > 0 && items >= n * kMinPassTrialChunks,
-      reduce_tile_walks());
-  const bool rows_walk = tile == 0 || walk.known() == false;
-  walk.run([&](bool tiles) {
-    ItemQueue queue(items, n);
-    ex.pool->run(n, [&](int t) {
-      if (g.rows())
-        return rows_reduce_task<T>(g, kind, a, b, mL, queue, t, tiles ? tile : 0, rows_walk, parts);
-      for (std::int64_t item; (item = queue.next(t)) >= 0;) {
-        const std::int64_t c = item / g.chunks, k = item % g.chunks;
-        A& p0 = parts.s0[k * g.channels + c];
-        A& p1 = parts.s1[k * g.channels + c];
-        const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-        by_sum(kind, [&](auto S) {
-          plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
-                                                     nullptr, p0, p1);
-        });
-      }
-    });
+  const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), false);
+  ItemQueue queue(items, n);
+  ex.pool->run(n, [&](int t) {
+    if (g.rows()) return rows_reduce_task<T>(g, kind, a, b, mL, queue, t, walk, parts);
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
+      const std::int64_t c = item / g.chunks, k = item % g.chunks;
+      A& p0 = parts.s0[k * g.channels + c];
+      A& p1 = parts.s1[k * g.channels + c];
+      const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+      by_sum(kind, [&](auto S) {
+        plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
+                                                   nullptr, p0, p1);
+      });
+    }
   });
   return combine(ex, g, parts);
 }
 
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
-                const Affine<Acc<T>>& per_channel, bool last_first) {
+                const Affine<Acc<T>>& per_channel) {
   using A = Acc<T>;
   if (g.blocks()) {
     write_blocks<T>(ex, g, a, b, out, per_channel);
@@ -223,22 +180,21 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   }
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
-  // Same items as the reduce pass, by default last first: what it read last is still in this
-  // core's caches. Rows may walk first to last (write_walks).
-  const bool forward = g.rows() && !last_first;
+  // Same items as the reduce pass, last first: what it read last is still in this core's
+  // caches. Over rows, in five busy runs on the Zen 5, walking first to last ran some layers
+  // 0.92-0.98x and others 1.02-1.07x the time, and the two tie in quiet minutes: no rule from the
+  // host's sizes separates them, and only last first rereads a single call's end from the caches.
   WritePieces pieces = g.rows() ? write_pieces(g, n) : WritePieces();
-  ItemQueue queue = g.rows() ? ItemQueue(pieces.spans, !forward) : ItemQueue(items, n, true);
+  ItemQueue queue = g.rows() ? ItemQueue(pieces.spans, true) : ItemQueue(items, n, true);
   const std::vector<Span> piece_rows = std::move(pieces.rows);
+  const bool prefetch = write_prefetch(ex.host, sizeof(T));
   ex.pool->run(n, [&](int t) {
     std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
     T* staging = ex.nt ? tmp.data() : nullptr;
-    WalkTrial ahead = prefetch_trial<T>(g, queue.span(t), t, g.rows(), RowsPass::Write, 0);
     for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       if (g.rows()) {
         const Span rows = piece_rows[static_cast<std::size_t>(item)];
-        ahead.walk([&](bool prefetch) {
-          rows_write<T>(g, a, b, out, rows.begin, rows.end, f, staging, prefetch);
-        });
+        rows_write<T>(g, a, b, out, rows.begin, rows.end, f, staging, prefetch);
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);
@@ -252,7 +208,7 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   template Totals reduce_pass<T>(const Exec&, const Geometry&, Sum, const T*, const T*, \
                                  const std::vector<Acc<T>>&);                           \
   template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,     \
-                              const Affine<Acc<T>>&, bool);
+                              const Affine<Acc<T>>&);
 BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE
 

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include "tensor/error.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -179,18 +176,6 @@ HostCaches read_cpuid_caches() {
 
 const HostCaches& host_caches() {
   static const HostCaches caches = [] {
-    // A folder laid out as sysfs's, to run with another host's caches (BNSCOPE_CACHE_DIR).
-    if (const char* dir = std::getenv("BNSCOPE_CACHE_DIR"); dir && *dir) {
-      HostCaches c = read_sysfs_caches(dir);
-      if (c.l2 == 0)
-        throw Error(
-            ErrorCode::InvalidArgument,
-            std::string("BNSCOPE_CACHE_DIR: no L2 described under ") + dir +
-                " (expected index*/ folders with level, type, size and shared_cpu_list as in "
-                "/sys/devices/system/cpu/cpu0/cache)");
-      c.source = std::string("BNSCOPE_CACHE_DIR ") + dir;
-      return c;
-    }
     HostCaches c = read_sysfs_caches("/sys/devices/system/cpu/cpu0/cache");
     if (c.l2 == 0) c = read_cpuid_caches();
     if (c.l2 == 0) {

@@ -5,9 +5,8 @@
 // their cache-resident working sets from these instead of from one machine's figures (an AVX-512
 // Xeon has 2 MiB of L2 per core, a Zen 3 EPYC 512 KiB).
 //
-// Only the choice between pass structures and the walk of wide rows (kernels.h: row_tile) depend
-// on them, never the chunking that fixes the order of additions, so results stay bitwise
-// identical from host to host.
+// Only the planner's choices (planner.h) depend on them, never the chunking that fixes the order
+// of additions, so results stay bitwise identical from host to host.
 
 #include <cstddef>
 #include <optional>
@@ -58,9 +57,7 @@ HostCaches read_cpuid_caches();
 
 // This host's caches: sysfs when it names an L2, else cpuid, else defaults (32 KiB L1d,
 // 256 KiB L2, no L3: the smallest of current x86-64 cores, so nothing assumes a cache that may
-// not be there). BNSCOPE_CACHE_DIR names a folder laid out as sysfs's cpu0/cache to read
-// instead, to see what the backend chooses with another host's caches on this one; throws Error
-// where it describes no L2.
+// not be there). Tests plan with other hosts' caches through planner.h's Host instead.
 const HostCaches& host_caches();
 
 // One line for reports and benchmark headers: "L1d 32 KiB, L2 512 KiB, L3 32 MiB (sysfs)".

@@ -6,9 +6,9 @@
 // channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never
 // on the thread count. Planes work is split among threads as (channel, chunk) items. Each chunk
 // yields one partial sum per channel, computed by the same loop whichever pass structure and
-// whichever thread runs it (item_queue.h), and partials are combined in chunk order in double. So
-// the sums, and therefore every output, are bitwise identical for any thread count, any pass
-// structure and any order the threads happen to take the chunks in.
+// whichever thread runs it (tensor/parallel.h: ItemQueue), and partials are combined in chunk order
+// in double. So the sums, and therefore every output, are bitwise identical for any thread count,
+// any pass structure and any order the threads happen to take the chunks in.
 //
 // Rows (inner == 1: NHWC, NDHWC, and channels-first tensors with one spatial element) are
 // contiguous [C] rows. `group` consecutive rows are folded into one accumulator row of width
@@ -37,11 +37,9 @@
 #include <vector>
 
 #include "backends/cpu/convert.h"
-#include "backends/cpu/host_caches.h"
 #include "backends/cpu/line_vector.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/simd.h"
-#include "backends/cpu/walk_trial.h"
 #include "tensor/layout.h"
 
 #if defined(__SSE2__)
@@ -110,49 +108,9 @@ inline Geometry make_geometry(const ChannelView& v) {
   return g;
 }
 
-// Rows per tile of the wide-row sweeps (simd.h: rows_sweep), or 0 for the row-at-a-time loop.
-// That loop keeps four lane arrays (two accumulator rows, centres, scales) in L1 beside the
-// streaming inputs; from half of L1 up (1024 float lanes on a 32 KiB L1d) inputs and their
-// prefetches push them out and their per-row stores bound it: tiles ran the 2048-lane single
-// sweep 1.15-1.35x and 16-bit reductions of 1024 lanes 1.2-1.45x faster, the float32 single
-// sweep of 1024 lanes, at the edge, 0.9-1.0x, and narrower rows 0.8-0.9x
-// (docs/performance-zen4-avx512.md). A tile: its x and dy and the next tile's, prefetched while it
-// is walked, within a quarter of what a core can keep in its L2, so lines the other work on the
-// core brings in do not push the next tile out before it is read. From the host (host_caches.h),
-// since the tile only decides which lanes are walked first, never the order of a lane's additions.
-// A reduction without an output (`writes` false) adds two rows per trip through the accumulator
-// rows, so with 4-byte inputs it stores half a byte of accumulators per byte read, and there the
-// row-at-a-time loop measured as fast as tiles or faster at 1024 lanes (0.77-0.98x with tiles)
-// until the lane arrays alone fill L1: at 2048 lanes (32x7x7x2048 channels-last float32 training)
-// tiles ran the reduce pass 1.13x faster (0.53 -> 0.47 ms, medians of 12 alternating runs, Zen 4, 2
-// threads). With 16-bit inputs it stores one byte per byte read, as the single sweep does, and
-// tiles paid. They pay for narrower 16-bit rows too, from a line per row up, once a tile's
-// channel blocks are a line wide (simd_kernels.cpp: RowsSweepTiled), where the pass reads from
-// memory (`past_llc`, as in rows_walk_key): on the Zen 1 EPYC the reduce pass of 64, 256 and 512
-// lanes ran 0.89-0.97x the time of the faster of pairs and single rows in both 16-bit types, and
-// 1.3-1.45x slower where x and dy fit the L3, which the prefetchers stream to the row walks
-// (docs/performance-zen1-avx2.md). Where this gives a tile, whether the single sweep and the
-// training grads' reduce pass walk the tiles or rows is timed over whole passes (walk_trial.h:
-// tile_walks, reduce_tile_walks).
-inline std::int64_t row_tile(std::int64_t lanes, std::size_t element_size, bool writes,
-                             bool past_llc) {
-  const HostCaches& caches = host_caches();
-  const std::size_t lane_arrays = 4 * sizeof(float) * static_cast<std::size_t>(lanes);
-  const bool sixteen_bit_sums = !writes && past_llc && element_size < sizeof(float) &&
-                                static_cast<std::size_t>(lanes) * element_size >= 64;
-  if (2 * lane_arrays < caches.l1d && !sixteen_bit_sums) return 0;
-  if (!writes && element_size >= sizeof(float) && lane_arrays < caches.l1d) return 0;
-  const std::size_t row_bytes = 4 * static_cast<std::size_t>(std::max<std::int64_t>(1, lanes)) *
-                                element_size;  // x and dy, two tiles
-  return static_cast<std::int64_t>(std::max<std::size_t>(1, caches.reuse_bytes() / 4 / row_bytes));
-}
-
-// What a rows pass's walks are decided for (walk_trial.h): its rows, and whether x and dy
-// together outgrow the last-level cache.
-template <class T>
-WalkKey rows_walk_key(const Geometry& g) {
-  const double read = 2.0 * static_cast<double>(g.m * g.channels) * sizeof(T);
-  return {g.lanes(), simd::elem_of<T>(), read > static_cast<double>(host_caches().llc_bytes())};
+// Bytes of x and dy together: what a pass over rows reads (planner.h: rows_walk).
+inline std::size_t read_bytes(const Geometry& g, std::size_t element_size) {
+  return 2 * static_cast<std::size_t>(g.m * g.channels) * element_size;
 }
 
 // Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
@@ -261,7 +219,7 @@ class LaneArrays {
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
 // out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt. The
 // vector loop walks `tile` rows per tile (0: a row at a time) and, without an output, rows in
-// pairs where `pairs`; it prefetches ahead where `prefetch` (walk_trial.h).
+// pairs where `pairs`; it prefetches ahead where `prefetch` (planner.h: RowsWalk).
 template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
@@ -469,7 +427,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
 }
 
 // Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
-// (walk_trial.h).
+// (planner.h: write_prefetch).
 template <class T>
 void rows_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t r0, std::int64_t r1,
                 const Affine<Acc<T>>& f, T* tmp, bool prefetch = true) {

@@ -8,14 +8,14 @@
 
 namespace bnscope::cpu {
 
-PassStructure pass_structure(const Prepared& p, int threads) {
+PassStructure pass_structure(const Host& host, const Prepared& p, int threads) {
   const OpSpec& op = *p.op;
   if (!op.is_grad)
     return op.family == OpFamily::Fused && p.is_training ? PassStructure::Statistics
                                                          : PassStructure::Write;
   if (op.family == OpFamily::GlobalNorm || !p.is_training) return PassStructure::Single;
-  return planes_fit(make_geometry(p.view), dtype_size(p.t), threads) ? PassStructure::Planes
-                                                                     : PassStructure::TwoPass;
+  return planes_fit(host, make_geometry(p.view), dtype_size(p.t), threads) ? PassStructure::Planes
+                                                                           : PassStructure::TwoPass;
 }
 
 std::vector<std::string> pass_names(PassStructure s) {
@@ -67,7 +67,7 @@ int cpu_pass_tensors(std::string_view phase, const OpSpec& op) {
 
 std::vector<std::string> cpu_pass_plan(const Prepared& p, int threads) {
   if (p.empty()) return {};  // the engine answers empty inputs without running the backend
-  return cpu::pass_names(cpu::pass_structure(p, resolve_threads(threads)));
+  return cpu::pass_names(cpu::pass_structure(cpu::this_host(), p, resolve_threads(threads)));
 }
 
 }  // namespace bnscope

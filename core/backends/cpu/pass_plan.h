@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/planner.h"
 #include "ops/prepared.h"
 
 namespace bnscope::cpu {
@@ -27,7 +28,7 @@ inline constexpr const char* kPassPlanes = "pass:planes";      // reduce + write
 inline constexpr const char* kPassFused = "pass:fused";        // sums and dx in one sweep
 
 // threads: the resolved count the run uses (it decides whether planes keep every thread busy).
-PassStructure pass_structure(const Prepared& p, int threads);
+PassStructure pass_structure(const Host& host, const Prepared& p, int threads);
 std::vector<std::string> pass_names(PassStructure s);
 
 }  // namespace bnscope::cpu

@@ -14,9 +14,9 @@
 // pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
 // profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
-// (dx_stores.h; no read-for-ownership, which would be a 4th/6th pass, and no eviction of x and
-// dy). All structures produce bitwise identical sums for
-// a given shape, for any thread count (see kernels.h).
+// (planner.h: stream_output; no read-for-ownership, which would be a 4th/6th pass, and no
+// eviction of x and dy). All structures produce bitwise identical sums for a given shape, for
+// any thread count and any walk the planner chooses (see kernels.h).
 
 #include <chrono>
 #include <functional>
@@ -25,7 +25,10 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/thread_pool.h"
+#include "backends/cpu/planner.h"
+#include "tensor/item_queue.h"
+#include "tensor/parallel.h"
+#include "tensor/thread_pool.h"
 
 // Applies M to every element type the cpu backend runs (explicit instantiations of the passes).
 #define BNSCOPE_CPU_ELEMENT_TYPES(M) M(f16) M(bf16) M(float) M(double)
@@ -33,8 +36,9 @@
 namespace bnscope::cpu {
 
 struct Exec {
-  ThreadPool* pool = nullptr;
+  ThreadPool* pool = nullptr;  // the core's (tensor/thread_pool.h: shared_pool)
   int threads = 1;
+  Host host;  // what the walks are planned from (planner.h)
   const RunContext* ctx = nullptr;
   bool nt = false;             // stream outputs with non-temporal stores
   Scratch* scratch = nullptr;  // the backend's, kept from run to run (scratch.h)
@@ -71,16 +75,11 @@ Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, cons
                    const std::vector<Acc<T>>& center);
 
 // One pass writing out = simd::affine(a, b, p, q, m, r) (the grad or, with normalize, the forward
-// form); the coefficients are per channel ([C]). Each thread walks its chunks of rows last first
-// (`last_first`: where the reduce pass before it ended, so what that read last is still in the
-// caches) or first to last; planes and channel blocks always last first.
+// form); the coefficients are per channel ([C]). Each thread walks its items last first: where
+// the reduce pass before it ended, so what that read last is still in the caches.
 template <class T>
 void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* out,
-                const Affine<Acc<T>>& per_channel, bool last_first = true);
-
-// Channel planes (or blocks) small enough to stay in a core's caches between the reduction and
-// the write, and enough of them to keep every thread busy.
-bool planes_fit(const Geometry& g, std::size_t element_size, int threads);
+                const Affine<Acc<T>>& per_channel);
 
 // Coefficients p, q, r of a channel's output from its totals (m is the centre passed in).
 using ChannelCoefs =

@@ -31,15 +31,6 @@ constexpr Elem elem_of() {
   return Elem::F32;
 }
 
-// The tensor element type a sweep's Elem reads and writes.
-inline DType dtype_of(Elem e) {
-  return e == Elem::F32 ? DType::F32 : e == Elem::F16 ? DType::F16 : DType::BF16;
-}
-// The sweeps' Elem for a tensor type; float64, which no sweep reads, as float32.
-inline Elem elem_of(DType t) {
-  return t == DType::F16 ? Elem::F16 : t == DType::BF16 ? Elem::BF16 : Elem::F32;
-}
-
 // What one sweep computes. a, b, out point at the first element of the span.
 struct Sweep {
   Elem elem = Elem::F32;
@@ -49,9 +40,9 @@ struct Sweep {
   void* out = nullptr;     // when set, also out = p*b
   bool nt = false;         // non-temporal stores where the address allows
   bool normalize = false;  // affine loops: the forward form (see affine below)
-  bool pairs = true;       // rows without an output: two rows per trip (walk_trial.h)
+  bool pairs = true;       // rows without an output: two rows per trip (planner.h)
   // Software prefetch of the inputs ahead of the loads (simd_vectors-inl.h: prefetch_ahead). The
-  // rows sweeps take it from a trial (walk_trial.h: prefetch_walks); planes and channel blocks,
+  // rows sweeps take it from the planner (planner.h: RowsWalk); planes and channel blocks,
   // whose runs the hardware prefetchers lose at every run's end, always prefetch.
   bool prefetch = true;
   // Affine grad loops: no input and no coefficient is NaN, so a NaN output can only be the
@@ -83,7 +74,7 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
 // Rows layout: n_groups rows of L lanes, `stride` elements apart (L for consecutive rows; a
 // channel block's rows are C*inner apart); acc0/acc1/m/p are [L]. With tile > 0, rows wider than
 // the register rows are walked in tiles of at most `tile` rows, a channel block at a time;
-// with tile 0, every row goes through the accumulator rows in L1 (kernels.h: row_tile decides).
+// with tile 0, every row goes through the accumulator rows in L1 (planner.h: rows_walk decides).
 // The order of each lane's additions is the same either way.
 void rows_sweep(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                 std::int64_t tile, const float* m, const float* p, float* acc0, float* acc1);

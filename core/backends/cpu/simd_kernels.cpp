@@ -208,7 +208,7 @@ struct TilePrefetch {
   }
 };
 
-// Rows whose lane arrays crowd L1 (kernels.h: row_tile): row tiles of at most `max_tile` rows,
+// Rows whose lane arrays crowd L1 (planner.cpp: row_tile): row tiles of at most `max_tile` rows,
 // each walked one channel block at a time (BlockRows). Keeping the accumulator rows in L1 and
 // adding every row into them costs a load and a store of two accumulator vectors per input vector,
 // and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
@@ -322,7 +322,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   if constexpr (kSplit<T>) from_split_lanes(L16, acc0, acc1);
 }
 
-// Rows through the accumulator rows in L1 one at a time (tile 0, kernels.h: row_tile): rows
+// Rows through the accumulator rows in L1 one at a time (tile 0, planner.cpp: row_tile): rows
 // narrow enough that their lane arrays share L1 with the inputs, and the channel blocks of small
 // channels-first planes, whose rows lie C*inner apart: row tiles there walk rows hundreds of KB
 // apart, a page or two each, and ran 0.7-0.8x slower (docs/performance-zen4-avx512.md).
@@ -346,8 +346,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
   // AVX2, docs/performance-zen3-avx2.md). Reductions only: with an output, pairs interleave
   // non-temporal stores to two rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
-  // And only where the caller asks (s.pairs): the reduce pass times both walks on its own chunks
-  // (walk_trial.h).
+  // And only where the planner asks (s.pairs; planner.cpp: rows_walk).
   std::int64_t k = 0;
   // bfloat16 on AVX2 without an output: whole groups of 16 lanes in split order
   // (load_split), in both walks, the accumulators and centres of those lanes reordered to
@@ -355,7 +354,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // in element order before, twice the prefetches and a widening per vector: on the Zen 1 EPYC
   // that walk of 256 lanes took 1.39x the time of pairs in L2 (now 1.28x), and the bfloat16
   // reduce pass of 32x56x56x256 from memory 6.5 ms either way; then 5.4-5.6 ms, where pairs
-  // take 6.2-6.8, before row tiles took such passes over (kernels.h: row_tile;
+  // take 6.2-6.8, before row tiles took such passes over (planner.cpp: row_tile;
   // docs/performance-zen1-avx2.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   const bool pf = s.prefetch;

@@ -7,7 +7,6 @@
 // depend on the thread count.
 
 #include "backends/cpu/block_kernels.h"
-#include "backends/cpu/item_queue.h"
 #include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
@@ -57,46 +56,28 @@ Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   const LineVector<A> mL = tile(mean, g), pL = tile(p, g);
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;  // as reduce_pass
   const int n = threads_for(ex, items);
-  // Rows too wide for L1 walk tiles or rows, whichever this host runs faster over whole passes
-  // (walk_trial.h: PassTrial).
-  const WalkKey key = rows_walk_key<T>(g);
-  const std::int64_t tile = g.rows() ? row_tile(g.lanes(), sizeof(T), true, key.past_llc) : 0;
-  PassTrial walk(key, simd::kVector<T> && tile > 0 && items >= n * kMinPassTrialChunks,
-                 tile_walks());
-  // Where rows may be walked in tiles, the prefetch is tried only once rows won (tiles prefetch
-  // the next tile instead).
-  const bool rows_walk = tile == 0 || walk.known() == false;
-  walk.run([&](bool tiles) {
-    ItemQueue queue(items, n);
-    ex.pool->run(n, [&](int t) {
-      const Span span = queue.span(t);
-      LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
-      const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
-      const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
-      std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-      T* staging = ex.nt ? tmp.data() : nullptr;
-      // No pass before it read the same data, so the middle of a span shorter than the reduce
-      // pass's serves the prefetch trial.
-      WalkTrial ahead(key, span.end - span.begin,
-                      t == 0 && simd::kVector<T> && g.rows() && rows_walk,
-                      prefetch_walks(RowsPass::Single), kMinPassTrialChunks);
-      for (std::int64_t item; (item = queue.next(t)) >= 0;) {
-        if (g.rows()) {
-          ahead.walk([&](bool prefetch) {
-            rows_reduce<Sum::Grad, true, T>(
-                g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t, p_t, lanes[0], lanes[1],
-                staging, parts.s0 + item * g.channels, parts.s1 + item * g.channels,
-                tiles ? tile : 0, true, prefetch);
-          });
-        } else {
-          const std::int64_t c = item / g.chunks, k = item % g.chunks;
-          plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c,
-                                           mean[c], p[c], staging, parts.s0[k * g.channels + c],
-                                           parts.s1[k * g.channels + c]);
-        }
+  const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), true);
+  ItemQueue queue(items, n);
+  ex.pool->run(n, [&](int t) {
+    LaneArrays<A> lanes(g.rows() ? g.lanes() : 0, 4);
+    const A* m_t = g.rows() ? lanes.copy(2, mL) : nullptr;
+    const A* p_t = g.rows() ? lanes.copy(3, pL) : nullptr;
+    std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
+    T* staging = ex.nt ? tmp.data() : nullptr;
+    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
+      if (g.rows()) {
+        rows_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(item), g.chunk_end(item), m_t,
+                                        p_t, lanes[0], lanes[1], staging,
+                                        parts.s0 + item * g.channels, parts.s1 + item * g.channels,
+                                        walk.tile, true, walk.prefetch);
+      } else {
+        const std::int64_t c = item / g.chunks, k = item % g.chunks;
+        plane_reduce<Sum::Grad, true, T>(g, x, dy, dx, g.chunk_begin(k), g.chunk_end(k), c, mean[c],
+                                         p[c], staging, parts.s0[k * g.channels + c],
+                                         parts.s1[k * g.channels + c]);
       }
-      stream_fence();
-    });
+    }
+    stream_fence();
   });
   return combine(ex, g, parts);
 }

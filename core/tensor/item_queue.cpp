@@ -1,11 +1,11 @@
-#include "backends/cpu/item_queue.h"
+#include "tensor/item_queue.h"
 
 #include <algorithm>
 #include <string>
 
 #include "tensor/error.h"
 
-namespace bnscope::cpu {
+namespace bnscope {
 
 namespace {
 
@@ -91,4 +91,4 @@ std::int64_t ItemQueue::next(int t) {
   }
 }
 
-}  // namespace bnscope::cpu
+}  // namespace bnscope

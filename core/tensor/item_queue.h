@@ -1,5 +1,6 @@
 #pragma once
-// The items of one pass (chunks, (block, chunk) pairs, channels), shared out among its tasks so
+// The items of one of the cpu backend's passes (chunks, (block, chunk) pairs, channels), shared
+// out among its tasks (thread_pool.h) so
 // that a thread the OS does not run for a while holds up no more than the items it has claimed.
 //
 // Task t owns the t-th of n contiguous spans (near-equal, or given), as a static split would give
@@ -24,9 +25,9 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
+#include "tensor/parallel.h"
 
-namespace bnscope::cpu {
+namespace bnscope {
 
 class ItemQueue {
  public:
@@ -38,7 +39,7 @@ class ItemQueue {
   // The next item for task t, -1 when every item has been taken. Only task t's thread calls it
   // with t.
   std::int64_t next(int t);
-  // Task t's own span, as a static split would give it (its length sizes per-thread trials).
+  // Task t's own span, as a static split would give it.
   Span span(int t) const { return spans_[static_cast<std::size_t>(t)]; }
 
   static constexpr int kClaimsPerSpan = 4;
@@ -60,4 +61,4 @@ class ItemQueue {
   std::unique_ptr<Range[]> ranges_;
 };
 
-}  // namespace bnscope::cpu
+}  // namespace bnscope

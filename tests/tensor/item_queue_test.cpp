@@ -2,7 +2,7 @@
 // items off the far end of the fullest span left, so a thread that does not run holds no item
 // back and the threads that do run take its share.
 
-#include "backends/cpu/item_queue.h"
+#include "tensor/item_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace bnscope::cpu {
+namespace bnscope {
 namespace {
 
 std::vector<std::int64_t> drain(ItemQueue& q, int t) {
@@ -21,7 +21,8 @@ std::vector<std::int64_t> drain(ItemQueue& q, int t) {
 }
 
 TEST(ItemQueue, OwnSpanFirstInWalkOrderThenHalfOfTheFullestSpanFromItsFarEnd) {
-  ItemQueue forward(10, 3);  // spans [0,4) [4,7) [7,10)
+  const std::vector<Span> spans = {{0, 4}, {4, 7}, {7, 10}};
+  ItemQueue forward(spans, false);
   EXPECT_EQ(forward.span(1).begin, 4);
   EXPECT_EQ(forward.span(1).end, 7);
   EXPECT_EQ(forward.next(1), 4);
@@ -33,13 +34,21 @@ TEST(ItemQueue, OwnSpanFirstInWalkOrderThenHalfOfTheFullestSpanFromItsFarEnd) {
   EXPECT_EQ(forward.next(1), 9);  // span 2 has 3 left, span 0 two: one off span 2's end
   EXPECT_EQ(forward.next(0), 0);
 
-  ItemQueue backward(10, 3, true);
+  ItemQueue backward(spans, true);
   EXPECT_EQ(backward.next(2), 9);
   EXPECT_EQ(backward.next(2), 8);
   EXPECT_EQ(backward.next(2), 7);
   EXPECT_EQ(backward.next(2), 1);  // span 0's first two, which its owner walks down to last
   EXPECT_EQ(backward.next(2), 0);
   EXPECT_EQ(backward.next(0), 3);
+}
+
+TEST(ItemQueue, EqualSpansAreTheOneSplitsParts) {
+  const ItemQueue q(10, 3);
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_EQ(q.span(t).begin, split_range(10, 3, t).begin);
+    EXPECT_EQ(q.span(t).end, split_range(10, 3, t).end);
+  }
 }
 
 // The owner claims a quarter of its span at a time, which no thief can take; the rest of its
@@ -118,4 +127,4 @@ TEST(ItemQueue, ConcurrentTakersShareEveryItemOnce) {
 }
 
 }  // namespace
-}  // namespace bnscope::cpu
+}  // namespace bnscope

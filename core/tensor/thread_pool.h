@@ -1,5 +1,6 @@
 #pragma once
-// A small pool of persistent worker threads for the cpu backend.
+// The core's one pool of persistent worker threads (shared_pool()): the cpu backend's passes and
+// every whole-tensor pass outside it (tensor/parallel.h: parallel_for, run_strides) run on it.
 //
 // Why this shape: a batch-norm pass over a ResNet layer takes 0.1-10 ms, so creating threads per
 // call (tens of microseconds each) or per pass would be visible. Persistent workers parked on a
@@ -16,8 +17,9 @@
 // one went back to sleep, or into a spin, on the CPUs of the tasks that work: 2-thread runs of
 // 32x7x7x2048 after one 8-thread run took about 3x the time on the 2-CPU Zen 5 VM.
 //
-// Work is split statically by the caller (task i of n always covers the same data), so partial
-// sums are combined in a fixed order and results are bitwise reproducible from run to run. Which
+// Work is split by the caller (task i of n always covers the same data: tensor/parallel.h's
+// split_range, or the items of an ItemQueue that the tasks share), so partial sums are combined
+// in a fixed order and results are bitwise reproducible from run to run. Which
 // thread runs a task is not fixed: tasks are claimed, the caller's first, and the caller claims
 // every task no worker has started by the time its own ends. Under a hypervisor or beside another
 // busy process a worker may not get a CPU for milliseconds; waited for, it made 2-thread runs of
@@ -28,7 +30,10 @@
 // A task that throws (std::bad_alloc from a scratch vector, an Error) must not end the process
 // (an escaping exception on a worker calls std::terminate) nor return while other tasks still
 // use the caller's data: every task runs to its end, then run() rethrows the failure of the
-// lowest task index as a bnscope::Error.
+// lowest task index, as it was thrown.
+//
+// One run at a time: a second caller waits for the run before it to end, and a run asked for
+// from inside a task (a pass that calls parallel_for) runs its tasks in order on that thread.
 
 #include <algorithm>
 #include <atomic>
@@ -54,8 +59,8 @@ class ThreadPool {
   // Calls task(i) once for each i in [0, n), task(0) on the calling thread, the others on
   // whichever of the run's n - 1 workers or the caller claims them first, and returns when all
   // are done. Tasks must not wait for one another (one thread may run several in turn).
-  // Workers are started on first need and kept. Not reentrant; callers serialize. Throws
-  // bnscope::Error when a task threw (std::bad_alloc becomes ResourceExhausted).
+  // Workers are started on first need and kept. Throws what the lowest failing task threw;
+  // bnscope::Error(ResourceExhausted) when no worker thread can be started.
   void run(int n, const std::function<void(int)>& task);
 
   // How long a worker waits for the next run, and the caller for the workers, before sleeping.
@@ -73,6 +78,7 @@ class ThreadPool {
     std::thread thread;
   };
   std::vector<std::unique_ptr<Worker>> workers_;  // workers_[i] runs task i + 1
+  std::mutex run_mutex_;                          // held by the caller for a whole run
   std::mutex mutex_;
   std::condition_variable done_;
   const std::function<void(int)>* task_ = nullptr;
@@ -89,14 +95,7 @@ class ThreadPool {
   int failed_index_ = -1;
 };
 
-// [begin, end) of part `index` when n items are split into `parts` contiguous, near-equal parts.
-struct Span {
-  std::int64_t begin, end;
-};
-inline Span split_range(std::int64_t n, int parts, int index) {
-  const std::int64_t base = n / parts, extra = n % parts;
-  const std::int64_t begin = index * base + std::min<std::int64_t>(index, extra);
-  return {begin, begin + base + (index < extra ? 1 : 0)};
-}
+// The process's pool (created at first use, its workers on first need).
+ThreadPool& shared_pool();
 
 }  // namespace bnscope

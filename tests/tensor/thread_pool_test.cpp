@@ -1,10 +1,11 @@
-// The cpu backend's pool must turn a worker's exception into bnscope::Error for the caller
-// (an escaping exception on a worker thread would end the process) and stay usable, and hand
+// The core's pool must hand a worker's exception to the caller as thrown (an escaping exception
+// on a worker thread would end the process) and stay usable, serve two callers and runs asked
+// for inside a task, and hand
 // runs over both while its threads spin (runs back to back) and after they have gone to sleep
 // (runs further apart than ThreadPool::kSpin), without losing a wake-up either way, wake only
 // the workers a run needs, and not wait for a worker to start a task the caller can run.
 
-#include "backends/cpu/thread_pool.h"
+#include "tensor/thread_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -33,15 +34,40 @@ ErrorCode code_of(ThreadPool& pool, int n, const std::function<void(int)>& task)
   return ErrorCode::InvalidArgument;
 }
 
-TEST(ThreadPool, WorkerBadAllocReachesCallerAsError) {
+TEST(ThreadPool, WorkerBadAllocReachesTheCaller) {
   ThreadPool pool;
   std::atomic<int> ran{0};
-  const ErrorCode code = code_of(pool, 2, [&](int i) {
-    ++ran;
-    if (i == 1) throw std::bad_alloc();
-  });
-  EXPECT_EQ(code, ErrorCode::ResourceExhausted);
+  EXPECT_THROW(pool.run(2,
+                        [&](int i) {
+                          ++ran;
+                          if (i == 1) throw std::bad_alloc();
+                        }),
+               std::bad_alloc);
   EXPECT_EQ(ran.load(), 2);  // the other task ran to its end before run() returned
+}
+
+TEST(ThreadPool, ARunInsideATaskRunsInOrderOnItsThread) {
+  ThreadPool pool;
+  std::vector<std::vector<int>> seen(2);
+  pool.run(2, [&](int outer) {
+    const std::thread::id self = std::this_thread::get_id();
+    pool.run(3, [&](int inner) {
+      EXPECT_EQ(std::this_thread::get_id(), self);
+      seen[static_cast<std::size_t>(outer)].push_back(inner);
+    });
+  });
+  for (const auto& s : seen) EXPECT_EQ(s, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(ThreadPool, TwoCallersTakeTurns) {
+  std::atomic<int> sum{0};
+  const auto caller = [&] {
+    for (int r = 0; r < 200; ++r) shared_pool().run(3, [&](int i) { sum += i; });
+  };
+  std::thread other(caller);
+  caller();
+  other.join();
+  EXPECT_EQ(sum.load(), 2 * 200 * (0 + 1 + 2));
 }
 
 TEST(ThreadPool, CallerTaskFailureWaitsForWorkersAndKeepsTheError) {
@@ -56,9 +82,9 @@ TEST(ThreadPool, CallerTaskFailureWaitsForWorkersAndKeepsTheError) {
   EXPECT_EQ(ran.load(), 3);
 }
 
-TEST(ThreadPool, OtherExceptionsBecomeInternalAndPoolStaysUsable) {
+TEST(ThreadPool, OtherExceptionsKeepTheirTypeAndThePoolStaysUsable) {
   ThreadPool pool;
-  EXPECT_EQ(code_of(pool, 1, [](int) { throw std::logic_error("x"); }), ErrorCode::Internal);
+  EXPECT_THROW(pool.run(1, [](int) { throw std::logic_error("x"); }), std::logic_error);
   std::atomic<int> sum{0};
   pool.run(4, [&](int i) { sum += i; });
   EXPECT_EQ(sum.load(), 0 + 1 + 2 + 3);

@@ -1,4 +1,4 @@
-#include "backends/cpu/thread_pool.h"
+#include "tensor/thread_pool.h"
 
 #include <algorithm>
 #include <new>
@@ -14,6 +14,9 @@
 namespace bnscope {
 
 namespace {
+
+// Set while this thread runs a task of some run: a run it asks for runs inline.
+thread_local bool in_task = false;
 
 // Polls done() until it holds or ThreadPool::kSpin has passed; true when it held.
 template <class F>
@@ -56,9 +59,13 @@ void ThreadPool::ensure_workers(int count) {
 }
 
 void ThreadPool::run_task(int index) {
+  const bool outer = in_task;
+  in_task = true;
   try {
     (*task_)(index);
+    in_task = outer;
   } catch (...) {
+    in_task = outer;
     std::lock_guard lock(mutex_);
     if (failed_index_ < 0 || index < failed_index_) {
       failed_index_ = index;
@@ -71,18 +78,7 @@ void ThreadPool::rethrow_failure() {
   std::exception_ptr failure;
   std::swap(failure, failure_);
   failed_index_ = -1;
-  if (!failure) return;
-  try {
-    std::rethrow_exception(failure);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::ResourceExhausted, "cpu backend: out of memory in a worker thread");
-  } catch (const std::exception& e) {
-    throw Error(ErrorCode::Internal, std::string("cpu backend: worker thread failed: ") + e.what());
-  } catch (...) {
-    throw Error(ErrorCode::Internal, "cpu backend: worker thread failed");
-  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 namespace {
@@ -108,6 +104,11 @@ int ThreadPool::claim(std::uint32_t generation) {
 
 void ThreadPool::run(int n, const std::function<void(int)>& task) {
   if (n <= 0) return;
+  if (in_task) {  // a run inside a task: its tasks in order, here; the first failure ends it
+    for (int i = 0; i < n; ++i) task(i);
+    return;
+  }
+  const std::lock_guard run_lock(run_mutex_);
   if (n == 1) {
     task_ = &task;
     run_task(0);
@@ -116,9 +117,8 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
     return;
   }
   if (n > kMaxTasks)
-    throw Error(ErrorCode::InvalidArgument, "cpu backend: " + std::to_string(n) +
-                                                " threads asked for, at most " +
-                                                std::to_string(kMaxTasks));
+    throw Error(ErrorCode::InvalidArgument,
+                std::to_string(n) + " threads asked for, at most " + std::to_string(kMaxTasks));
   std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
@@ -126,7 +126,7 @@ void ThreadPool::run(int n, const std::function<void(int)>& task) {
       ensure_workers(n - 1);
     } catch (const std::exception& e) {
       throw Error(ErrorCode::ResourceExhausted,
-                  std::string("cpu backend: cannot start worker threads: ") + e.what());
+                  std::string("cannot start worker threads: ") + e.what());
     }
     task_ = &task;
     active_ = n;
@@ -173,6 +173,11 @@ void ThreadPool::worker_loop(int index, std::condition_variable& wake) {
     // Under the lock: the caller checks pending_ under it before it sleeps.
     if (done > 0 && (pending_ -= done) == 0) done_.notify_one();
   }
+}
+
+ThreadPool& shared_pool() {
+  static ThreadPool pool;
+  return pool;
 }
 
 }  // namespace bnscope
