@@ -103,19 +103,21 @@ void print_reference(const PipelineResult& r) {
 void print_causes(const PipelineResult& r) {
   for (const Comparison& c : r.diff.comparisons) {
     if (c.passed) continue;
-    bool any = false;
     for (const Cause& cause : r.causes) {
       if (cause.candidate != c.candidate) continue;
-      any = true;
-      std::printf("likely cause (%s): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
-                  c.candidate.c_str(), cause.title.c_str(), cause.explanation.c_str(),
-                  num(cause.before).c_str(), num(cause.after).c_str(),
+      if (cause.pattern_only) {
+        std::printf("no known cause (%s): %s\n  %s\n  next: %s\n", c.candidate.c_str(),
+                    cause.title.c_str(), cause.explanation.c_str(), cause.suggestion.c_str());
+        continue;
+      }
+      std::printf("%s (%s, %s confidence): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
+                  cause.benign ? "explained" : "likely cause", c.candidate.c_str(),
+                  std::string(confidence_name(cause.confidence)).c_str(), cause.title.c_str(),
+                  cause.explanation.c_str(), num(cause.before).c_str(), num(cause.after).c_str(),
                   num(cause.max_abs_before).c_str(), num(cause.max_abs_after).c_str(),
                   cause.resolves ? ", now within tolerance" : "");
+      if (!cause.suggestion.empty()) std::printf("  fix: %s\n", cause.suggestion.c_str());
     }
-    if (!any)
-      std::printf("causes (%s): none of the known traps explains the difference\n",
-                  c.candidate.c_str());
   }
 }
 
@@ -194,9 +196,11 @@ const CommandRegistration reg{
      "tables. An element passes when\n"
      "|a-b| <= atol + rtol*|b|, b the reference; defaults follow TensorFlow's tests per dtype\n"
      "(float 1e-3, half 2e-3, bfloat16 1e-2, double 1e-7). Outputs TensorFlow leaves undefined\n"
-     "are skipped. On a mismatch the known traps (reserve-space convention, NCHW/NHWC mix-up,\n"
-     "epsilon below cuDNN's minimum, half overflow) are re-run and reported with the error\n"
-     "before and after. Without inputs a seeded sample problem is generated.\n"
+     "are skipped. On a mismatch the cause catalog is searched (epsilon fitted, reserve-space\n"
+     "convention, layout, Bessel factor, gradient scale, mode, statistics, gamma, precision,\n"
+     "channel order, a few channels, summation order, ...): each cause with its fitted value,\n"
+     "confidence, error before and after its fix and the fix; when none fits, the error's\n"
+     "pattern. Without inputs a seeded sample problem is generated.\n"
      "Exit status: 0 all agree, 1 some disagree, 2 bad input, 3 backend unavailable.\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
      "--attr KEY=VALUE, --dtype, --convention, --strict",

@@ -128,7 +128,7 @@ const CommandRegistration reg{
      "                          [--peak-gbps X] [--shape N,H,W,C] [--seed S]\n\n"
      "Runs the problem on every backend (default cpu-reference,cpu), compares each with the\n"
      "reference (cpu-reference whenever listed, else the first; or --against, as in diff),\n"
-     "tests the known traps when they disagree, profiles each backend, and writes\n"
+     "searches the cause catalog when they disagree, profiles each backend, and writes\n"
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
      "(schema bnscope-report/2), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
      "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"

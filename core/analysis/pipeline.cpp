@@ -99,8 +99,8 @@ void compare_and_explain(const Problem& problem, PipelineResult& out, const Diff
     if (c.passed) continue;
     ctx.check_cancel();
     std::vector<Cause> found = find_causes(problem, *out.run(c.candidate), out.expected, options,
-                                           RunContext{ctx.cancel, {}, ctx.threads});
-    if (found.empty()) out.no_cause_found.push_back(c.candidate);
+                                           RunContext{ctx.cancel, {}, ctx.threads}, &c);
+    if (found.empty() || found.front().pattern_only) out.no_cause_found.push_back(c.candidate);
     for (Cause& cause : found) out.causes.push_back(std::move(cause));
   }
 }

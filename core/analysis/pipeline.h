@@ -29,7 +29,7 @@ struct PipelineRequest {
   std::string against;
   bool allow_missing = false;
   DiffOptions diff;
-  bool find_causes = true;  // test the known traps for each candidate that disagrees
+  bool find_causes = true;  // search the cause catalog for each candidate that disagrees
   // Runs of this same prepared problem made before (the app's run, before a comparison was
   // asked for): a backend found here is taken as it ran, sharing its outputs, not run again.
   std::vector<Result> made;
@@ -48,7 +48,8 @@ struct PipelineResult {
   bool has_diff = false;      // false with one backend and no saved outputs
   DiffReport diff;            // one comparison per candidate, in run order
   std::vector<Cause> causes;  // Cause::candidate names the run each was found for
-  std::vector<std::string> no_cause_found;  // candidates that disagree with no known trap
+  // Candidates that disagree with no catalog cause (their causes hold one pattern-only entry).
+  std::vector<std::string> no_cause_found;
 
   bool passed() const { return !has_diff || diff.passed(); }
   // The run of a backend; nullptr when it was not run.

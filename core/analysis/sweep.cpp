@@ -123,7 +123,7 @@ std::string SweepRow::likely_cause() const {
   for (const Cause& c : result.causes)
     if (!best || (c.resolves && !best->resolves)) best = &c;
   if (best) return best->title + " (" + best->candidate + ")";
-  return "none of the known traps explains it";
+  return "no cause found";
 }
 
 int SweepResult::agreeing() const {

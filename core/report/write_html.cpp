@@ -179,25 +179,21 @@ void verdict(std::ostream& os, const Report& r) {
 }
 
 void causes(std::ostream& os, const Report& r) {
-  if (r.causes.empty()) {
-    if (r.has_diff && !r.diff.passed())
-      os << "<h2 id=\"causes\">Likely causes</h2>\n<p class=\"sub\">None of the known traps "
-            "(reserve-space convention, NCHW/NHWC mix-up, epsilon below cuDNN's minimum, half "
-            "overflow) explains the difference.</p>\n";
-    return;
-  }
-  os << "<h2 id=\"causes\">Likely causes</h2>\n<p class=\"sub\">Each was tested by re-running with "
-        "the suspected mistake undone; the error ratio is max |a-b| / (atol + rtol*|b|).</p>\n";
-  os << "<table>\n<tr><th>#</th><th>candidate</th><th>cause</th><th>re-run</th>"
-        "<th>ratio before</th><th>ratio after</th><th>max |a-b| after</th><th>resolves</th>"
-        "</tr>\n";
+  if (r.causes.empty()) return;
+  os << "<h2 id=\"causes\">Likely causes</h2>\n<p class=\"sub\">Each cause of the catalog was "
+        "fitted and tested by re-running with its fix; the error ratio is max |a-b| / (atol + "
+        "rtol*|b|).</p>\n";
+  os << "<table>\n<tr><th>#</th><th>candidate</th><th>cause</th><th>evidence</th>"
+        "<th>confidence</th><th>ratio before</th><th>ratio after</th><th>max |a-b| after</th>"
+        "<th>resolves</th><th>fix</th></tr>\n";
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const Cause& c = r.causes[i];
     os << "<tr><td>" << i + 1 << "</td><td>" << e(c.candidate) << "</td><td>" << e(c.title)
-       << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation)
-       << "</td><td class=\"n\">" << n(c.before) << "</td><td class=\"n\">" << n(c.after)
-       << "</td><td class=\"n\">" << n(c.max_abs_after) << "</td><td>" << badge(c.resolves)
-       << "</td></tr>\n";
+       << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation) << "</td><td>"
+       << e(std::string(confidence_name(c.confidence))) << "</td><td class=\"n\">" << n(c.before)
+       << "</td><td class=\"n\">" << n(c.after) << "</td><td class=\"n\">" << n(c.max_abs_after)
+       << "</td><td>" << (c.pattern_only ? std::string("no") : badge(c.resolves)) << "</td><td>"
+       << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion) << "</td></tr>\n";
   }
   os << "</table>\n";
 }

@@ -144,6 +144,17 @@ void cause(JsonWriter& w, const Cause& c) {
   w.field("max_abs_before", c.max_abs_before).field("max_abs_after", c.max_abs_after);
   w.field("resolves", c.resolves);
   if (!c.candidate.empty()) w.field("candidate", c.candidate);
+  w.field("confidence", std::string(confidence_name(c.confidence)));
+  if (!c.fitted_name.empty()) w.field("fitted_name", c.fitted_name).field("fitted", c.fitted);
+  w.field("suggestion", c.suggestion).field("fixable", !c.fix.empty());
+  w.field("benign", c.benign).field("pattern_only", c.pattern_only);
+  w.key("channels").begin_array();
+  for (std::int64_t ch : c.channels) w.value(ch);
+  w.end_array();
+  w.key("ruled_out").begin_array();
+  for (const RuledOut& r : c.ruled_out)
+    w.begin_object().field("code", r.code).field("best_ratio", r.best_ratio).end_object();
+  w.end_array();
   w.end_object();
 }
 

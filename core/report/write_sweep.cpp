@@ -122,7 +122,7 @@ void failing_section(std::ostream& os, const SweepRow& r) {
     }
     os << "</table>\n";
   }
-  if (r.result.causes.empty()) os << "<p>None of the known traps explains the difference.</p>\n";
+  if (r.result.causes.empty()) os << "<p>The cause search was not run.</p>\n";
   for (const Cause& c : r.result.causes)
     os << "<p><b>Likely cause (" << html_escape(c.candidate) << "):</b> " << html_escape(c.title)
        << ". " << html_escape(c.explanation) << " Error ratio " << format_si(c.before) << " &rarr; "

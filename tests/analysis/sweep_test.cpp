@@ -143,5 +143,31 @@ TEST(Sweep, DisagreementCarriesTheLikelyCause) {
   EXPECT_EQ(s.worst_first().front(), 1u);
 }
 
+// TensorFlow made layer 1's outputs with its own epsilon; the problem file says 0.5. The
+// sweep's row (the Layers view's cause column) names the epsilon cause with TensorFlow's value.
+TEST(Sweep, LayerWithAnotherEpsilonNamesTheFittedOne) {
+  CaptureCopy copy("sample");
+  const std::string path = copy.file(1);
+  Problem p = load_problem(path);
+  const double tf_eps = attr_float(p, "epsilon");
+  p.attrs["epsilon"] = 0.5;
+  std::vector<std::pair<std::string, Tensor>> members(p.inputs.begin(), p.inputs.end());
+  for (const auto& [name, t] : read_npz(path))
+    if (name.starts_with(kExpectedPrefix)) members.emplace_back(name, t);
+  write_npz(path, members, {{kProblemMember, problem_to_json(p)}});
+  SweepRequest req;
+  req.backends = {"cpu"};
+  const SweepResult s = run_sweep(read_capture_folder(copy.dir.string()), req);
+  const SweepRow& r = s.rows[1];
+  ASSERT_FALSE(r.broken()) << r.error;
+  ASSERT_FALSE(r.passed());
+  ASSERT_FALSE(r.result.causes.empty());
+  const Cause& c = r.result.causes.front();
+  EXPECT_EQ(c.code, "epsilon-mismatch") << c.title;
+  EXPECT_TRUE(c.resolves);
+  EXPECT_NEAR(c.fitted, tf_eps, 0.1 * tf_eps);
+  EXPECT_NE(r.likely_cause().find("epsilon"), std::string::npos) << r.likely_cause();
+}
+
 }  // namespace
 }  // namespace bnscope

@@ -1,5 +1,6 @@
 // Shows the analysis tabs on a sample problem with a known trap, for looking at them and for
-// the screenshots in resources/screenshots: `analysis_screens diff|profile [seconds]`.
+// the screenshots in resources/screenshots: `analysis_screens diff|causes|epsilon|profile
+// [seconds [shot.png]]`.
 #include <QApplication>
 #include <QMainWindow>
 #include <QMouseEvent>
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   const QString tab = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("diff");
   const int seconds = argc > 2 ? std::atoi(argv[2]) : 0;
+  // A PNG of the window once the diff is shown (the Diff tabs only).
+  const QString shot = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QString();
   SampleSpec spec;
   // The profile wants a problem larger than the caches so bandwidth means something.
   const bool profiling = tab == QStringLiteral("profile");
@@ -31,8 +34,13 @@ int main(int argc, char** argv) {
 
   // Expected outputs as a cuDNN-style run would give them: reserve_space_2 read as inv_std.
   QTemporaryDir dir;
+  // `epsilon`: expected outputs made with PyTorch's epsilon 1e-5 instead (the Causes tab).
+  const bool epsilon = tab == QStringLiteral("epsilon");
   Problem gpu_like = problem;
-  gpu_like.convention = ReserveConvention::InvStd;
+  if (epsilon)
+    gpu_like.attrs["epsilon"] = 1e-5;
+  else
+    gpu_like.convention = ReserveConvention::InvStd;
   std::vector<std::pair<std::string, Tensor>> members;
   if (!profiling)
     for (const OutputTensor& o : run_problem(gpu_like, "cpu-reference").outputs)
@@ -82,9 +90,11 @@ int main(int argc, char** argv) {
     tabs->setCurrentWidget(t.diff);
     t.diff->run();
     QObject::connect(t.diff, &DiffView::diffFinished, [&] {
-      t.diff->details()->setCurrentIndex(tab == QStringLiteral("causes")     ? 2
-                                         : tab == QStringLiteral("channels") ? 0
-                                                                             : 1);
+      t.diff->details()->setCurrentIndex(tab == QStringLiteral("causes") || epsilon ? 2
+                                         : tab == QStringLiteral("channels")        ? 0
+                                                                                    : 1);
+      if (!shot.isEmpty())  // after the tables have laid out
+        QTimer::singleShot(800, &window, [&] { window.grab().save(shot); });
     });
   }
   if (seconds > 0) QTimer::singleShot(seconds * 1000, &app, &QApplication::quit);

@@ -45,6 +45,7 @@ class DiffViewTest : public QObject {
   void wrongShapeSaysWhyAndEnterCompares();
   void applyingTheFixMakesTheErrorDrop();
   void epsilonFixUsesCoresMinimum();
+  void fittedEpsilonFixMakesTheDiffPass();
   void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
   void referenceChangeComparesAgainOrClears();
@@ -176,8 +177,10 @@ void DiffViewTest::injectedErrorIsFoundAndMarked() {
   QVERIFY(view.heatmap()->cellAt(cell.center(), &r, &c));
   QCOMPARE(r, 2);
   QCOMPARE(c, 1);
-  // No trap explains a single changed element.
-  QCOMPARE(view.causeModel()->rowCount(), 0);
+  // A single changed element is localized: the causes name its channel, never an empty panel.
+  QVERIFY(view.causeModel()->rowCount() > 0);
+  QCOMPARE(view.causeModel()->causes().front().code, std::string("few-channels"));
+  QCOMPARE(view.causeModel()->causes().front().channels, std::vector<std::int64_t>{3});
 }
 
 void DiffViewTest::editedToleranceChangesTheVerdict() {
@@ -301,6 +304,43 @@ void DiffViewTest::epsilonFixUsesCoresMinimum() {
     for (const Note& n : prepare(*fixed).notes)
       QVERIFY2(n.code != "epsilon-below-cudnn-min", n.message.c_str());
   }
+}
+
+// Saved outputs made with PyTorch's epsilon: the Causes tab shows the fitted epsilon, and Apply
+// fix sets it on the problem, after which the comparison passes.
+void DiffViewTest::fittedEpsilonFixMakesTheDiffPass() {
+  ProblemController controller;
+  const Problem problem = test::analysis_sample(3);
+  controller.setProblem(problem);
+  Problem torch_like = problem;
+  torch_like.attrs["epsilon"] = 1e-5;
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(torch_like, "cpu-reference").outputs)
+    if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("from_torch.npz"));
+  write_npz(path.toStdString(), members);
+  DiffView view(&controller);
+  view.setAutoRun(false);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.setFindCauses(true);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(!view.outcome()->report().passed());
+  QVERIFY(view.causeModel()->rowCount() > 0);
+  const Cause& first = view.causeModel()->causes().front();
+  QCOMPARE(first.code, std::string("epsilon-mismatch"));
+  QVERIFY(std::fabs(first.fitted - 1e-5) <= 1e-6);
+  QVERIFY(view.causeModel()
+              ->index(0, CauseModel::Fitted)
+              .data()
+              .toString()
+              .startsWith(QStringLiteral("epsilon = ")));
+  QVERIFY(view.applyFixButton()->isEnabled());
+  view.applyFixButton()->click();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(std::fabs(attr_float(controller.problem(), "epsilon") - 1e-5) <= 1e-6);
+  QVERIFY(view.outcome()->report().passed());
 }
 
 void DiffViewTest::baselineComparesLaterRuns() {

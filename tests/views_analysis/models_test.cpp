@@ -160,6 +160,29 @@ void ModelsTest::causeModelShowsBeforeAndAfter() {
               .toString()
               .contains(QStringLiteral("inv_std")));
   check_all_cells(m);
+
+  // A fitted cause shows its value and fix; the pattern-only entry what to check next.
+  Cause eps = a;
+  eps.code = "epsilon-mismatch";
+  eps.fitted_name = "epsilon";
+  eps.fitted = 1e-5;
+  eps.confidence = Confidence::High;
+  eps.suggestion = "set epsilon=1e-05";
+  eps.fix = {FixStep{"epsilon-mismatch", 1e-5}};
+  Cause none;
+  none.code = "unexplained";
+  none.pattern_only = true;
+  none.suggestion = "compare the inputs";
+  m.setCauses({eps, none});
+  QVERIFY(
+      m.index(0, CauseModel::Fitted).data().toString().startsWith(QStringLiteral("epsilon = ")));
+  QCOMPARE(m.index(0, CauseModel::Fitted).data(CauseModel::SortRole).toDouble(), 1e-5);
+  QCOMPARE(m.index(0, CauseModel::Confidence).data().toString(), QStringLiteral("high"));
+  QCOMPARE(m.index(0, CauseModel::Fix).data().toString(), QStringLiteral("set epsilon=1e-05"));
+  QCOMPARE(m.index(1, CauseModel::Resolves).data().toString(), QStringLiteral("no cause fits"));
+  QVERIFY(
+      m.index(1, CauseModel::Fix).data().toString().contains(QStringLiteral("compare the inputs")));
+  check_all_cells(m);
 }
 
 void ModelsTest::phaseTableModelMatchesTheProfile() {

@@ -1,7 +1,6 @@
 #pragma once
 // The change a likely cause names, applied to the problem (the Diff tab's "Apply fix"): the
-// reserve-space convention flipped, epsilon raised to cuDNN's minimum, half data widened to
-// float32, or the data buffers read in the other layout, as the cause finder's re-run did.
+// cause catalog's fix with its fitted values, as the cause search's re-run made it.
 
 #include <optional>
 #include <string>

@@ -1,5 +1,6 @@
 #pragma once
-// The cause finder's ranked causes, each with the error before and after undoing the trap.
+// The cause search's ranked causes, each with its fitted value, confidence, the error before and
+// after its fix and the fix itself; or the one pattern-only entry when no cause fits.
 
 #include "analysis/cause_finder.h"
 #include "table_model.h"
@@ -9,7 +10,19 @@ namespace bnscope {
 class CauseModel : public TableModel {
   Q_OBJECT
  public:
-  enum Column { Candidate, Title, Before, After, MaxAbsBefore, MaxAbsAfter, Resolves, ColumnCount };
+  enum Column {
+    Candidate,
+    Title,
+    Fitted,
+    Confidence,
+    Before,
+    After,
+    MaxAbsBefore,
+    MaxAbsAfter,
+    Resolves,
+    Fix,
+    ColumnCount
+  };
 
   explicit CauseModel(QObject* parent = nullptr);
   void setCauses(std::vector<Cause> causes);

@@ -250,7 +250,8 @@ void DiffView::buildControls(QWidget* bar) {
   rows->addLayout(row);
   find_causes_ = new QCheckBox(tr("find causes"), bar);
   find_causes_->setChecked(true);
-  find_causes_->setToolTip(tr("When outputs disagree, re-run with each known trap undone"));
+  find_causes_->setToolTip(
+      tr("When outputs disagree, search the cause catalog: fit each cause, re-run with its fix"));
   row->addWidget(find_causes_);
   pin_ = new QPushButton(tr("Pin baseline..."), bar);
   pin_->setObjectName(QStringLiteral("diffPinBaseline"));
@@ -534,7 +535,9 @@ void DiffView::finished() {
   if (verdict_->rowCount() > 0) verdict_table_->resizeColumnsToContents();
   causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
-  apply_fix_->setEnabled(causes_->rowCount() > 0);
+  const auto& found = causes_->causes();
+  apply_fix_->setEnabled(
+      std::any_of(found.begin(), found.end(), [](const Cause& c) { return !c.fix.empty(); }));
   if (!out) {
     status_->clear();
     verdict_label_->setText(tr("Not compared yet."));

@@ -49,8 +49,10 @@ QString verdict_text(const DiffOutcome& out, bool dark) {
                 .arg(failed)
                 .arg(compared)
                 .arg(reference, bad.join(QStringLiteral(", ")).toHtmlEscaped(),
-                     out.causes().empty()
-                         ? QString()
+                     out.causes().empty() ? QString()
+                     : out.causes().front().pattern_only
+                         ? QObject::tr(" No known cause fits: %1.")
+                               .arg(html(out.causes().front().suggestion))
                          : QObject::tr(" Likely cause: %1.").arg(html(out.causes().front().title)),
                      bad_colour(dark));
   if (!notes.isEmpty()) text += QStringLiteral("<br>") + notes.join(QStringLiteral("<br>"));

@@ -1,0 +1,396 @@
+#include "analysis/causes/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "analysis/causes/catalog.h"
+#include "analysis/causes/channels.h"
+#include "analysis/half_sums.h"
+#include "engine/engine.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+
+namespace causes {
+
+namespace {
+
+// Channels looked at first: the worst ones of the candidate's comparison, and some spread evenly.
+constexpr std::int64_t kSubsampleWorst = 4;
+constexpr std::int64_t kSubsampleSpread = 4;
+
+DiffOptions quick(const DiffOptions& o) {
+  DiffOptions q = o;
+  q.worst_k = 0;
+  return q;
+}
+
+std::vector<std::int64_t> pick_channels(const Comparison& before, std::int64_t c) {
+  if (c <= kSubsampleWorst + kSubsampleSpread) return {};
+  std::vector<double> badness(static_cast<std::size_t>(c), 0);
+  for (const OutputDiff& o : before.outputs)
+    for (const ChannelError& e : o.channels)
+      if (e.channel >= 0 && e.channel < c)
+        badness[static_cast<std::size_t>(e.channel)] +=
+            static_cast<double>(e.mismatches) / std::max<std::int64_t>(e.count, 1);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(c));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return badness[static_cast<std::size_t>(a)] > badness[static_cast<std::size_t>(b)];
+  });
+  std::vector<std::int64_t> pick(order.begin(), order.begin() + kSubsampleWorst);
+  for (std::int64_t i = 0; i < kSubsampleSpread; ++i) {
+    const std::int64_t ch = (2 * i + 1) * c / (2 * kSubsampleSpread);
+    if (std::find(pick.begin(), pick.end(), ch) == pick.end()) pick.push_back(ch);
+  }
+  std::sort(pick.begin(), pick.end());
+  return pick;
+}
+
+double sq_error(const Tensor& a, const Tensor& b, double& ref_sq) {
+  double s = 0;
+  if (a.dtype() == DType::F32 && b.dtype() == DType::F32) {
+    const float* x = a.data<float>();
+    const float* y = b.data<float>();
+    for (std::int64_t i = 0; i < a.numel(); ++i) {
+      const double d = static_cast<double>(x[i]) - y[i];
+      if (std::isfinite(d)) s += d * d, ref_sq += static_cast<double>(y[i]) * y[i];
+    }
+    return s;
+  }
+  for (std::int64_t i = 0; i < a.numel(); ++i) {
+    const double yi = b.get(i);
+    const double d = a.get(i) - yi;
+    if (std::isfinite(d)) s += d * d, ref_sq += yi * yi;
+  }
+  return s;
+}
+
+bool output_only(const std::vector<FixStep>& steps) {
+  return std::all_of(steps.begin(), steps.end(), [](const FixStep& s) {
+    return s.code == "gradient-scale" || s.code == "channels-permuted";
+  });
+}
+
+Confidence confidence_of(bool resolves, bool tenfold) {
+  return resolves ? Confidence::High : tenfold ? Confidence::Medium : Confidence::Low;
+}
+
+}  // namespace
+
+Trial combine(const Trial& a, const Trial& b) {
+  Trial t = b;
+  t.code = a.code + "+" + b.code;
+  t.steps = a.steps;
+  t.steps.insert(t.steps.end(), b.steps.begin(), b.steps.end());
+  t.title = a.title + "; and " + b.title;
+  t.evidence = a.evidence + "; " + b.evidence;
+  t.suggestion = a.suggestion + "; " + b.suggestion;
+  t.fitted_name = a.fitted_name.empty() ? b.fitted_name : a.fitted_name;
+  t.fitted = a.fitted_name.empty() ? b.fitted : a.fitted;
+  t.whole_only = a.whole_only || b.whole_only;
+  if (a.after_run && b.after_run)
+    t.after_run = [fa = a.after_run, fb = b.after_run](std::vector<OutputTensor>& o,
+                                                       const Scope& s) { fa(o, s), fb(o, s); };
+  else
+    t.after_run = a.after_run ? a.after_run : b.after_run;
+  if (a.instead_of_run && b.instead_of_run)
+    t.instead_of_run = [fa = a.instead_of_run, fb = b.instead_of_run](
+                           std::vector<OutputTensor>& o, const Scope& s) { fa(o, s), fb(o, s); };
+  else
+    t.instead_of_run = {};
+  return t;
+}
+
+Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate,
+               const std::vector<OutputTensor>& expected, const DiffOptions& options,
+               const Comparison& before, const RunContext& ctx)
+    : op_(op),
+      options_(quick(options)),
+      before_(before),
+      ctx_{ctx.cancel, {}, ctx.threads},
+      candidate_backend_(candidate.backend) {
+  Backend* cpu = BackendRegistry::instance().find("cpu");
+  rerun_backend_ = cpu && cpu->unavailable_reason().empty() ? "cpu" : candidate.backend;
+  channels_last_ = declared_channels_last(problem, op);
+  const std::string x(op.data_input());
+  t_ = problem.dtype             ? *problem.dtype
+       : problem.inputs.count(x) ? problem.inputs.at(x).dtype()
+                                 : DType::F32;
+  whole_.problem = problem;
+  whole_.expected = expected;
+  whole_.candidate = candidate.outputs;
+  auto xi = problem.inputs.find(x);
+  if (xi != problem.inputs.end() && xi->second.rank() >= 2)
+    whole_.view = channel_view(xi->second.shape(), channels_last_);
+  sub_ = whole_;
+  const std::vector<std::int64_t> pick = pick_channels(before_, whole_.view.channels);
+  if (!pick.empty()) {
+    sub_.channels = pick;
+    sub_.problem = problem_on_channels(problem, whole_.view, channels_last_, pick);
+    sub_.expected = outputs_on_channels(expected, whole_.view, channels_last_, pick);
+    sub_.candidate = outputs_on_channels(candidate.outputs, whole_.view, channels_last_, pick);
+    sub_.view = channel_view(sub_.problem.inputs.at(x).shape(), channels_last_);
+  }
+  candidate_sub_score_ = score_outputs(sub_.candidate, sub_);
+}
+
+std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const Scope& s) const {
+  ctx_.check_cancel();
+  std::vector<OutputTensor> outs;
+  if (t.instead_of_run && output_only(t.steps)) {
+    outs = s.candidate;
+    t.instead_of_run(outs, s);
+    return outs;
+  }
+  try {
+    Problem p = s.problem;
+    apply_steps(p, op_, t.steps, s.channels);
+    outs = run_problem(p, rerun_backend_, ctx_).outputs;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Cancelled) throw;
+    return std::nullopt;  // the variant does not validate or run here: no evidence either way
+  }
+  if (t.after_run) t.after_run(outs, s);
+  return outs;
+}
+
+Score Search::score_outputs(const std::vector<OutputTensor>& outs, const Scope& s) const {
+  Score sc;
+  const Comparison c = compare_results("expected", s.expected, "trial", outs, options_);
+  sc.ran = true;
+  sc.passed = c.passed;
+  sc.ratio = c.worst_tolerance_ratio();
+  sc.max_abs = 0;
+  for (const OutputDiff& o : c.outputs)
+    if (o.compared) sc.max_abs = std::max(sc.max_abs, o.nan_mismatches ? INFINITY : o.max_abs);
+  sc.sq = 0;
+  for (const OutputTensor& e : s.expected) {
+    if (!e.defined) continue;
+    for (const OutputTensor& o : outs)
+      if (o.name == e.name && o.defined && o.tensor.numel() == e.tensor.numel()) {
+        double ref_sq = 0;
+        const double err = sq_error(o.tensor, e.tensor, ref_sq);
+        sc.sq += err / (ref_sq + 1e-300);
+      }
+  }
+  return sc;
+}
+
+Score Search::score(const Trial& t, const Scope& s) const {
+  const auto outs = outputs(t, s);
+  if (!outs) return Score{};
+  return score_outputs(*outs, s);
+}
+
+const Score& Search::cpu_as_is() const {
+  if (!cpu_as_is_) {
+    if (rerun_backend_ == candidate_backend_)
+      cpu_as_is_ = candidate_sub_score_;
+    else
+      cpu_as_is_ = score(Trial{}, sub_);
+  }
+  return *cpu_as_is_;
+}
+
+namespace {
+
+struct Tried {
+  Trial trial;
+  Score score;
+};
+
+// Every distinct detector of the catalog, in catalog order.
+std::vector<Detector> detectors() {
+  std::vector<Detector> out;
+  for (const CauseSpec& c : cause_catalog())
+    if (c.detect && std::find(out.begin(), out.end(), c.detect) == out.end())
+      out.push_back(c.detect);
+  return out;
+}
+
+bool mentions(const std::string& codes, const std::string& code) {
+  std::size_t start = 0;
+  while (start <= codes.size()) {
+    const std::size_t end = std::min(codes.find('+', start), codes.size());
+    if (codes.compare(start, end - start, code) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+bool tenfold(const Score& after, double before) {
+  return after.ran && after.ratio < before && after.ratio * 10 <= before;
+}
+
+// Stops at the first trial that passes on the subsample: the search is bounded, and the catalog
+// lists the specific causes before the general ones.
+std::vector<Tried> try_all(const Search& s, const Trial& base) {
+  std::vector<Tried> out;
+  for (Detector d : detectors()) {
+    if (!out.empty() && out.back().score.passed) break;
+    for (Trial& t : d(s, base)) {
+      bool repeat = false;
+      for (const FixStep& step : t.steps)
+        repeat = repeat || (!base.code.empty() && mentions(base.code, step.code));
+      if (repeat) continue;
+      Trial tried = base.code.empty() ? std::move(t) : combine(base, t);
+      const Score sc = s.score(tried);
+      out.push_back({std::move(tried), sc});
+      if (sc.passed) break;
+    }
+  }
+  return out;
+}
+
+double before_on(const Search& s, const Trial& t) {
+  return t.whole_only ? s.before().worst_tolerance_ratio() : s.candidate_on_sub().ratio;
+}
+
+// A trial explains something when it passes or brings the error down tenfold, both from the
+// candidate's and, for another backend, from the cpu backend's run of the problem as it is.
+bool counts(const Search& s, const Tried& t) {
+  if (!t.score.passed && !tenfold(t.score, before_on(s, t.trial))) return false;
+  if (t.trial.whole_only || s.candidate_backend() == "cpu") return true;
+  const Score& as_is = s.cpu_as_is();
+  return t.score.passed ? !as_is.passed : tenfold(t.score, as_is.ratio);
+}
+
+// Replacing the statistics by the batch's explains any statistics mistake at once: among causes
+// that resolve, a more specific one ranks first.
+bool generic(const Cause& c) {
+  return c.code.find("moving-statistics") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<Cause> search_causes(const Search& s) {
+  std::vector<Cause> causes;
+  if (auto c = detect_reduction_order(s)) return {*c};
+
+  std::vector<Tried> tried;
+  std::vector<Tried> found;
+  // Another backend than the re-runs' that disagrees where cpu on the same problem agrees: no
+  // change to the problem explains it, the candidate's kernel does.
+  const bool cpu_agrees = s.candidate_backend() != "cpu" && s.cpu_as_is().passed;
+  if (!cpu_agrees) {
+    tried = try_all(s, Trial{});
+    for (const Tried& t : tried)
+      if (counts(s, t)) found.push_back(t);
+    if (std::none_of(found.begin(), found.end(), [](const Tried& t) { return t.score.passed; })) {
+      // Two causes at once: on top of the trials that brought the error down most.
+      std::vector<const Tried*> beam;
+      for (const Tried& t : tried)
+        if (t.score.ran && t.score.sq < 0.5 * s.candidate_on_sub().sq) beam.push_back(&t);
+      std::sort(beam.begin(), beam.end(),
+                [](const Tried* a, const Tried* b) { return a->score.sq < b->score.sq; });
+      if (beam.size() > 3) beam.resize(3);
+      std::vector<Tried> pairs;
+      for (const Tried* b : beam)
+        for (Tried& t : try_all(s, b->trial))
+          if (counts(s, t)) pairs.push_back(std::move(t));
+      for (Tried& t : pairs) found.push_back(std::move(t));
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Tried& a, const Tried& b) {
+    if (a.score.passed != b.score.passed) return a.score.passed;
+    const bool ga = a.trial.code.find("moving-statistics") != std::string::npos;
+    const bool gb = b.trial.code.find("moving-statistics") != std::string::npos;
+    if (a.score.passed && ga != gb) return !ga;
+    return a.score.sq < b.score.sq;
+  });
+  if (found.size() > 4) found.resize(4);
+
+  const double before = s.before().worst_tolerance_ratio();
+  double before_abs = 0;
+  for (const OutputDiff& o : s.before().outputs)
+    if (o.compared) before_abs = std::max(before_abs, o.nan_mismatches ? INFINITY : o.max_abs);
+  for (const Tried& t : found) {
+    // Confirmed on the whole problem.
+    const Score whole =
+        t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
+    const bool ten = tenfold(whole, before);
+    if (!whole.passed && !ten) continue;
+    Cause c;
+    c.code = t.trial.code;
+    c.title = t.trial.title;
+    c.explanation = t.trial.evidence;
+    c.before = before;
+    c.after = whole.ratio;
+    c.max_abs_before = before_abs;
+    c.max_abs_after = whole.max_abs;
+    c.resolves = whole.passed;
+    c.candidate = s.candidate_backend();
+    c.confidence = confidence_of(whole.passed, ten);
+    c.fitted_name = t.trial.fitted_name;
+    c.fitted = t.trial.fitted;
+    c.suggestion = t.trial.suggestion;
+    c.fix = t.trial.steps;
+    causes.push_back(std::move(c));
+    if (whole.passed) break;  // the best resolves: the others need no whole re-run
+  }
+  // A clamped epsilon is the specific form of a fitted one.
+  const bool clamped = std::any_of(causes.begin(), causes.end(), [](const Cause& c) {
+    return c.code == "epsilon-clamped" && c.resolves;
+  });
+  if (clamped)
+    causes.erase(std::remove_if(causes.begin(), causes.end(),
+                                [](const Cause& c) { return c.code == "epsilon-mismatch"; }),
+                 causes.end());
+  // A few channels are worth naming only when nothing explains them.
+  if (std::none_of(causes.begin(), causes.end(), [](const Cause& c) { return c.resolves; }))
+    if (auto few = detect_few_channels(s)) causes.push_back(std::move(*few));
+  std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) {
+    if (a.resolves != b.resolves) return a.resolves;
+    if (a.resolves && generic(a) != generic(b)) return !generic(a);
+    return a.after < b.after;
+  });
+  if (causes.empty()) {
+    std::vector<RuledOut> ruled;
+    for (const Tried& t : tried) {
+      auto it = std::find_if(ruled.begin(), ruled.end(),
+                             [&](const RuledOut& r) { return r.code == t.trial.code; });
+      const double r = t.score.ran ? t.score.ratio : INFINITY;
+      if (it == ruled.end())
+        ruled.push_back({t.trial.code, r});
+      else
+        it->best_ratio = std::min(it->best_ratio, r);
+    }
+    causes.push_back(describe_pattern(s, std::move(ruled)));
+  }
+  return causes;
+}
+
+}  // namespace causes
+
+std::vector<Cause> find_causes(const Problem& problem, const Result& base,
+                               const std::vector<OutputTensor>& expected,
+                               const DiffOptions& options, const RunContext& ctx,
+                               const Comparison* made) {
+  const OpSpec* op = find_op(problem.op);
+  if (!op) fail("unknown op '" + problem.op + "'");
+  DiffOptions q = options;
+  q.worst_k = 0;
+  ChannelView view;
+  const std::string x(op->data_input());
+  auto xi = problem.inputs.find(x);
+  if (xi != problem.inputs.end() && xi->second.rank() >= 2)
+    view = channel_view(xi->second.shape(), causes::declared_channels_last(problem, *op));
+  const Comparison before = made ? *made
+                                 : compare_results("expected", expected, base.backend, base.outputs,
+                                                   q, view.channels ? &view : nullptr);
+  if (before.passed) return {};
+  const causes::Search s(problem, *op, base, expected, options, before, ctx);
+  std::vector<Cause> found = causes::search_causes(s);
+  if (!found.empty() && found.front().pattern_only) {
+    std::vector<Cause> half;
+    add_half_sum_overflow(problem, base, expected, options, half);
+    if (!half.empty()) found = std::move(half);
+  } else {
+    add_half_sum_overflow(problem, base, expected, options, found);
+  }
+  return found;
+}
+
+}  // namespace bnscope

@@ -1,0 +1,125 @@
+#pragma once
+// The cause search's working state: the problem seen whole and on a subsample of channels, the
+// candidate's and the reference's outputs on both, and how a trial (one or two catalog fixes) is
+// measured: by a re-run of the cpu backend with the fix applied, or, for fixes that only rescale
+// or reorder outputs, by mapping the candidate's own outputs.
+
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/cause_finder.h"
+#include "ops/catalog.h"
+#include "tensor/layout.h"
+
+namespace bnscope::causes {
+
+// The problem on some channels (all of them for the whole problem).
+struct Scope {
+  Problem problem;
+  std::vector<std::int64_t> channels;  // empty: every channel, in order
+  std::vector<OutputTensor> expected;
+  std::vector<OutputTensor> candidate;
+  ChannelView view;  // of the scope's data tensors
+  bool whole() const { return channels.empty(); }
+};
+
+// How far a set of outputs is from the reference: the worst tolerance ratio (the evidence) and
+// the summed relative squared error of the compared outputs (what fits minimize: it averages
+// rounding noise over every element where the worst ratio does not).
+struct Score {
+  double ratio = INFINITY;
+  double sq = INFINITY;
+  double max_abs = INFINITY;
+  bool passed = false;
+  bool ran = false;  // false: the re-run could not run here
+};
+
+using OutputMap = std::function<void(std::vector<OutputTensor>&, const Scope&)>;
+
+struct Trial {
+  std::string code;            // the catalog row; two joined by '+'
+  std::vector<FixStep> steps;  // applied to the problem before a re-run
+  std::string title;           // what the reference did, one line
+  std::string evidence;        // what was fitted
+  std::string suggestion;      // the change that fixes it, in words
+  std::string fitted_name;
+  double fitted = 0;
+  bool whole_only = false;   // cannot run on a channel subsample (layout, channel order)
+  OutputMap after_run;       // maps a re-run's outputs into the reference's form (layout)
+  OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale, order)
+};
+
+// Both trials' fixes together: a's steps then b's.
+Trial combine(const Trial& a, const Trial& b);
+
+class Search {
+ public:
+  Search(const Problem& problem, const OpSpec& op, const Result& candidate,
+         const std::vector<OutputTensor>& expected, const DiffOptions& options,
+         const Comparison& before, const RunContext& ctx);
+
+  const OpSpec& op() const { return op_; }
+  const Problem& problem() const { return whole_.problem; }
+  const Scope& whole() const { return whole_; }
+  const Scope& sub() const { return sub_; }
+  const Scope& scope_for(const Trial& t) const { return t.whole_only ? whole_ : sub_; }
+  bool channels_last() const { return channels_last_; }
+  const DiffOptions& options() const { return options_; }
+  const Comparison& before() const { return before_; }
+  const std::string& candidate_backend() const { return candidate_backend_; }
+  const RunContext& ctx() const { return ctx_; }
+  DType t() const { return t_; }
+
+  // The trial's outputs on a scope (nullopt when its re-run cannot run here).
+  std::optional<std::vector<OutputTensor>> outputs(const Trial& t, const Scope& s) const;
+  Score score(const Trial& t, const Scope& s) const;
+  Score score(const Trial& t) const { return score(t, scope_for(t)); }
+  Score score_outputs(const std::vector<OutputTensor>& outs, const Scope& s) const;
+  // The identity trial's score on the subsample: the cpu backend on the problem as it is.
+  const Score& cpu_as_is() const;
+  const Score& candidate_on_sub() const { return candidate_sub_score_; }
+
+ private:
+  const OpSpec& op_;
+  DiffOptions options_;
+  Comparison before_;
+  RunContext ctx_;
+  std::string candidate_backend_;
+  std::string rerun_backend_;
+  bool channels_last_ = true;
+  DType t_ = DType::F32;
+  Scope whole_;
+  Scope sub_;
+  Score candidate_sub_score_;
+  mutable std::optional<Score> cpu_as_is_;
+};
+
+// The detectors, one per family of causes. Each proposes trials on top of `base` (an empty
+// trial, or a cause already found when two are looked for together), fitting what it fits.
+using Detector = std::vector<Trial> (*)(const Search&, const Trial& base);
+std::vector<Trial> detect_convention(const Search&, const Trial&);
+std::vector<Trial> detect_epsilon_clamped(const Search&, const Trial&);
+std::vector<Trial> detect_epsilon(const Search&, const Trial&);
+std::vector<Trial> detect_bessel(const Search&, const Trial&);
+std::vector<Trial> detect_statistics(const Search&, const Trial&);
+std::vector<Trial> detect_mode(const Search&, const Trial&);
+std::vector<Trial> detect_layout(const Search&, const Trial&);
+std::vector<Trial> detect_half_overflow(const Search&, const Trial&);
+std::vector<Trial> detect_precision(const Search&, const Trial&);
+std::vector<Trial> detect_scale_input(const Search&, const Trial&);
+std::vector<Trial> detect_gradient_scale(const Search&, const Trial&);
+std::vector<Trial> detect_permutation(const Search&, const Trial&);
+
+// Causes read from the comparison alone (plus at most one re-run), not fixed by a change.
+std::optional<Cause> detect_reduction_order(const Search&);
+std::optional<Cause> detect_few_channels(const Search&);
+
+std::vector<Cause> search_causes(const Search& s);
+
+// When nothing fits: the error's pattern, what was tried and what to check next.
+Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out);
+
+}  // namespace bnscope::causes
