@@ -3,6 +3,7 @@ tf.function(jit_compile=True) (tf-xla). Which CPU kernel runs is fixed by TF_ENA
 set by bnscope before this process imported TensorFlow."""
 
 import json
+import re
 import sys
 import time
 
@@ -111,7 +112,8 @@ class TfRunner:
                     tf.test.experimental.sync_devices()
                 kernel = time.perf_counter() - t1
         except errors as e:
-            msg = (e.message or str(e)).strip().splitlines()
+            text = re.sub(r"^\{\{[^}]*\}\}\s*", "", (e.message or str(e)).strip())
+            msg = re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).splitlines()
             raise Unsupported(f"TensorFlow {tf.__version__} on {self.device_name}: "
                               f"{msg[0] if msg else type(e).__name__}")
         t2 = time.perf_counter()

@@ -271,6 +271,11 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     for (const JsonValue& n : notes->items)
       result.notes.push_back(Note{NoteKind::Info, get_string(n, "code"), get_string(n, "message"),
                                   get_string(n, "subject"), -1});
+  // What ran, on every result: the kernel a diff compares is named, not implied by the backend.
+  result.notes.push_back(Note{NoteKind::Info, "code-path",
+                              spec_.backend + " ran " + info_.framework + " " + info_.version +
+                                  ", " + info_.device + ", " + info_.kernel_path,
+                              "", -1});
   result.timings.push_back({"upload", upload + get_number(r, "transfer_seconds"), -1});
   result.timings.push_back({"kernel:" + spec_.backend, get_number(r, "kernel_seconds"), -1});
   result.timings.push_back({"download", get_number(r, "download_seconds") + copy_out, -1});
