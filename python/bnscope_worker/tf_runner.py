@@ -57,14 +57,25 @@ class TfRunner:
     def _make(self, arr, dtype):
         tf = self.tf
         with tf.device(self.device):
-            t = tf.constant(arr)
+            t = None
+            if self.device == "/CPU:0" and arr.size and arr.flags.writeable:
+                # The shared segment itself, through DLPack: no copy of the bytes bnscope sent.
+                try:
+                    t = tf.experimental.dlpack.from_dlpack(arr.__dlpack__())
+                except Exception:
+                    t = None
+            if t is None:
+                t = tf.constant(arr)
             return tf.bitcast(t, tf.bfloat16) if dtype == "bfloat16" else t
 
     def _numpy(self, t):
         tf = self.tf
         if t.dtype == tf.bfloat16:
             t = tf.bitcast(t, tf.uint16)
-        return t.numpy()
+        # _numpy() views the tensor's own buffer on the CPU; numpy() would copy it once more
+        # before the copy into the shared segment.
+        view = getattr(t, "_numpy", None)
+        return view() if view is not None else t.numpy()
 
     def _call(self, op, attrs):
         fn = getattr(self.tf.raw_ops, op, None)

@@ -221,9 +221,12 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     order.items.push_back(str(o.name));
     if (!o.defined || o.tensor.numel() == 0) continue;
     OutputSegment& s = outputs_[o.name];
-    if (!s.segment.valid() || s.segment.size() != o.tensor.nbytes()) {
+    // The worker writes the output into a segment the result then holds as its storage: no copy
+    // on this side. A segment an earlier result still holds (the app keeps one) is left to it.
+    if (!s.segment || s.segment->size() != o.tensor.nbytes() || s.segment.use_count() > 1) {
       if (s.seg_id) released_.push_back(s.seg_id);
-      s.segment = ipc::SharedMemory::create(o.tensor.nbytes(), spec_.backend + "-" + o.name);
+      s.segment = std::make_shared<ipc::SharedMemory>(
+          ipc::SharedMemory::create(o.tensor.nbytes(), spec_.backend + "-" + o.name));
       s.seg_id = next_id();
     }
     JsonValue out = JsonValue::object();
@@ -231,7 +234,7 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     out.add("dtype", str(dtype_name(o.tensor.dtype())));
     out.add("shape", shape_json(o.tensor.shape()));
     out.add("seg", JsonValue::of(static_cast<double>(s.seg_id)));
-    out.add("path", str(s.segment.path()));
+    out.add("path", str(s.segment->path()));
     out.add("bytes", JsonValue::of(static_cast<double>(o.tensor.nbytes())));
     outs.items.push_back(std::move(out));
     copies.emplace_back(&o, &s);
@@ -265,8 +268,10 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     throw Error(ErrorCode::Internal, spec_.backend + ": " + get_string(r, "error"));
   }
   const double t0 = now();
-  for (auto& [o, s] : copies) parallel_copy(o->tensor.raw(), s->segment.data(), o->tensor.nbytes());
-  const double copy_out = now() - t0;
+  for (auto& [o, s] : copies)
+    o->tensor = Tensor::adopt(o->tensor.dtype(), o->tensor.shape(),
+                              std::shared_ptr<std::byte>(s->segment, s->segment->data()));
+  const double copy_out = now() - t0;  // the adoption: no bytes move
   if (const JsonValue* notes = r.find("notes"); notes && notes->kind == JsonValue::Kind::Array)
     for (const JsonValue& n : notes->items)
       result.notes.push_back(Note{NoteKind::Info, get_string(n, "code"), get_string(n, "message"),

@@ -5,6 +5,7 @@
 // re-sends nothing), and one segment per output that the next run reuses.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,8 +58,9 @@ class FrameworkWorker {
     long seg_id = 0;
     long version = 0;
   };
+  // Shared with the result tensors that adopted it: reused while nothing else holds it.
   struct OutputSegment {
-    ipc::SharedMemory segment;
+    std::shared_ptr<ipc::SharedMemory> segment;
     long seg_id = 0;
   };
   void forget_worker_state();
