@@ -127,6 +127,10 @@ class TfRunner:
             msg = re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).splitlines()
             raise Unsupported(f"TensorFlow {tf.__version__} on {self.device_name}: "
                               f"{msg[0] if msg else type(e).__name__}")
+        except NotImplementedError as e:  # a graph (tf-xla's tf.function) refusing the op
+            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+            last = lines[-1].removeprefix("NotImplementedError: ") if lines else "not implemented"
+            raise Unsupported(f"TensorFlow {tf.__version__} (XLA) on {self.device_name}: {last}")
         t2 = time.perf_counter()
         named = result._asdict() if hasattr(result, "_asdict") else None
         out = {}

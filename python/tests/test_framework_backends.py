@@ -30,7 +30,11 @@ TF_DIRECT = textwrap.dedent("""
         return (tf.bitcast(t, tf.uint16) if t.dtype == tf.bfloat16 else t).numpy()
     names = [k[:-4] for k in zipfile.ZipFile(problem).namelist() if k.endswith(".npy")]
     inputs = {k: tensor(data[k]) for k in names}
-    r = getattr(tf.raw_ops, spec["op"])(**inputs, **spec["attrs"])
+    op = getattr(tf.raw_ops, spec["op"])
+    if len(sys.argv) > 3 and sys.argv[3] == "xla":
+        r = tf.function(lambda kw: op(**kw, **spec["attrs"]), jit_compile=True)(inputs)
+    else:
+        r = op(**inputs, **spec["attrs"])
     np.savez(out, **{k: array(v) for k, v in r._asdict().items()})
 """)
 
@@ -94,6 +98,20 @@ def test_tensorflow_backends_return_tensorflows_bytes(cli, tmp_path, variant, ca
         assert got[name].tobytes() == want[name].tobytes(), f"{variant} {name}"
     path = {"tf-eigen": "Eigen", "tf-onednn": "oneDNN"}.get(variant, "")
     assert f"{variant} ran TensorFlow" in notes and path in notes, notes
+
+
+def test_tf_xla_returns_the_compiled_ops_bytes(cli, tmp_path):
+    pytest.importorskip("tensorflow")
+    problem = make_problem(cli, tmp_path / "p.npz", "--shape", "4,7,5,16")
+    got, notes = run_backend(cli, "tf-xla", problem, tmp_path / "out")
+    direct = tmp_path / "direct.npz"
+    r = subprocess.run([sys.executable, "-c", TF_DIRECT, str(problem), str(direct), "xla"],
+                       env=env_for("tf-xla"), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = np.load(direct)
+    for name in GRAD_OUTPUTS:
+        assert got[name].tobytes() == want[name].tobytes(), name
+    assert "XLA" in notes
 
 
 def test_what_tensorflow_refuses_is_unsupported(cli, tmp_path):
