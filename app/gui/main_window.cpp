@@ -6,7 +6,9 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -15,8 +17,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QInputDialog>
-#include <QLineEdit>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
@@ -129,7 +129,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({notes_dock}, {110}, Qt::Vertical);
   QSettings settings;
   // The Python the tf* and torch* backends' workers run in (empty: $BNSCOPE_PYTHON or python3).
-  set_framework_python(settings.value(QStringLiteral("frameworks/python")).toString().toStdString());
+  set_framework_python(
+      settings.value(QStringLiteral("frameworks/python")).toString().toStdString());
   tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
