@@ -6,7 +6,9 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,6 +23,7 @@
 #include <QTabWidget>
 
 #include "app_wording.h"
+#include "backends/frameworks/python_choice.h"
 #include "channel_panel.h"
 #include "diff/diff_view.h"
 #include "input_panel.h"
@@ -125,6 +128,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({form_dock}, {400}, Qt::Horizontal);
   resizeDocks({notes_dock}, {110}, Qt::Vertical);
   QSettings settings;
+  // The Python the tf* and torch* backends' workers run in (empty: $BNSCOPE_PYTHON or python3).
+  set_framework_python(
+      settings.value(QStringLiteral("frameworks/python")).toString().toStdString());
   tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -198,6 +204,17 @@ void MainWindow::buildMenus() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(tr("&Re-run"), QKeySequence::Refresh, controller_, &ProblemController::rerun);
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
+  run->addAction(tr("Framework &Python..."), this, [this] {
+    bool ok = false;
+    const QString path = QInputDialog::getText(
+        this, tr("Framework Python"),
+        tr("The Python whose TensorFlow and PyTorch the tf* and torch* backends run\n"
+           "(empty: $BNSCOPE_PYTHON, else python3). Takes effect on the next run."),
+        QLineEdit::Normal, QSettings().value(QStringLiteral("frameworks/python")).toString(), &ok);
+    if (!ok) return;
+    QSettings().setValue(QStringLiteral("frameworks/python"), path.trimmed());
+    set_framework_python(path.trimmed().toStdString());
+  });
 
   QMenu* view = view_menu_ = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)
