@@ -90,6 +90,34 @@ std::optional<Trial> layout_trial(const Problem& p, const OpSpec& op) {
   return t;
 }
 
+// The kernel's side of the same mix-up: the data is what it says, but the kernel indexes the
+// declared layout as the other one (NCHW buffers read with NHWC offsets). Handing it the data in
+// the other layout's byte order, under the declared shape, is what such a kernel reads correctly;
+// its outputs then come back in that byte order too.
+std::optional<Trial> kernel_layout_trial(const Problem& p, const OpSpec& op) {
+  auto xi = p.inputs.find(std::string(op.data_input()));
+  if (xi == p.inputs.end() || xi->second.rank() < 3 || !op.has_attr("data_format")) return {};
+  const Shape declared = xi->second.shape();
+  const bool last = declared_channels_last(p, op);
+  Trial t{"layout-swapped", "", "", p, {}};
+  for (auto& [name, tensor] : t.problem.inputs)
+    if (tensor.shape() == declared)
+      tensor = (last ? to_channels_first(tensor) : to_channels_last(tensor)).reshaped(declared);
+  t.title = std::string("the kernel indexes ") + (last ? "NHWC" : "NCHW") + " buffers as " +
+            (last ? "NCHW" : "NHWC");
+  t.explanation = std::string("re-ran with x and the gradient handed over in ") +
+                  (last ? "NCHW" : "NHWC") + " byte order";
+  const Shape other = channel_axis_moved(declared, last);
+  t.adjust = [declared, other, last](std::vector<OutputTensor>& outs) {
+    for (OutputTensor& o : outs)
+      if (o.defined && o.tensor.shape() == declared) {
+        const Tensor bytes = o.tensor.reshaped(other);
+        o.tensor = last ? to_channels_last(bytes) : to_channels_first(bytes);
+      }
+  };
+  return t;
+}
+
 std::optional<Trial> epsilon_trial(const Problem& p, const OpSpec& op) {
   const std::string name(op.epsilon_attr());
   if (!op.has_attr(name)) return {};
@@ -160,7 +188,8 @@ std::vector<Cause> find_causes(const Problem& problem, const Result& base,
 
   std::vector<Trial> trials;
   for (auto t : {convention_trial(problem, *op), layout_trial(problem, *op),
-                 epsilon_trial(problem, *op), half_trial(problem, *op, expected, base)})
+                 kernel_layout_trial(problem, *op), epsilon_trial(problem, *op),
+                 half_trial(problem, *op, expected, base)})
     if (t) trials.push_back(std::move(*t));
 
   std::vector<Cause> causes;
