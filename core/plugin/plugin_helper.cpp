@@ -44,6 +44,11 @@ class HelperTransport : public PluginTransport {
   explicit HelperTransport(std::string path) : path_(std::move(path)) {
     spec_.argv = {plugin_host_program(), path_};
     spec_.what = "plugin helper for " + path_;
+    // A helper built with AddressSanitizer would turn the plugin's SIGSEGV into a report and
+    // exit status 1; the crash message names the signal, so the helper dies of it instead.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    spec_.env.push_back({"ASAN_OPTIONS", std::string(asan && *asan ? std::string(asan) + ":" : "") +
+                                             "handle_segv=0:handle_sigbus=0:handle_sigfpe=0"});
     start_and_describe();
   }
   ~HelperTransport() override { child_.stop(milliseconds(500)); }
