@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_device.h"
 #include "io/json_value.h"
 #include "plugin/plugin_library.h"
 #include "plugin/plugin_protocol.h"
@@ -105,7 +106,37 @@ class Mapping {
   std::size_t size_;
 };
 
-JsonValue run(const PluginLibrary& lib, const JsonValue& req) {
+// A CUDA plugin's call: the tensors copied to device buffers, run() on the helper's stream between
+// two events, the outputs copied back.
+double run_on_device(const PluginLibrary& lib, plugin_host::CudaDevice& dev, const CallSpec& spec,
+                     const std::vector<void*>& in, const std::vector<void*>& out) {
+  std::vector<void*> d_in, d_out;
+  struct Buffers {
+    plugin_host::CudaDevice& dev;
+    std::vector<void*>& a;
+    std::vector<void*>& b;
+    ~Buffers() {
+      for (void* p : a) dev.release(p);
+      for (void* p : b) dev.release(p);
+    }
+  } buffers{dev, d_in, d_out};
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    d_in.push_back(dev.alloc(spec.inputs[i].nbytes()));
+    dev.upload(d_in.back(), in[i], spec.inputs[i].nbytes());
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    d_out.push_back(dev.alloc(spec.outputs[i].nbytes()));
+    dev.upload(d_out.back(), out[i], spec.outputs[i].nbytes());  // undefined outputs keep NaN
+  }
+  const AbiCall call(spec, d_in, d_out, BNSCOPE_DEVICE_CUDA, dev.stream());
+  const double seconds = dev.timed([&] { lib.run(*call.get()); },
+                                   "plugin " + lib.info().name + "'s run() of " + spec.variant);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    dev.download(out[i], d_out[i], spec.outputs[i].nbytes());
+  return seconds;
+}
+
+JsonValue run(const PluginLibrary& lib, plugin_host::CudaDevice* dev, const JsonValue& req) {
   const CallSpec spec = call_spec_from_json(req.at("call"));
   const std::vector<JsonValue>& segs = req.at("segments").items;
   if (segs.size() != spec.inputs.size() + spec.outputs.size())
@@ -123,11 +154,15 @@ JsonValue run(const PluginLibrary& lib, const JsonValue& req) {
     maps.push_back(std::make_unique<Mapping>(segs[i].at("path").string, size, output));
     (output ? out : in).push_back(maps.back()->data() + offset);
   }
-  const AbiCall call(spec, in, out);
-  const auto t0 = std::chrono::steady_clock::now();
-  lib.run(*call.get());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double seconds = 0;
+  if (dev) {
+    seconds = run_on_device(lib, *dev, spec, in, out);
+  } else {
+    const AbiCall call(spec, in, out);
+    const auto t0 = std::chrono::steady_clock::now();
+    lib.run(*call.get());
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   JsonValue v = success();
   v.add("seconds", JsonValue::of(seconds));
   return v;
@@ -142,6 +177,8 @@ int main(int argc, char** argv) {
   }
   const int in = fd_from_env("BNSCOPE_IPC_IN", 3), out = fd_from_env("BNSCOPE_IPC_OUT", 4);
   std::unique_ptr<PluginLibrary> lib;
+  std::unique_ptr<plugin_host::CudaDevice> cuda;  // for a CUDA plugin
+  PluginInfo info;
   std::string text;
   while (read_message(in, text)) {
     JsonValue reply;
@@ -149,10 +186,17 @@ int main(int argc, char** argv) {
       const JsonValue req = parse_json(text, "plugin request");
       const std::string what = req.at("request").string;
       if (what == "describe") {
-        if (!lib) lib = PluginLibrary::load(argv[1]);
+        if (!lib) {
+          lib = PluginLibrary::load(argv[1]);
+          info = lib->info();
+          if (info.device == BNSCOPE_DEVICE_CUDA) {
+            cuda = std::make_unique<plugin_host::CudaDevice>();
+            info.unavailable = cuda->problem();
+          }
+        }
         reply = success();
         reply.add("protocol", JsonValue::of(static_cast<double>(plugin_protocol::kVersion)));
-        reply.add("plugin", plugin_info_json(lib->info()));
+        reply.add("plugin", plugin_info_json(info));
       } else if (!lib) {
         reply = failure("plugin helper: '" + what + "' before describe");
       } else if (what == "supports") {
@@ -161,7 +205,8 @@ int main(int argc, char** argv) {
         reply = success();
         reply.add("why", JsonValue::of(lib->supports(*call.get())));
       } else if (what == "run") {
-        reply = run(*lib, req);
+        if (!info.unavailable.empty()) fail("plugin " + info.name + ": " + info.unavailable);
+        reply = run(*lib, cuda.get(), req);
       } else {
         reply = failure("plugin helper: unknown request '" + clip_for_message(what, 40) + "'");
       }

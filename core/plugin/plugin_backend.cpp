@@ -12,8 +12,14 @@ namespace {
 
 class InProcessTransport : public PluginTransport {
  public:
-  explicit InProcessTransport(std::unique_ptr<PluginLibrary> lib) : lib_(std::move(lib)) {}
-  const PluginInfo& info() const override { return lib_->info(); }
+  explicit InProcessTransport(std::unique_ptr<PluginLibrary> lib) : lib_(std::move(lib)) {
+    info_ = lib_->info();
+    if (info_.device == BNSCOPE_DEVICE_CUDA)
+      info_.unavailable =
+          "a CUDA plugin runs only in the helper process, which owns its device buffers (drop "
+          "--plugin-in-process)";
+  }
+  const PluginInfo& info() const override { return info_; }
   std::string where() const override { return "in bnscope's own process (--plugin-in-process)"; }
   std::string supports(const CallSpec& spec, const RunContext&) override {
     const AbiCall call(spec, {}, {});
@@ -34,6 +40,7 @@ class InProcessTransport : public PluginTransport {
 
  private:
   std::unique_ptr<PluginLibrary> lib_;
+  PluginInfo info_;
 };
 
 class PluginBackend : public Backend {
@@ -47,10 +54,8 @@ class PluginBackend : public Backend {
   std::string_view name() const override { return name_; }
   std::string_view description() const override { return description_; }
   std::string unavailable_reason() const override {
-    if (transport_->info().device == BNSCOPE_DEVICE_CUDA)
-      return "plugin " + name_ +
-             " runs on CUDA; this bnscope hands plugins host memory only (CPU plugins)";
-    return {};
+    const std::string& why = transport_->info().unavailable;
+    return why.empty() ? std::string() : "plugin " + name_ + ": " + why;
   }
   // The plugin, its version, device and library: what a report's machine table names.
   std::string code_path() const {

@@ -135,7 +135,7 @@ CallSpec call_spec_from_json(const JsonValue& v) {
 }
 
 AbiCall::AbiCall(const CallSpec& spec, const std::vector<void*>& input_data,
-                 const std::vector<void*>& output_data) {
+                 const std::vector<void*>& output_data, std::int32_t device, void* stream) {
   tensors_.reserve(spec.inputs.size() + spec.outputs.size());
   for (std::size_t i = 0; i < spec.inputs.size(); ++i)
     tensors_.push_back(abi_tensor(spec.inputs[i], i < input_data.size() ? input_data[i] : nullptr));
@@ -160,7 +160,8 @@ AbiCall::AbiCall(const CallSpec& spec, const std::vector<void*>& input_data,
   call_.num_outputs = static_cast<std::int32_t>(outputs_.size());
   call_.inputs = inputs_.data();
   call_.outputs = outputs_.data();
-  call_.stream = nullptr;
+  call_.stream = stream;
+  for (bnscope_tensor& t : tensors_) t.device = device;
   call_.threads = spec.threads;
 }
 

@@ -46,8 +46,10 @@ CallSpec call_spec_from_json(const JsonValue& v);  // throws Error for a malform
 // The ABI's structs for one call; the data pointers are the caller's (nullptr for supports()).
 class AbiCall {
  public:
+  // device: where the data pointers point (BNSCOPE_DEVICE_*); stream: a CUDA plugin's stream.
   AbiCall(const CallSpec& spec, const std::vector<void*>& input_data,
-          const std::vector<void*>& output_data);
+          const std::vector<void*>& output_data, std::int32_t device = BNSCOPE_DEVICE_CPU,
+          void* stream = nullptr);
   AbiCall(const AbiCall&) = delete;
   AbiCall& operator=(const AbiCall&) = delete;
   const bnscope_call* get() const { return &call_; }

@@ -133,6 +133,7 @@ JsonValue plugin_info_json(const PluginInfo& info) {
   v.add("version", JsonValue::of(info.version));
   v.add("device", JsonValue::of(static_cast<double>(info.device)));
   v.add("abi_version", JsonValue::of(static_cast<double>(info.abi_version)));
+  v.add("unavailable", JsonValue::of(info.unavailable));
   JsonValue ks;
   ks.kind = JsonValue::Kind::Array;
   for (const PluginKernelInfo& k : info.kernels) {
@@ -157,6 +158,7 @@ PluginInfo plugin_info_from_json(const JsonValue& v) {
   info.version = string_or(v, "version");
   info.device = static_cast<int>(number_or(v, "device", BNSCOPE_DEVICE_CPU));
   info.abi_version = static_cast<std::uint32_t>(number_or(v, "abi_version", 0));
+  info.unavailable = string_or(v, "unavailable");
   if (const JsonValue* ks = v.find("kernels"))
     for (const JsonValue& kv : ks->items) {
       PluginKernelInfo k;

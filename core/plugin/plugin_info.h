@@ -25,6 +25,8 @@ struct PluginInfo {
   int device = BNSCOPE_DEVICE_CPU;
   std::uint32_t abi_version = 0;  // the plugin's
   std::vector<PluginKernelInfo> kernels;
+  // Why the process that loaded it cannot run it ("no CUDA device"); empty when it can.
+  std::string unavailable;
 
   const PluginKernelInfo* kernel_for(std::string_view op) const;
   std::string device_name() const;  // "cpu", "cuda"

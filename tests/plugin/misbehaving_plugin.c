@@ -6,6 +6,7 @@
  *   MODE_OLDER     structs as an older header had them: no kernel `user`, no plugin `shutdown`
  *   MODE_INIT_CRASH  bnscope_plugin_init dereferences NULL
  *   MODE_NO_ENTRY  exports no bnscope_plugin_init
+ *   MODE_CUDA      MODE_RUNTIME's kernel declared as a CUDA plugin (never run on a device)
  */
 #include <bnscope/plugin.h>
 #include <signal.h>
@@ -105,7 +106,11 @@ BNSCOPE_PLUGIN_EXPORT int32_t bnscope_plugin_init(const bnscope_host_api* host,
   plugin->name = PLUGIN_NAME;
   plugin->description = "misbehaves on purpose";
   plugin->version = "0.0.1";
+#ifdef MODE_CUDA
+  plugin->device = BNSCOPE_DEVICE_CUDA;
+#else
   plugin->device = BNSCOPE_DEVICE_CPU;
+#endif
   plugin->num_kernels = 1;
   plugin->kernels = kernels;
   return BNSCOPE_OK;

@@ -110,6 +110,22 @@ TEST(PluginAbi, DeclaredMasksDecideSupportBeforeThePlugin) {
   EXPECT_NE(why.find("planted refusal"), std::string::npos) << why;
 }
 
+TEST(PluginAbi, CudaPluginSaysWhereItCannotRun) {
+  // In this process there are no device buffers to hand it, whatever the machine.
+  auto in_process = make_plugin_backend(make_in_process_transport(plugin_path("plugin_cuda_kind")));
+  EXPECT_NE(in_process->unavailable_reason().find("runs only in the helper process"),
+            std::string::npos);
+  // The helper runs it where it finds a CUDA runtime and a device, and otherwise says which is
+  // missing.
+  auto helper = make_plugin_backend(make_helper_transport(plugin_path("plugin_cuda_kind")));
+  const std::string why = helper->unavailable_reason();
+  if (!why.empty())
+    EXPECT_TRUE(why.find("no CUDA device") != std::string::npos ||
+                why.find("no CUDA runtime") != std::string::npos)
+        << why;
+  EXPECT_NE(helper->description().find("cuda"), std::string::npos);
+}
+
 TEST(PluginAbi, ALibraryNamedTwiceIsRegisteredOnce) {
   EXPECT_EQ(app::load_plugin(plugin_path("plugin_example"), false), "example-c");
   EXPECT_EQ(app::load_plugin(plugin_path("plugin_example"), false), "example-c");  // same file
