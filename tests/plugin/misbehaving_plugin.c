@@ -73,16 +73,16 @@ static int32_t supports(const struct bnscope_kernel* k, const bnscope_call* call
 
 #ifndef MODE_NO_ENTRY
 
-static bnscope_kernel kernel = {sizeof(bnscope_kernel),
-                                "FusedBatchNormGradV3",
-                                BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT32),
-                                BNSCOPE_BIT(BNSCOPE_LAYOUT_NHWC),
-                                BNSCOPE_BIT(BNSCOPE_MODE_TRAINING) |
-                                    BNSCOPE_BIT(BNSCOPE_MODE_INFERENCE),
-                                BNSCOPE_BIT(BNSCOPE_RESERVE_VARIANCE),
-                                supports,
-                                run,
-                                NULL};
+static bnscope_kernel kernel = {
+    sizeof(bnscope_kernel),
+    "FusedBatchNormGradV3",
+    BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT32),
+    BNSCOPE_BIT(BNSCOPE_LAYOUT_NHWC),
+    BNSCOPE_BIT(BNSCOPE_MODE_TRAINING) | BNSCOPE_BIT(BNSCOPE_MODE_INFERENCE),
+    BNSCOPE_BIT(BNSCOPE_RESERVE_VARIANCE),
+    supports,
+    run,
+    NULL};
 static const bnscope_kernel* const kernels[] = {&kernel};
 
 BNSCOPE_PLUGIN_EXPORT int32_t bnscope_plugin_init(const bnscope_host_api* host,

@@ -79,19 +79,31 @@ static uint16_t float_to_bf16(float f) {
 
 static double load(const bnscope_tensor* t, int64_t i) {
   switch (t->dtype) {
-    case BNSCOPE_DTYPE_FLOAT16: return half_to_float(((const uint16_t*)t->data)[i]);
-    case BNSCOPE_DTYPE_BFLOAT16: return bf16_to_float(((const uint16_t*)t->data)[i]);
-    case BNSCOPE_DTYPE_FLOAT32: return ((const float*)t->data)[i];
-    default: return ((const double*)t->data)[i];
+    case BNSCOPE_DTYPE_FLOAT16:
+      return half_to_float(((const uint16_t*)t->data)[i]);
+    case BNSCOPE_DTYPE_BFLOAT16:
+      return bf16_to_float(((const uint16_t*)t->data)[i]);
+    case BNSCOPE_DTYPE_FLOAT32:
+      return ((const float*)t->data)[i];
+    default:
+      return ((const double*)t->data)[i];
   }
 }
 
 static void store(bnscope_tensor* t, int64_t i, double v) {
   switch (t->dtype) {
-    case BNSCOPE_DTYPE_FLOAT16: ((uint16_t*)t->data)[i] = float_to_half((float)v); break;
-    case BNSCOPE_DTYPE_BFLOAT16: ((uint16_t*)t->data)[i] = float_to_bf16((float)v); break;
-    case BNSCOPE_DTYPE_FLOAT32: ((float*)t->data)[i] = (float)v; break;
-    default: ((double*)t->data)[i] = v; break;
+    case BNSCOPE_DTYPE_FLOAT16:
+      ((uint16_t*)t->data)[i] = float_to_half((float)v);
+      break;
+    case BNSCOPE_DTYPE_BFLOAT16:
+      ((uint16_t*)t->data)[i] = float_to_bf16((float)v);
+      break;
+    case BNSCOPE_DTYPE_FLOAT32:
+      ((float*)t->data)[i] = (float)v;
+      break;
+    default:
+      ((double*)t->data)[i] = v;
+      break;
   }
 }
 
@@ -111,7 +123,8 @@ static bnscope_tensor* output(const bnscope_call* call, const char* name) {
 
 /* The channel of flat element i of x. */
 static int64_t channel_of(const bnscope_call* call, const bnscope_tensor* x, int64_t i) {
-  const int channels_last = call->layout == BNSCOPE_LAYOUT_NHWC || call->layout == BNSCOPE_LAYOUT_NDHWC;
+  const int channels_last =
+      call->layout == BNSCOPE_LAYOUT_NHWC || call->layout == BNSCOPE_LAYOUT_NDHWC;
   int64_t inner = 1;
   int32_t d;
 #ifdef EXAMPLE_BUG_LAYOUT
@@ -179,24 +192,33 @@ static int32_t run_grad(const bnscope_kernel* kernel, const bnscope_call* call, 
   return BNSCOPE_OK;
 }
 
-#define EXAMPLE_DTYPES                                                                \
-  (BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT16) | BNSCOPE_BIT(BNSCOPE_DTYPE_BFLOAT16) |         \
+#define EXAMPLE_DTYPES                                                        \
+  (BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT16) | BNSCOPE_BIT(BNSCOPE_DTYPE_BFLOAT16) | \
    BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT32))
-#define EXAMPLE_LAYOUTS                                                               \
-  (BNSCOPE_BIT(BNSCOPE_LAYOUT_NHWC) | BNSCOPE_BIT(BNSCOPE_LAYOUT_NCHW) |              \
+#define EXAMPLE_LAYOUTS                                                  \
+  (BNSCOPE_BIT(BNSCOPE_LAYOUT_NHWC) | BNSCOPE_BIT(BNSCOPE_LAYOUT_NCHW) | \
    BNSCOPE_BIT(BNSCOPE_LAYOUT_NDHWC) | BNSCOPE_BIT(BNSCOPE_LAYOUT_NCDHW))
 
 static const bnscope_kernel grad_v3 = {
-    sizeof(bnscope_kernel), "FusedBatchNormGradV3", EXAMPLE_DTYPES, EXAMPLE_LAYOUTS,
+    sizeof(bnscope_kernel),
+    "FusedBatchNormGradV3",
+    EXAMPLE_DTYPES,
+    EXAMPLE_LAYOUTS,
     BNSCOPE_BIT(BNSCOPE_MODE_TRAINING) | BNSCOPE_BIT(BNSCOPE_MODE_INFERENCE),
     BNSCOPE_BIT(BNSCOPE_RESERVE_VARIANCE) | BNSCOPE_BIT(BNSCOPE_RESERVE_INV_STD),
-    NULL, run_grad, NULL};
+    NULL,
+    run_grad,
+    NULL};
 static const bnscope_kernel grad_v2 = {
-    sizeof(bnscope_kernel), "FusedBatchNormGradV2", EXAMPLE_DTYPES,
+    sizeof(bnscope_kernel),
+    "FusedBatchNormGradV2",
+    EXAMPLE_DTYPES,
     BNSCOPE_BIT(BNSCOPE_LAYOUT_NHWC) | BNSCOPE_BIT(BNSCOPE_LAYOUT_NCHW),
     BNSCOPE_BIT(BNSCOPE_MODE_TRAINING) | BNSCOPE_BIT(BNSCOPE_MODE_INFERENCE),
     BNSCOPE_BIT(BNSCOPE_RESERVE_VARIANCE) | BNSCOPE_BIT(BNSCOPE_RESERVE_INV_STD),
-    NULL, run_grad, NULL};
+    NULL,
+    run_grad,
+    NULL};
 static const bnscope_kernel* const kernels[] = {&grad_v3, &grad_v2};
 
 BNSCOPE_PLUGIN_EXPORT int32_t bnscope_plugin_init(const bnscope_host_api* host,

@@ -51,8 +51,8 @@ __global__ void reduce(Shape s, const float* dy, const float* x, const float* me
 
 __global__ void x_backprop(Shape s, const float* dy, const float* x, const float* scale,
                            const float* mean, const float* rs2, int rs2_is_inv_std, float eps,
-                           int training, const float* scale_backprop,
-                           const float* offset_backprop, float* dx) {
+                           int training, const float* scale_backprop, const float* offset_backprop,
+                           float* dx) {
   const long long total = s.m * s.channels;
   for (long long o = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; o < total;
        o += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -103,9 +103,8 @@ int32_t run(const bnscope_kernel*, const bnscope_call* call, char* message, size
       s, f(dy), f(x), f(mean), f(rs2), inv_std, eps, static_cast<float*>(ds->data),
       static_cast<float*>(db->data));
   const long long total = s.m * s.channels;
-  const unsigned blocks = static_cast<unsigned>((total + kThreads - 1) / kThreads < 4096
-                                                    ? (total + kThreads - 1) / kThreads
-                                                    : 4096);
+  const unsigned blocks = static_cast<unsigned>(
+      (total + kThreads - 1) / kThreads < 4096 ? (total + kThreads - 1) / kThreads : 4096);
   x_backprop<<<blocks, kThreads, 0, stream>>>(s, f(dy), f(x), f(scale), f(mean), f(rs2), inv_std,
                                               eps, training, static_cast<const float*>(ds->data),
                                               static_cast<const float*>(db->data),

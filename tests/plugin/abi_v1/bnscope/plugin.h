@@ -25,7 +25,11 @@
  * TensorFlow's shapes, and calls run() with the inputs and outputs in TensorFlow's order. Tensors
  * are dense, row-major, in the op's layout; strides are given in elements for kernels that want
  * them. An empty problem (no elements) never reaches run(): bnscope produces TensorFlow's empty
- * result itself.
+ * result itself. supports() gets the same call with every data pointer NULL. A CPU plugin gets
+ * host memory: inputs are read-only and each tensor ends at an inaccessible page, so a write past
+ * an output or into an input stops the helper with SIGSEGV, reported as the plugin's crash. A
+ * CUDA plugin gets device pointers and the stream to launch on; bnscope times run() with events
+ * on that stream and waits for it, so run() need not synchronize.
  */
 #ifndef BNSCOPE_PLUGIN_H
 #define BNSCOPE_PLUGIN_H
@@ -48,9 +52,9 @@ extern "C" {
 
 /* Status codes: bnscope_plugin_init, supports() and run() return one of these. */
 #define BNSCOPE_OK 0
-#define BNSCOPE_ERROR 1          /* run() failed; the message says why */
-#define BNSCOPE_UNSUPPORTED 2    /* supports(): not this variant; the message says why */
-#define BNSCOPE_ABI_MISMATCH 3   /* bnscope_plugin_init: the host's structs are too old */
+#define BNSCOPE_ERROR 1        /* run() failed; the message says why */
+#define BNSCOPE_UNSUPPORTED 2  /* supports(): not this variant; the message says why */
+#define BNSCOPE_ABI_MISMATCH 3 /* bnscope_plugin_init: the host's structs are too old */
 
 /* Element types (T and U of TensorFlow's ops). */
 #define BNSCOPE_DTYPE_FLOAT16 1
@@ -87,27 +91,27 @@ typedef struct bnscope_tensor {
   int32_t rank;
   int64_t dims[BNSCOPE_PLUGIN_MAX_RANK];
   int64_t strides[BNSCOPE_PLUGIN_MAX_RANK]; /* in elements */
-  void* data;       /* NULL when the tensor has no elements */
+  void* data;                               /* NULL when the tensor has no elements */
   const char* name; /* TensorFlow's name: "x", "y_backprop", "x_backprop", "reserve_space_1" */
 } bnscope_tensor;
 
 typedef struct bnscope_call {
   uint32_t struct_size;
-  uint32_t abi_version; /* the host's */
-  const char* op;       /* TensorFlow's op name, "FusedBatchNormGradV3" */
-  int32_t dtype;        /* T */
-  int32_t stats_dtype;  /* U: scale, reserve spaces and per-channel outputs */
-  int32_t layout;       /* BNSCOPE_LAYOUT_* (NHWC for the global-normalization ops) */
-  int32_t mode;         /* BNSCOPE_MODE_* */
+  uint32_t abi_version;              /* the host's */
+  const char* op;                    /* TensorFlow's op name, "FusedBatchNormGradV3" */
+  int32_t dtype;                     /* T */
+  int32_t stats_dtype;               /* U: scale, reserve spaces and per-channel outputs */
+  int32_t layout;                    /* BNSCOPE_LAYOUT_* (NHWC for the global-normalization ops) */
+  int32_t mode;                      /* BNSCOPE_MODE_* */
   int32_t reserve_convention;        /* BNSCOPE_RESERVE_*, for training-mode gradients */
   int32_t scale_after_normalization; /* the global-normalization ops' attr */
-  double epsilon;                    /* epsilon or variance_epsilon, as the float TensorFlow holds */
-  double exponential_avg_factor;     /* the forward V2/V3 ops' attr; 1 otherwise */
+  double epsilon;                /* epsilon or variance_epsilon, as the float TensorFlow holds */
+  double exponential_avg_factor; /* the forward V2/V3 ops' attr; 1 otherwise */
   int32_t num_inputs;
   int32_t num_outputs;
   const bnscope_tensor* const* inputs; /* TensorFlow's input order */
   bnscope_tensor* const* outputs;      /* TensorFlow's output order, allocated by bnscope */
-  void* stream;    /* a CUDA plugin's cudaStream_t; NULL for CPU plugins */
+  void* stream;                        /* a CUDA plugin's cudaStream_t; NULL for CPU plugins */
   int32_t threads; /* a CPU plugin may use up to this many threads; 0: its own choice */
 } bnscope_call;
 
@@ -121,19 +125,19 @@ typedef int32_t (*bnscope_run_fn)(const struct bnscope_kernel* kernel, const bns
 
 typedef struct bnscope_kernel {
   uint32_t struct_size;
-  const char* op;       /* one op of bnscope's catalog: "FusedBatchNormGradV3" */
-  uint32_t dtypes;      /* BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT32) | ...: T it takes */
-  uint32_t layouts;     /* BNSCOPE_BIT(BNSCOPE_LAYOUT_*) */
-  uint32_t modes;       /* BNSCOPE_BIT(BNSCOPE_MODE_*) */
-  uint32_t conventions; /* BNSCOPE_BIT(BNSCOPE_RESERVE_*) read in training-mode gradients */
+  const char* op;               /* one op of bnscope's catalog: "FusedBatchNormGradV3" */
+  uint32_t dtypes;              /* BNSCOPE_BIT(BNSCOPE_DTYPE_FLOAT32) | ...: T it takes */
+  uint32_t layouts;             /* BNSCOPE_BIT(BNSCOPE_LAYOUT_*) */
+  uint32_t modes;               /* BNSCOPE_BIT(BNSCOPE_MODE_*) */
+  uint32_t conventions;         /* BNSCOPE_BIT(BNSCOPE_RESERVE_*) read in training-mode gradients */
   bnscope_supports_fn supports; /* optional: finer checks after the masks; NULL takes all */
   bnscope_run_fn run;           /* required */
   void* user;                   /* the plugin's own */
 } bnscope_kernel;
 
 typedef struct bnscope_plugin {
-  uint32_t struct_size; /* set by bnscope to its size; the plugin sets its own (never more) */
-  uint32_t abi_version; /* set by bnscope to its version; the plugin sets its own */
+  uint32_t struct_size;    /* set by bnscope to its size; the plugin sets its own (never more) */
+  uint32_t abi_version;    /* set by bnscope to its version; the plugin sets its own */
   const char* name;        /* the backend's name: letters, digits, '-', '_'; "my-kernel" */
   const char* description; /* one line */
   const char* version;     /* the plugin's own version, "1.2.0" */
