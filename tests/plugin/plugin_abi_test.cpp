@@ -119,10 +119,11 @@ TEST(PluginAbi, CudaPluginSaysWhereItCannotRun) {
   // missing.
   auto helper = make_plugin_backend(make_helper_transport(plugin_path("plugin_cuda_kind")));
   const std::string why = helper->unavailable_reason();
-  if (!why.empty())
+  if (!why.empty()) {
     EXPECT_TRUE(why.find("no CUDA device") != std::string::npos ||
                 why.find("no CUDA runtime") != std::string::npos)
         << why;
+  }
   EXPECT_NE(helper->description().find("cuda"), std::string::npos);
 }
 
