@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/frameworks/python_choice.h"
 #include "command.h"
+#include "plugins.h"
 #include "problem_args.h"
 #include "report/report.h"
 #include "tensor/error.h"
@@ -85,6 +86,25 @@ int guarded(std::string_view command, int (*f)(Args), Args args) {
 
 }  // namespace bnscope::cli
 
+namespace {
+// --plugin PATH (repeatable) and --plugin-in-process may stand anywhere on the line; the plugins
+// they name and BNSCOPE_PLUGIN_PATH's are backends of every command.
+int load_plugins(std::vector<std::string>& args) {
+  using namespace bnscope;
+  try {
+    const app::PluginFlags flags = app::take_plugin_flags(args);
+    args = flags.rest;
+    std::vector<std::string> warnings;
+    app::load_plugins(flags, warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "bnscope-cli: %s\n", w.c_str());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bnscope-cli: %s\n", e.what());
+    return e.code() == ErrorCode::Unavailable ? cli::kExitUnavailable : cli::kExitBadInput;
+  }
+  return cli::kExitOk;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace bnscope::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -101,6 +121,7 @@ int main(int argc, char** argv) {
                  args.begin() + static_cast<long>(i) + (joined ? 1 : 2));
       --i;
     }
+  if (const int status = load_plugins(args); status != kExitOk) return status;
   if (!args.empty() && args[0] == "--version") {
     std::printf("bnscope-cli %s\n", std::string(bnscope::bnscope_version()).c_str());
     return kExitOk;

@@ -24,7 +24,9 @@
 
 #include "app_wording.h"
 #include "backends/frameworks/python_choice.h"
+#include "backend_picker.h"
 #include "channel_panel.h"
+#include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
 #include "input_panel.h"
 #include "input_table_model.h"
@@ -36,6 +38,7 @@
 #include "layers/sweep_runner.h"
 #include "notes_model.h"
 #include "outcome_problems.h"
+#include "plugins.h"
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "profile/profile_view.h"
@@ -43,6 +46,30 @@
 #include "tensor_browser.h"
 
 namespace bnscope {
+
+bool MainWindow::loadPlugin(const QString& path) {
+  try {
+    const std::string name = app::load_plugin(path.toStdString(), false);
+    BackendPicker::refreshAll();
+    conformance_->backendPicker()->setCurrent(QString::fromStdString(name));
+    statusBar()->showMessage(tr("Kernel plugin %1 loaded: it is a backend in every picker; the "
+                                "Conformance tab checks it.")
+                                 .arg(QString::fromStdString(name)),
+                             20000);
+    return true;
+  } catch (const Error& e) {
+    showError(tr("Cannot load the plugin"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::openConformanceCase(const Problem& problem, const QString& backend) {
+  controller_->setProblem(problem);
+  analysis_.diff->setReferenceBackend(QString::fromUtf8(kReferenceBackend));
+  analysis_.diff->setCandidates({backend});
+  tabs_->setCurrentWidget(analysis_.diff);
+  analysis_.diff->run();
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("bnscopeMainWindow"));
@@ -58,6 +85,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(inputs_, tr("&Inputs"));
   tabs_->addTab(browser_, tr("&Tensors"));
   analysis_ = add_analysis_tabs(tabs_, controller_);
+  conformance_ = new ConformancePanel(tabs_);
+  tabs_->addTab(conformance_, tr("C&onformance"));
+  connect(conformance_, &ConformancePanel::caseActivated, this, &MainWindow::openConformanceCase);
   setCentralWidget(tabs_);
 
   form_ = new ProblemForm(controller_, this);
@@ -198,6 +228,12 @@ void MainWindow::buildMenus() {
   });
   file->addAction(tr("Export &report..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                   [this] { exportReport(); });
+  file->addSeparator();
+  file->addAction(tr("Load kernel &plugin..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel plugin"), {},
+                                                      tr("Kernel plugins (*.so);;All files (*)"));
+    if (!path.isEmpty()) loadPlugin(path);
+  });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
