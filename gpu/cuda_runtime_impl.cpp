@@ -31,6 +31,10 @@ class CudaRuntime : public DeviceRuntime {
     check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s),
                "cudaMemcpy device to host");
   }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s),
+               "cudaMemcpy device to device");
+  }
   void fill_zero(void* dst, std::size_t bytes, Stream s) override {
     check_cuda(cudaMemsetAsync(dst, 0, bytes, s), "cudaMemset");
   }

@@ -46,6 +46,14 @@ DeviceLimits DeviceInfo::limits() const {
   if (max_threads_per_block > 0) d.max_threads_per_block = max_threads_per_block;
   if (max_shared_per_block > 0) d.max_shared_per_block = max_shared_per_block;
   if (max_grid_y > 0) d.max_grid_y = max_grid_y;
+  if (max_threads_per_sm > 0) d.max_threads_per_sm = max_threads_per_sm;
+  if (max_blocks_per_sm > 0) d.max_blocks_per_sm = max_blocks_per_sm;
+  if (registers_per_sm > 0) d.registers_per_sm = registers_per_sm;
+  if (shared_per_sm > 0) d.shared_per_sm = shared_per_sm;
+  if (shared_per_block_optin > 0) d.max_shared_per_block_optin = shared_per_block_optin;
+  if (reserved_shared_per_block >= 0) d.reserved_shared_per_block = reserved_shared_per_block;
+  if (l2_cache_bytes > 0) d.l2_bytes = l2_cache_bytes;
+  d.cooperative_launch = cooperative_launch;
   return d;
 }
 

@@ -22,6 +22,10 @@ struct DeviceInfo {
   int max_threads_per_block = 1024;
   int max_shared_per_block = 48 * 1024;
   int max_grid_y = 65535;
+  // Per-SM resources (cudaDeviceProp), 0 where unknown: the planner's co-resident grids.
+  int max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0;
+  int shared_per_sm = 0, shared_per_block_optin = 0, reserved_shared_per_block = -1;
+  bool cooperative_launch = true;
   int driver_version = 0;   // cudaDriverGetVersion: 1000*major + 10*minor
   int runtime_version = 0;  // cudaRuntimeGetVersion
 

@@ -37,6 +37,13 @@ DeviceStatus query() {
   d.max_threads_per_block = prop.maxThreadsPerBlock;
   d.max_shared_per_block = static_cast<int>(prop.sharedMemPerBlock);
   d.max_grid_y = prop.maxGridSize[1];
+  d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+  d.registers_per_sm = prop.regsPerMultiprocessor;
+  d.shared_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+  d.shared_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+  d.reserved_shared_per_block = static_cast<int>(prop.reservedSharedMemPerBlock);
+  d.cooperative_launch = prop.cooperativeLaunch != 0;
   // CUDA 13 dropped the clock and bus fields from cudaDeviceProp; the attributes remain.
   cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, 0);
   cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, 0);

@@ -25,6 +25,7 @@ class DeviceRuntime {
   virtual void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream s) = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream s) = 0;
   virtual void fill_zero(void* dst, std::size_t bytes, Stream s) = 0;
+  virtual void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream s) = 0;
 
   virtual Stream create_stream() = 0;
   virtual void destroy_stream(Stream s) noexcept = 0;

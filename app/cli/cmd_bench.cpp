@@ -12,6 +12,7 @@
 #include "analysis/pipeline.h"
 #include "backends.h"
 #include "command.h"
+#include "device_copy.h"
 #include "engine/engine.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
@@ -186,7 +187,9 @@ int run(Args args) {
               const std::string verdict = reference(b);
               mismatches += verdict == "MISMATCH";
               half_sums += verdict == ReferenceCheck::kHalfSums;
-              Profile p = profile_problem(problem, b, options);
+              ProfileOptions o = options;
+              o.device_copy_probe = app::device_copy_probe_for(b);  // GPU backends' roofline
+              Profile p = profile_problem(problem, b, o);
               if (p.roofline_gbps <= 0 && copy_gbps > 0) {
                 p.roofline_gbps = copy_gbps;
                 p.roofline_source = "copy bandwidth measured at the start of this run";

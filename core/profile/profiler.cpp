@@ -129,7 +129,14 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   prof.traffic = minimum_traffic(p, r.outputs);
   if (prof.kernel_seconds > 0)
     prof.achieved_gbps = static_cast<double>(prof.traffic.total()) / prof.kernel_seconds / 1e9;
-  if (device) {
+  // A GPU backend's (or an emulation's) roofline is the device copy where the caller has one.
+  if (options.device_copy_probe && (device || !prof.measures_speed)) {
+    const DeviceCopy c =
+        options.device_copy_probe(static_cast<std::size_t>(prof.traffic.data_bytes / 2));
+    prof.roofline_gbps = c.gbps;
+    prof.roofline_source = c.emulated ? "device copy measured in this run (emulated: a host copy)"
+                                      : "device copy measured in this run";
+  } else if (device) {
     prof.roofline_gbps = options.device_peak_gbps;
     prof.roofline_source = options.device_peak_gbps > 0 ? "device peak bandwidth" : "";
   } else if (options.measure_copy) {

@@ -15,11 +15,19 @@
 #include "engine/result.h"
 #include "ops/problem.h"
 #include "profile/clock.h"
+#include "profile/counters.h"
 #include "profile/event_store.h"
 #include "profile/timing_stats.h"
 #include "profile/traffic.h"
 
 namespace bnscope {
+
+// A device-to-device copy timed beside a GPU backend's runs: its roofline, as the copy probe is
+// a CPU backend's. emulated: the copy ran on the host for an emulated device (no device figure).
+struct DeviceCopy {
+  double gbps = 0;  // read plus write, 1e9 bytes per GB
+  bool emulated = false;
+};
 
 struct ProfileOptions {
   int warmup = 2;
@@ -27,7 +35,10 @@ struct ProfileOptions {
   int threads = 0;              // 0: all hardware threads
   Clock clock;                  // empty: the steady clock
   double device_peak_gbps = 0;  // roofline for backends that time device phases
-  bool measure_copy = true;     // CPU roofline: measure the copy bandwidth after the runs
+  // GPU backends: copies `bytes` on the device (half the minimum traffic, so the copy moves the
+  // run's bytes) in this process and run; its bandwidth replaces device_peak_gbps as roofline.
+  std::function<DeviceCopy(std::size_t bytes)> device_copy_probe;
+  bool measure_copy = true;  // CPU roofline: measure the copy bandwidth after the runs
   std::size_t copy_bytes = std::size_t{256} << 20;
   // GB/s for (threads, bytes); empty: measure_copy_bandwidth.
   std::function<double(int, std::size_t)> copy_probe;
@@ -83,6 +94,8 @@ struct Profile {
   // neighbours move the memory bandwidth within minutes, the probe beside the case is the one
   // its times can be set against, not the one taken at the start of a long sweep.
   double copy_after_gbps = 0;
+  // Measured hardware counters per kernel beside traffic's model (profile --counters).
+  ProfileCounters counters;
   // One event per phase per repetition: the run on the host track, device phases on the device
   // track, a CPU run's passes (pass:<name>) on the pass track, where and when they ran.
   EventStore events;

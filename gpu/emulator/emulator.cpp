@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -66,7 +68,50 @@ class StackPool {
   std::vector<void*> stacks_;
 };
 
-enum class State { Ready, Barrier, Warp, Done };
+// The fiber stacks of a cooperative block: every block of such a grid is resident at once, and
+// a guard page per fiber would cost two memory mappings per thread (hundreds of thousands for a
+// full H100 grid, past the kernel's map limit). One mapping per block instead, with a guard page
+// below it; the bottom bytes of each stack stay as the fresh mapping gave them (zero, never
+// touched: no memory), checked when the block ends. A host thread runs one resident block.
+class SlabStacks {
+ public:
+  ~SlabStacks() {
+    if (base_) munmap(base_, bytes_);
+  }
+  // Fresh stacks for a block of n threads (zero pages: the canaries hold until written).
+  void reset(std::size_t n) {
+    if (base_) munmap(base_, bytes_);
+    base_ = nullptr;
+    bytes_ = n * kStackBytes + page();
+    void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) throw Fault("emulator: cannot map the fiber stacks of a resident block");
+    mprotect(m, page(), PROT_NONE);
+    base_ = static_cast<unsigned char*>(m);
+    count_ = n;
+  }
+  void* get(std::size_t i) const { return base_ + page() + i * kStackBytes; }
+
+  // The first stack whose canary was overwritten, or -1.
+  long long overflowed() const {
+    for (std::size_t i = 0; i < count_; ++i) {
+      const unsigned char* stack = base_ + page() + i * kStackBytes;
+      for (std::size_t b = 0; b < kCanaryBytes; ++b)
+        if (stack[b] != 0) return static_cast<long long>(i);
+    }
+    return -1;
+  }
+
+ private:
+  static constexpr std::size_t kCanaryBytes = 256;
+  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  unsigned char* base_ = nullptr;
+  std::size_t bytes_ = 0, count_ = 0;
+};
+
+enum class State { Ready, Barrier, GridBarrier, Warp, Done };
+
+class GridBarrier;
 
 struct Fiber {
   ucontext_t ctx;
@@ -99,6 +144,8 @@ struct BlockRun {
   ucontext_t scheduler;
   SharedRegion* dynamic = nullptr;
   bool race_check = true;
+  GridBarrier* grid = nullptr;  // a cooperative launch's; null otherwise
+  int at_grid = 0;
 #ifdef BNSCOPE_EMU_ASAN
   void* fake_stack = nullptr;
   // The scheduler's own stack (the host thread's), learnt when a fiber first runs.
@@ -111,6 +158,7 @@ thread_local BlockRun* g_block = nullptr;
 thread_local Fiber* g_fiber = nullptr;
 thread_local std::uint64_t g_stamp = 0;  // epochs and warp stamps, unique per host thread
 thread_local StackPool g_stacks;
+thread_local SlabStacks g_slab;            // a resident block's (one block per host thread)
 thread_local bool g_stacks_dirty = false;  // a fault abandoned fibers mid-frame
 
 std::uint64_t next_stamp() {
@@ -163,6 +211,60 @@ std::string where(const BlockRun& b, int linear) {
 [[noreturn]] void fault(const std::string& what) {
   throw Fault(what);
 }
+
+// The grid-wide barrier of a cooperative launch. Each block (a host thread) arrives once all of
+// its live threads have; the last block to arrive releases the others. A block that exits while
+// others wait (or waits after one has exited) would hang a device: here it is a fault, and so is
+// a fault in any block, which ends the wait of all the others with the same message.
+class GridBarrier {
+ public:
+  explicit GridBarrier(std::uint64_t blocks) : blocks_(blocks) {}
+
+  void arrive(const uint3& block, const char* kernel) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!abort_.empty()) throw Fault(abort_);
+    if (exited_ > 0) {
+      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel +
+                   " waits at the grid barrier, but block " + xyz(first_exited_) +
+                   " has exited and never arrives");
+      throw Fault(abort_);
+    }
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == blocks_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return generation_ != generation || !abort_.empty(); });
+    if (generation_ == generation) throw Fault(abort_);
+  }
+
+  void exit(const uint3& block, const char* kernel) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (exited_++ == 0) first_exited_ = block;
+    if (arrived_ > 0)
+      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel + " exited while " +
+                   std::to_string(arrived_) + " block(s) wait at the grid barrier");
+  }
+
+  void abort(const std::string& why) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    abort_locked(why);
+  }
+
+ private:
+  void abort_locked(const std::string& why) {
+    if (abort_.empty()) abort_ = why;
+    cv_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const std::uint64_t blocks_;
+  std::uint64_t arrived_ = 0, exited_ = 0, generation_ = 0;
+  uint3 first_exited_{};
+  std::string abort_;
+};
 
 BlockRun& block() {
   if (!g_block || !g_fiber) fault("emulator: a device builtin was used outside a kernel");
@@ -265,12 +367,13 @@ void run_block(BlockRun& b, const Config& c) {
 #endif
     g_stacks_dirty = false;
   }
+  if (b.grid) g_slab.reset(n);
   for (std::size_t i = 0; i < n; ++i) {
     Fiber& f = b.fibers[i];
     f.linear = static_cast<int>(i);
     f.idx = thread_coords(b, f.linear);
     f.state = State::Ready;
-    f.stack = g_stacks.get(i);
+    f.stack = b.grid ? g_slab.get(i) : g_stacks.get(i);
     getcontext(&f.ctx);
     f.ctx.uc_stack.ss_sp = f.stack;
     f.ctx.uc_stack.ss_size = kStackBytes;
@@ -283,6 +386,7 @@ void run_block(BlockRun& b, const Config& c) {
   }
   b.live = static_cast<int>(n);
   b.at_barrier = 0;
+  b.at_grid = 0;
   b.epoch = next_stamp();
   b.error = nullptr;
   for (std::uint64_t round = 0;; ++round) {
@@ -302,7 +406,28 @@ void run_block(BlockRun& b, const Config& c) {
         }
       }
     }
-    if (b.live == 0) return;
+    if (b.live == 0) {
+      if (b.grid && g_slab.overflowed() >= 0)
+        fault("emulator: " + where(b, static_cast<int>(g_slab.overflowed())) +
+              " overflowed its fiber stack");
+      return;
+    }
+    if (b.at_grid > 0 && b.at_barrier == 0 && b.at_grid == b.live) {
+      g_stacks_dirty = true;  // until the barrier returns: a fault elsewhere abandons the fibers
+      b.grid->arrive(b.block, b.kernel);
+      g_stacks_dirty = false;
+      b.epoch = next_stamp();  // the grid barrier orders shared memory as __syncthreads does
+      b.at_grid = 0;
+      for (Fiber& f : b.fibers)
+        if (f.state == State::GridBarrier) f.state = State::Ready;
+      continue;
+    }
+    if (b.at_grid > 0 && b.at_barrier > 0) {
+      g_stacks_dirty = true;
+      fault("grid barrier: in kernel " + std::string(b.kernel) + ", block " + xyz(b.block) + ", " +
+            std::to_string(b.at_grid) + " thread(s) wait at the grid barrier while " +
+            std::to_string(b.at_barrier) + " wait at __syncthreads");
+    }
     if (b.at_barrier != b.live) {
       g_stacks_dirty = true;
       diagnose_stall(b);
@@ -321,6 +446,7 @@ struct GridRun {
   std::size_t shared;
   const std::function<void()>* body;
   Config config;
+  GridBarrier* barrier = nullptr;  // cooperative: each work() call runs exactly one block
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
@@ -333,6 +459,7 @@ struct GridRun {
     b.grid_dim = grid;
     b.body = body;
     b.race_check = config.race_check;
+    b.grid = barrier;
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     b.fibers.resize(threads);
     b.warps.resize((threads + 31) / 32);
@@ -348,11 +475,25 @@ struct GridRun {
         b.block = {static_cast<unsigned>(i % grid.x), static_cast<unsigned>(i / grid.x % grid.y),
                    static_cast<unsigned>(i / (std::uint64_t{grid.x} * grid.y))};
         run_block(b, config);
+        if (barrier) {
+          barrier->exit(b.block, kernel);
+          break;
+        }
       }
     } catch (...) {
       failed = true;
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
+      std::string what = "emulator: a block of kernel " + std::string(kernel) + " failed";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+      if (barrier) barrier->abort(what);  // after the error is kept: it is the one reported
     }
     g_block = nullptr;
   }
@@ -374,8 +515,9 @@ void set_config(const Config& c) {
   g_config = c;
 }
 
-void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-              const std::function<void()>& body) {
+namespace {
+
+void check_launch(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes) {
   const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || threads > 1024)
     fault("launch of " + std::string(kernel) + ": " + std::to_string(threads) +
@@ -388,6 +530,13 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_sha
     fault("launch of " + std::string(kernel) + ": " + std::to_string(dynamic_shared_bytes) +
           " bytes of dynamic shared memory (a device has at most 227 KiB)");
   if (g_block) fault("launch of " + std::string(kernel) + " from device code (not emulated)");
+}
+
+}  // namespace
+
+void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+              const std::function<void()>& body) {
+  check_launch(kernel, grid, block, dynamic_shared_bytes);
   GridRun run;
   run.kernel = kernel;
   run.grid = grid;
@@ -404,6 +553,72 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_sha
   run.work();
   for (std::thread& t : helpers) t.join();
   if (run.error) std::rethrow_exception(run.error);
+}
+
+void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
+                          std::size_t dynamic_shared_bytes, const gpu::KernelFootprint& footprint,
+                          const std::function<void()>& body) {
+  check_launch(kernel, grid, block, dynamic_shared_bytes);
+  const Config c = config();
+  const std::string launch = "cooperative launch of " + std::string(kernel);
+  if (!c.target.cooperative_launch)
+    fault(launch + ": the target does not support cooperative launches");
+  gpu::KernelFootprint k = footprint;
+  k.threads = static_cast<int>(block.x * block.y * block.z);
+  k.dynamic_shared_bytes = static_cast<int>(dynamic_shared_bytes);
+  const gpu::Occupancy o = gpu::occupancy(c.target, k);
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  if (blocks > static_cast<std::uint64_t>(o.co_resident(c.target)))
+    fault(launch + ": a grid of " + std::to_string(blocks) + " blocks cannot be co-resident: " +
+          (o.blocks_per_sm == 0
+               ? "no block fits on an SM (" + o.limiter + ")"
+               : std::to_string(o.blocks_per_sm) + " block(s) per SM (limited by " + o.limiter +
+                     ") on " + std::to_string(c.target.sm_count) + " SMs hold at most " +
+                     std::to_string(o.co_resident(c.target))) +
+          " (cudaErrorCooperativeLaunchTooLarge on a device)");
+  constexpr std::uint64_t kMaxResident = 1024;  // one host thread per block
+  if (blocks > kMaxResident)
+    fault(launch + ": the emulator keeps at most " + std::to_string(kMaxResident) +
+          " blocks resident, the grid has " + std::to_string(blocks));
+  GridBarrier barrier(blocks);
+  GridRun run;
+  run.kernel = kernel;
+  run.grid = grid;
+  run.block = block;
+  run.shared = dynamic_shared_bytes;
+  run.body = &body;
+  run.config = c;
+  run.barrier = &barrier;
+  std::vector<std::thread> residents;
+  residents.reserve(static_cast<std::size_t>(blocks - 1));
+  try {
+    for (std::uint64_t i = 1; i < blocks; ++i) residents.emplace_back([&run] { run.work(); });
+  } catch (const std::system_error& e) {
+    const std::string why = launch + ": cannot start a host thread for each of the " +
+                            std::to_string(blocks) + " resident blocks (" + e.what() + ")";
+    barrier.abort(why);
+    for (std::thread& t : residents) t.join();
+    fault(why);
+  }
+  run.work();
+  for (std::thread& t : residents) t.join();
+  if (run.error) std::rethrow_exception(run.error);
+}
+
+void grid_sync() {
+  BlockRun& b = block();
+  Fiber& f = *g_fiber;
+  if (!b.grid)
+    fault("grid barrier in " + where(b, f.linear) +
+          ": the kernel was not launched cooperatively (a device needs "
+          "cudaLaunchCooperativeKernel for a grid-wide sync)");
+  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
+  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
+    fault("warp check: grid barrier in " + where(b, f.linear) + " while lanes " +
+          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
+  f.state = State::GridBarrier;
+  ++b.at_grid;
+  switch_to_scheduler(b, f, false);
 }
 
 const uint3& thread_idx() {

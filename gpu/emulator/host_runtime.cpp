@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "emulator.h"
 #include "tensor/error.h"
 
 namespace bnscope::gpu {
@@ -30,6 +31,9 @@ class HostRuntime : public DeviceRuntime {
   void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream) override {
     std::memcpy(dst, src, bytes);
   }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream) override {
+    std::memcpy(dst, src, bytes);
+  }
   void fill_zero(void* dst, std::size_t bytes, Stream) override { std::memset(dst, 0, bytes); }
   Stream create_stream() override { return reinterpret_cast<Stream>(&g_stream_tag); }
   void destroy_stream(Stream) noexcept override {}
@@ -41,7 +45,8 @@ class HostRuntime : public DeviceRuntime {
   double elapsed_seconds(Event, Event) override { throw no_clock(); }
   void range_push(const std::string&) override {}
   void range_pop() noexcept override {}
-  DeviceLimits limits() const override { return DeviceLimits{}; }
+  // The emulated target (emu::Config): what cooperative launches must fit on.
+  DeviceLimits limits() const override { return emu::config().target; }
   const KernelLaunchers& kernels() const override { return emulated::launchers(); }
 
  private:

@@ -31,6 +31,18 @@ __device__ __forceinline__ Acc direct_factor(const GradLaunch& g, long long c) {
   return channel_gamma<Acc>(g, c) * channel_k<Acc>(g, c);
 }
 
+// The training grad's dx coefficients from the channel's sums (no outputs written): what
+// grad_epilogue returns for GradKind::Training.
+template <class Acc>
+__device__ __forceinline__ Coef<Acc> training_coef(const GradLaunch& g, long long c, Acc sdy,
+                                                   Acc sdyx, long long m) {
+  const Acc k = channel_k<Acc>(g, c);
+  const Acc gamma = channel_gamma<Acc>(g, c);
+  const Acc inv_m = Acc(1) / static_cast<Acc>(m);
+  return {gamma * k, -gamma * k * k * k * sdyx * inv_m, -gamma * k * sdy * inv_m,
+          static_cast<const Acc*>(g.mean)[c]};
+}
+
 // sdy = sum dy, sdyx = sum dy*(x - mu); m = positions per channel.
 template <class Acc>
 __device__ __forceinline__ Coef<Acc> grad_epilogue(const GradLaunch& g, long long c, Acc sdy,
@@ -43,9 +55,7 @@ __device__ __forceinline__ Coef<Acc> grad_epilogue(const GradLaunch& g, long lon
   Coef<Acc> r{gamma * k, Acc(0), Acc(0), mu};
   switch (g.kind) {
     case GradKind::Training: {
-      const Acc inv_m = Acc(1) / static_cast<Acc>(m);
-      r.b = -gamma * k * k * k * sdyx * inv_m;
-      r.d = -gamma * k * sdy * inv_m;
+      r = training_coef<Acc>(g, c, sdy, sdyx, m);
       out_scale[c] = sdyx * k;
       out_offset[c] = sdy;
       break;

@@ -10,30 +10,35 @@
 //    read twice: 5 passes. In the one-CTA-per-channel-group variant the second read follows the
 //    first within the same CTA and mostly hits L2 for the group's slice; in split-M the
 //    elementwise kernel re-reads from DRAM unless the tensor fits L2 (~50 MB on H100).
-//  * Persistence (keeping x, dy on chip across the barrier, 3 passes for training) needs a
-//    cooperative grid sync and register-resident tiles; it is not implemented, so large
-//    training shapes top out near 3/5 of copy bandwidth.
-//  * Variants (planner.cpp): CtaPerGroup when the channel groups alone fill a wave (8 CTAs of
+//  * Persistence: a training grad whose x and dy fit in the registers and shared memory of the
+//    co-resident CTAs runs single-pass (single_pass_kernel.cuh): one cooperative launch, the
+//    data held on chip across a grid barrier, 3 passes. Larger ones take the paths below, with
+//    the dx kernel walking the tensor from its end so that its first reads hit what L2 holds.
+//  * Variants (planner.cpp): SinglePass as above; CtaPerGroup when the channel groups alone fill a
+//  wave (8 CTAs of
 //    256 threads per SM) or M is short; otherwise SplitM: grid.y slices of M write partials to
 //    a workspace, a second stage (one warp per channel, grid_reduce.cuh) finishes the channel.
 //  * Occupancy: 256-thread CTAs with 2*256 accumulators of shared memory (2 KB float). The
 //    gpu_disasm listing shows at most 48 registers and no local memory for sm_80/sm_90, so at
 //    least 5 CTAs (1280 threads) per SM are resident; the planner's wave assumes 8, which the
 //    float, 32-bit-index kernels (the common case) reach.
-//  * Vector widths: loads are scalar. NHWC lanes take neighbouring channels (a warp reads a
-//    128-byte row segment for f32, 64 bytes for 16-bit types); NCHW lanes walk a channel's
-//    contiguous plane. Two-element vector loads for 16-bit types would halve load instructions
-//    and are the next step once timings on a device show the kernels instruction-bound.
+//  * Vector widths: the dx kernel moves 16 bytes a request (vector_io.cuh). The reductions'
+//    loads are scalar: NHWC lanes take neighbouring channels (a warp reads a 128-byte row
+//    segment for f32, 64 bytes for 16-bit types); NCHW lanes walk a channel's contiguous plane.
+//    Vector loads there change which lane owns which values, and so the summation order; they
+//    wait for device timings that show the reductions instruction-bound.
 //  * Indexing: Index = uint32_t below 2^31 elements, int64_t above (planner's index64).
 
 #include "../blocks/target.cuh"
 // clang-format off
 #include "../blocks/grid_reduce.cuh"
 #include "../blocks/shared.cuh"
+#include "../blocks/vector_io.cuh"
 #include "channel_math.cuh"
 #include "launch_kernel.cuh"
 #include "launchers.cuh"
 #include "reduce_kernel.cuh"
+#include "single_pass_kernel.cuh"
 // clang-format on
 
 namespace bnscope::gpu::BNSCOPE_DEVICE_NS {
@@ -100,21 +105,36 @@ __global__ void grad_finish_kernel(Index channels, Index m, int splits, GradLaun
   if (g.kind == GradKind::Training) store_coef(g.coef, channels, c, r);
 }
 
+// dx = A*dy + B*(x - mu) + D, 16 bytes of x, dy and dx a request, from the tensor's end back:
+// the reduce kernel's last CTAs read the end of M, which is what L2 still holds when this kernel
+// starts. The last n % kN values (n not a multiple of the vector) go one by one.
 template <class T, class Index>
 __global__ void grad_dx_kernel(DeviceView<Index> v, GradLaunch g) {
   using Acc = acc_t<T>;
+  constexpr Index kN = Vec16<T>::kN;
   const Acc* coef = static_cast<const Acc*>(g.coef);
   const T* x = static_cast<const T*>(g.x);
   const T* dy = static_cast<const T*>(g.dy);
   T* dx = static_cast<T*>(g.dx);
   const Index n = v.outer * v.channels * v.inner;
+  const Index vectors = n / kN;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index e = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += stride) {
+  const Index first = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const auto value = [&](Index e, T dyv, T xv) {
     const Index c = v.channel_of(e);
-    dx[e] = from_acc<T>(coef[c] * to_acc(dy[e]) +
-                        coef[v.channels + c] * (to_acc(x[e]) - coef[3 * v.channels + c]) +
-                        coef[2 * v.channels + c]);
+    return from_acc<T>(coef[c] * to_acc(dyv) +
+                       coef[v.channels + c] * (to_acc(xv) - coef[3 * v.channels + c]) +
+                       coef[2 * v.channels + c]);
+  };
+  for (Index r = first; r < vectors; r += stride) {
+    const Index e0 = (vectors - 1 - r) * kN;
+    const Vec16<T> xv = load16(x + e0), dv = load16(dy + e0);
+    Vec16<T> out;
+#pragma unroll
+    for (Index j = 0; j < kN; ++j) out.v[j] = value(e0 + j, dv.v[j], xv.v[j]);
+    store16(dx + e0, out);
   }
+  for (Index e = vectors * kN + first; e < n; e += stride) dx[e] = value(e, dy[e], x[e]);
 }
 
 template <class T, class Index>
@@ -125,6 +145,26 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
                             static_cast<Index>(view.inner)};
   const dim3 block(plan.block_x, plan.block_y);
   const auto smem = static_cast<size_t>(plan.shared_bytes);
+  if constexpr (sizeof(T) <= 4) {  // the planner holds no 8-byte tiles on chip
+    if (plan.variant == Variant::SinglePass) {
+      SinglePassArgs a;
+      a.m_per_split = plan.m_per_split;
+      a.smem_items = plan.smem_items;
+      a.tile_offset_bytes = plan.tile_offset_bytes;
+      KernelFootprint k;
+      k.threads = plan.threads();
+      k.registers_per_thread = kSinglePassRegisters;
+      hooks.begin("grad_single_pass");
+      launch_cooperative_kernel(
+          "grad_single_pass_kernel", grad_single_pass_kernel<T, Index>,
+          dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block, smem,
+          k, s, v, g, a);
+      hooks.end();
+      return;
+    }
+  }
+  if (plan.variant == Variant::SinglePass)
+    throw Error(ErrorCode::Internal, "single-pass plan for 8-byte data");
   if (plan.variant == Variant::CtaPerGroup) {
     hooks.begin("grad_cta_per_group");
     launch_kernel("grad_cta_per_group_kernel", grad_cta_per_group_kernel<T, Index>,
@@ -152,6 +192,9 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
   hooks.end();
   if (g.kind != GradKind::Training) return;
   hooks.begin("grad_dx");
+  for (const void* p : {g.x, g.dy, static_cast<const void*>(g.dx)})
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+      throw Error(ErrorCode::Internal, "grad_dx_kernel: a data tensor is not 16-byte aligned");
   launch_kernel("grad_dx_kernel", grad_dx_kernel<T, Index>,
                 dim3(static_cast<unsigned>(plan.ew_grid)),
                 dim3(static_cast<unsigned>(plan.ew_block)), 0, s, v, g);

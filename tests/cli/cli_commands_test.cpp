@@ -61,6 +61,34 @@ TEST(CliProfile, SaysCudaEmusTimesAreTheEmulations) {
   EXPECT_EQ(cpu.out.find("note:"), std::string::npos) << cpu.out;
 }
 
+// Without a GPU the counters are not collected, and the profile says why in one line.
+TEST(CliProfile, CountersNameWhyTheyAreNotCollected) {
+  const CliRun emu = run_cli({"profile", "--backend", "cuda-emu", "--reps", "1", "--shape",
+                              "2,3,3,4", "--counters", "--no-copy-probe"});
+  ASSERT_EQ(emu.status, 0) << emu.err;
+  EXPECT_NE(emu.out.find("counters: not collected: cuda-emu: an emulation"), std::string::npos)
+      << emu.out;
+  const CliRun cpu =
+      run_cli({"profile", "--reps", "1", "--shape", "2,3,3,4", "--no-copy-probe", "--counters"});
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  EXPECT_NE(cpu.out.find("counters: not collected: cpu: hardware counters are collected for the "
+                         "GPU backends"),
+            std::string::npos)
+      << cpu.out;
+  const CliRun plain = run_cli({"profile", "--reps", "1", "--shape", "2,3,3,4", "--no-copy-probe"});
+  EXPECT_EQ(plain.out.find("counters:"), std::string::npos) << "only when asked: " << plain.out;
+}
+
+// cuda-emu's roofline is the device copy of the run's bytes, labelled as the emulator's.
+TEST(CliProfile, CudaEmusRooflineIsTheEmulatedDeviceCopy) {
+  const CliRun emu =
+      run_cli({"profile", "--backend", "cuda-emu", "--reps", "1", "--shape", "2,3,3,4"});
+  ASSERT_EQ(emu.status, 0) << emu.err;
+  EXPECT_NE(emu.out.find("(device copy measured in this run (emulated: a host copy))"),
+            std::string::npos)
+      << emu.out;
+}
+
 TEST(CliOps, UnknownOpIsBadInput) {
   const CliRun r = run_cli({"ops", "--op", "FusedBatchNormGradV9"});
   EXPECT_EQ(r.status, 2);

@@ -45,5 +45,28 @@ TEST(DeviceInfo, SummaryAndLimits) {
   EXPECT_EQ(none.limits().sm_count, DeviceLimits{}.sm_count) << "defaults without a device";
 }
 
+// An A100's per-SM resources reach the planner's limits (and so its co-resident grids).
+TEST(DeviceInfo, PerSmResourcesReachTheLimits) {
+  DeviceInfo d;
+  d.sm_count = 108;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.registers_per_sm = 65536;
+  d.shared_per_sm = 167936;
+  d.shared_per_block_optin = 166912;
+  d.reserved_shared_per_block = 1024;
+  d.l2_cache_bytes = 40 * 1024 * 1024;
+  d.cooperative_launch = false;
+  const DeviceLimits l = d.limits();
+  EXPECT_EQ(l.shared_per_sm, 167936);
+  EXPECT_EQ(l.max_shared_per_block_optin, 166912);
+  EXPECT_EQ(l.reserved_shared_per_block, 1024);
+  EXPECT_EQ(l.l2_bytes, 40 * 1024 * 1024);
+  EXPECT_FALSE(l.cooperative_launch);
+  DeviceInfo none;
+  EXPECT_EQ(none.limits().shared_per_sm, DeviceLimits{}.shared_per_sm);
+  EXPECT_TRUE(none.limits().cooperative_launch);
+}
+
 }  // namespace
 }  // namespace bnscope::gpu
