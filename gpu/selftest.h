@@ -1,14 +1,16 @@
 #pragma once
 // The comparison sweep behind `bnscope-cli selftest` and the device tests: every op of the
 // catalog x data format x mode x dtype on the shapes of TensorFlow's own tests (spec 8.1, 8.2),
-// run on a GPU backend and on cpu-reference, outputs compared with per-dtype tolerances.
-// Plain C++: the cases and the comparison are tested without a GPU.
+// run on a GPU backend and on cpu-reference, outputs compared through the one pipeline
+// (analysis/pipeline.h) with the selftest column of the one tolerance table
+// (ToleranceSet::Selftest). Plain C++: the cases and the comparison are tested without a GPU.
 
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "ops/prepared.h"
 #include "ops/problem.h"
 
 namespace bnscope::gpu {
@@ -23,11 +25,6 @@ struct SelftestCase {
 // are the true batch statistics of x in the case's convention.
 std::vector<SelftestCase> selftest_cases();
 
-struct Tolerance {
-  double atol = 0, rtol = 0;
-};
-Tolerance selftest_tolerance(DType t);
-
 enum class CaseStatus { Pass, Fail, Unsupported, Error };
 std::string_view case_status_name(CaseStatus s);
 
@@ -37,9 +34,10 @@ struct CaseOutcome {
   std::string detail;  // the worst output and index, or the error / unsupported reason
 };
 
-// Compares every defined output both results have, except the forward ops' reserve_space_3
-// (backend-private by definition).
-CaseOutcome compare_results(const Result& got, const Result& want, DType t);
+// Compares two runs of p through run_pipeline: every defined output both results have, except the
+// forward ops' reserve_space_3 (backend-private by definition); an output want defines that got
+// lacks, or one of another shape, fails. Runs of the same backend name are told apart.
+CaseOutcome compare_case(const Prepared& p, Result got, Result want);
 // Runs the case on both backends; engine errors become Error outcomes, never exceptions.
 CaseOutcome run_selftest_case(const SelftestCase& c, Backend& backend, Backend& reference);
 

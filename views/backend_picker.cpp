@@ -17,6 +17,13 @@ std::vector<BackendPicker*>& live_pickers() {
   static std::vector<BackendPicker*> pickers;
   return pickers;
 }
+
+// What the backend is, and what it runs on this machine where it says.
+QString tooltip(const Backend& b) {
+  const std::string path = b.code_path();
+  return path.empty() ? qs(b.description()) : qs(b.description()) + "\n" + qs(path);
+}
+
 }  // namespace
 
 BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
@@ -48,7 +55,7 @@ void BackendPicker::addMissing() {
   for (Backend* b : BackendRegistry::instance().all()) {
     const QString name = qs(b->name());
     const std::string why = b->unavailable_reason();
-    const QString tip = why.empty() ? qs(b->description()) : QString::fromStdString(why);
+    const QString tip = why.empty() ? tooltip(*b) : QString::fromStdString(why);
     if (combo_) {
       auto* model = static_cast<QStandardItemModel*>(combo_->model());
       if (combo_->findData(name, Qt::UserRole) >= 0) continue;

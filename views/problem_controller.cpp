@@ -12,6 +12,7 @@
 
 #include "background_priority.h"
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/problem_io.h"
@@ -28,8 +29,7 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision,
                                                   const DiffRequest* comparison,
-                                                  const RunOutcome* previous,
-                                                  std::vector<Result>* recycle) {
+                                                  const RunOutcome* previous) {
   ScanControl scan;
   scan.cancel = ctx.cancel;
   scan.threads = ctx.threads;
@@ -80,7 +80,7 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
             previous->backend == backend)
           request.made.push_back(*previous->result);
         pipeline = std::make_shared<const PipelineResult>(
-            run_pipeline(problem, *out->prepared, request, run_ctx, recycle));
+            run_pipeline(problem, *out->prepared, request, run_ctx));
         diff->result = pipeline;
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) throw;
@@ -88,8 +88,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
       }
     }
     if (!pipeline)
-      pipeline = std::make_shared<const PipelineResult>(run_pipeline(
-          problem, *out->prepared, pipeline_request(backend, nullptr), run_ctx, recycle));
+      pipeline = std::make_shared<const PipelineResult>(
+          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), run_ctx));
     out->pipeline = pipeline;
     out->result = pipeline->run(backend);
     const OutputTensor* d = data_output(*out->prepared, *out->result);
@@ -131,7 +131,7 @@ ProblemController::ProblemController(QObject* parent)
   spare_timer_ = new QTimer(this);
   spare_timer_->setSingleShot(true);
   spare_timer_->setInterval(kSpareHoldMs);
-  connect(spare_timer_, &QTimer::timeout, this, [this] { spare_.clear(); });
+  connect(spare_timer_, &QTimer::timeout, this, [] { output_pool().clear(); });
 }
 
 ProblemController::~ProblemController() = default;
@@ -382,17 +382,19 @@ void ProblemController::rerun() {
     spare_timer_->stop();
     // The problem is handed over by value: its tensors share their storage with problem_.
     return [problem = problem_, backend = backend_, revision = revision_, ctx,
-            comparison = comparison_, previous = std::move(previous),
-            recycle = std::move(spare_)](const std::atomic<bool>& cancel) mutable {
+            comparison = comparison_,
+            previous = std::move(previous)](const std::atomic<bool>& cancel) mutable {
       ctx.cancel = &cancel;
       return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr,
-                             previous.get(), &recycle);
+                             previous.get());
     };
   });
 }
 
 void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool more) {
   if (more) return;
+  // What the run did not take is freed with it, as the runs' own buffers would be.
+  output_pool().clear();
   if (out->cancelled && outcome_ && outcome_->ok()) {
     // Esc keeps what was shown: the last good results, marked as not of the current problem.
     auto kept = std::make_shared<RunOutcome>(*outcome_);  // tensors and runs shared, not copied
@@ -418,18 +420,19 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
   if (replaced && alone(replaced) && !outcome_->stale) {
     std::vector<Result> runs = replaced->pipeline->runs;
     replaced.reset();
-    spare_.clear();
-    for (Result& r : runs)
-      if (!r.outputs.empty() && r.outputs.front().tensor.sole_owner())
-        spare_.push_back(std::move(r));
-    if (!spare_.empty()) spare_timer_->start();
+    output_pool().replace(std::move(runs));
+    if (!output_pool().empty()) spare_timer_->start();
   }
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {
   settle();  // a layout change in place may be using them as scratch
   spare_timer_->stop();
-  return std::exchange(spare_, {});
+  return output_pool().take_all();
+}
+
+std::vector<Result> ProblemController::spareResults() const {
+  return output_pool().held();
 }
 
 std::optional<ProblemController::Loan> ProblemController::lendComparisonOutputs() {

@@ -48,14 +48,13 @@ struct RunOutcome {
 // the same run also answers it; a comparison that cannot be made (a missing file, a backend that
 // cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
 // throws. previous: an earlier outcome whose statistics of the same input buffers are reused
-// rather than read again. recycle: results nobody reads any more, whose output buffers the runs
-// write into (see run_pipeline).
+// rather than read again. The runs write into output sets the engine's pool holds
+// (engine/output_pool.h).
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision = 0,
                                                   const DiffRequest* comparison = nullptr,
-                                                  const RunOutcome* previous = nullptr,
-                                                  std::vector<Result>* recycle = nullptr);
+                                                  const RunOutcome* previous = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -130,11 +129,12 @@ class ProblemController : public QObject {
   void rerun();
   // Stops the run in flight; the last good outcome stays, marked stale (RunOutcome::stale).
   void cancel();
-  // Results of a replaced outcome that nothing reads any more, held for the next run to write
-  // into (no fresh page faults on a real layer); released after kSpareHoldMs without a run.
-  // Another job of the same problem (the profile) may take them instead.
+  // Results of a replaced outcome that nothing reads any more, held in the engine's pool
+  // (output_pool()) for the next run to write into (no fresh page faults on a real layer);
+  // released after kSpareHoldMs without a run. Another job of the same problem (the profile) may
+  // take them instead.
   std::vector<Result> takeSpareResults();
-  const std::vector<Result>& spareResults() const { return spare_; }
+  std::vector<Result> spareResults() const;
   static constexpr int kSpareHoldMs = 3000;
   // The comparison's reference outputs, lent whole to a job of the same problem (the profile
   // writes its repetitions into them rather than into a third output set). Only when the shown
@@ -210,7 +210,6 @@ class ProblemController : public QObject {
   bool loading_ = false;
   std::uint64_t load_ = 0;        // a finished read applies only if still the latest
   std::uint64_t conversion_ = 0;  // a finished transposition applies only if still the latest
-  std::vector<Result> spare_;
   QTimer* spare_timer_ = nullptr;
   // After a layout conversion: the previous outcome with the scans of the old-layout inputs
   // also filed under the converted tensors (per-channel figures do not depend on the layout),

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "background_priority.h"
+#include "engine/output_pool.h"
 #include "problem_controller.h"
 #include "tensor/parallel.h"
 
@@ -113,10 +114,7 @@ void ProblemController::convertInPlace(DataFormat f,
   for (const auto& [name, t] : ip.tensors) work.push_back(t);
   // The scratch is the spare output set's largest buffer when there is one: pages already
   // faulted in that the next run overwrites anyway, so the change costs no memory at all.
-  Tensor aside;
-  for (const Result& r : spare_)
-    for (const OutputTensor& o : r.outputs)
-      if (o.tensor.sole_owner() && o.tensor.nbytes() > aside.nbytes()) aside = o.tensor;
+  Tensor aside = output_pool().largest_buffer();
   in_place_ = std::move(ip);
   emit runStarted();
   // Every thread takes the next batch element as it finishes one, polling the cancel flag in

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "backends.h"
-#include "backends/cpu/cpu_backend.h"
+#include "backends/backend.h"
 #include "backends/frameworks/python_choice.h"
 #include "command.h"
 #include "plugins.h"
@@ -63,7 +63,7 @@ const std::vector<Command>& commands() {
 int guarded(std::string_view command, int (*f)(Args), Args args) {
   try {
     check_memory_limit_variable();  // a limit set wrong is not silently the default
-    check_cpu_backend_variables();
+    BackendRegistry::instance().check_environment();
     return f(args);
   } catch (const Error& e) {
     std::fprintf(stderr, "bnscope-cli %s: %s\n", std::string(command).c_str(), e.what());

@@ -45,6 +45,8 @@ std::string backends_help() {
     s += line + std::string(b->description());
     if (const std::string why = b->unavailable_reason(); !why.empty())
       s += "\n" + std::string(16, ' ') + "(" + why + ")";
+    else if (const std::string path = b->code_path(); !path.empty())
+      s += "\n" + std::string(16, ' ') + "here: " + path;
     s += "\n";
   }
   return s;

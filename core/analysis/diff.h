@@ -20,12 +20,21 @@ struct Tolerance {
   double rtol = 0;
 };
 
-// TensorFlow's test tolerances: 2e-3 for half, 1e-2 for bfloat16, 1e-3 for float; 1e-7 for
-// double, where both sides accumulate in float64.
-Tolerance default_tolerance(DType t);
+// The two columns of the one tolerance table (tolerance.cpp).
+enum class ToleranceSet {
+  // TensorFlow's test tolerances, for any two runs: 2e-3 for half, 1e-2 for bfloat16, 1e-3 for
+  // float; 1e-7 for double, where both sides accumulate in float64.
+  Compare,
+  // A GPU kernel against cpu-reference on TensorFlow's own test shapes (the selftest sweep):
+  // tighter for float and double, whose shapes there are small, looser for the 16-bit types,
+  // whose device kernels round every partial sum they store.
+  Selftest,
+};
+Tolerance default_tolerance(DType t, ToleranceSet set = ToleranceSet::Compare);
 
 struct DiffOptions {
-  std::optional<double> atol;  // all outputs; replaces the dtype default
+  ToleranceSet defaults = ToleranceSet::Compare;  // where the dtype defaults come from
+  std::optional<double> atol;                     // all outputs; replaces the dtype default
   std::optional<double> rtol;
   std::map<std::string, double> output_atol;  // per output name, wins over atol
   std::map<std::string, double> output_rtol;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
 
@@ -129,8 +130,7 @@ std::string resolve_reference(const PipelineRequest& request) {
 }
 
 PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
-                            const PipelineRequest& request, const RunContext& ctx,
-                            std::vector<Result>* recycle) {
+                            const PipelineRequest& request, const RunContext& ctx) {
   PipelineResult out;
   out.reference = resolve_reference(request);
   out.reference_is_backend = request.against.empty();
@@ -140,8 +140,13 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
 
   const std::vector<std::string> order =
       run_order(request, out.reference, out.reference_is_backend);
+  const auto made = [&](const std::string& name) {
+    return std::find_if(request.made.begin(), request.made.end(),
+                        [&](const Result& m) { return m.backend == name; });
+  };
   std::vector<Backend*> backends;
-  for (const std::string& b : order) backends.push_back(&backend_or_throw(b));
+  for (const std::string& b : order)
+    backends.push_back(made(b) != request.made.end() ? nullptr : &backend_or_throw(b));
   if (!out.reference_is_backend) {
     out.expected = load_expected_outputs(request.against, *prepared.op);
     check_missing(request, prepared, out.expected);
@@ -150,18 +155,12 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
 
   for (std::size_t k = 0; k < backends.size(); ++k) {
     ctx.check_cancel();
-    const auto before = std::find_if(request.made.begin(), request.made.end(),
-                                     [&](const Result& m) { return m.backend == order[k]; });
-    if (before != request.made.end()) {
+    if (const auto before = made(order[k]); before != request.made.end()) {
       out.runs.push_back(*before);
       continue;
     }
-    Result r;
     // An empty problem's result relies on zero-filled fresh buffers.
-    if (recycle && !recycle->empty() && !prepared.empty()) {
-      r = std::move(recycle->back());
-      recycle->pop_back();
-    }
+    Result r = prepared.empty() ? Result{} : output_pool().take();
     run_prepared_into(prepared, *backends[k], r, share_of(ctx, k, backends.size()));
     out.runs.push_back(std::move(r));
   }

@@ -31,7 +31,8 @@ struct PipelineRequest {
   DiffOptions diff;
   bool find_causes = true;  // search the cause catalog for each candidate that disagrees
   // Runs of this same prepared problem made before (the app's run, before a comparison was
-  // asked for): a backend found here is taken as it ran, sharing its outputs, not run again.
+  // asked for; the selftest's runs): a backend found here is taken as it ran, sharing its
+  // outputs, not run again, and need not be in the registry.
   std::vector<Result> made;
 };
 
@@ -66,11 +67,11 @@ std::string resolve_reference(const PipelineRequest& request);
 // Runs, compares and finds causes. `prepared` must be prepare(problem) (notes attached there);
 // the problem is needed for the cause finder's re-runs of trap variants. Throws Error for an
 // unknown or unavailable backend, missing saved outputs, or when ctx is cancelled.
-// recycle: results of earlier runs nobody reads any more; each backend's run takes one and writes
-// into its output buffers where dtype and size match, instead of faulting in fresh pages.
+// Each backend's run takes an output set from the engine's pool (engine/output_pool.h) when it
+// holds one and writes into its buffers where dtype and size match, instead of faulting in fresh
+// pages.
 PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
-                            const PipelineRequest& request, const RunContext& ctx = {},
-                            std::vector<Result>* recycle = nullptr);
+                            const PipelineRequest& request, const RunContext& ctx = {});
 // Same, preparing the problem once itself.
 PipelineResult run_pipeline(const Problem& problem, const PipelineRequest& request,
                             const RunContext& ctx = {});

@@ -29,6 +29,20 @@ struct RunContext {
   void check_cancel() const;
 };
 
+// One phase of a backend's run, as it appears in Result::timings, for the views' tooltips and
+// colours and the profile's byte counts.
+struct PhaseInfo {
+  std::string name;         // "pass:reduce", "upload", "kernel:<name>", ...
+  std::string description;  // one line for the user
+  int x_tensors = 0;        // x-sized tensors the phase reads or writes once each; 0: not modelled
+  // 0: its family's colour (the name before ':'); 1, 2, ...: shades of its own, so that
+  // neighbouring phases of one family are told apart on the timeline.
+  int shade = 0;
+};
+
+// The phase of that name in a plan, or nullptr.
+const PhaseInfo* find_phase(const std::vector<PhaseInfo>& plan, std::string_view name);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -48,6 +62,20 @@ class Backend {
   // Fills result (allocate_outputs first); never validates, never prints. Not called for empty
   // inputs: the engine produces TensorFlow's empty result itself.
   virtual void run(const Prepared& p, Result& result, const RunContext& ctx) = 0;
+  // One line for reports, the CLI's listing and the app's picker: what this backend runs on this
+  // machine (vector target and caches; a framework's version, device and kernel path). Empty:
+  // nothing to add.
+  virtual std::string code_path() const { return {}; }
+  // The phases a run of p with `threads` threads (0: all) makes, in order, as they appear in
+  // Result::timings, each with a one-line description and its byte model; empty where not known
+  // before the run.
+  virtual std::vector<PhaseInfo> phase_plan(const Prepared& p, int threads) const {
+    (void)p, (void)threads;
+    return {};
+  }
+  // Throws Error on an environment variable of this backend set to a value it cannot take, so
+  // that a command fails before its first run instead of running with a default.
+  virtual void check_environment() const {}
 };
 
 class BackendRegistry {
@@ -59,6 +87,8 @@ class BackendRegistry {
   Backend* find(std::string_view name) const;
   std::vector<Backend*> all() const;
   std::string names_joined(std::string_view sep = ", ") const;
+  // Backend::check_environment of every backend.
+  void check_environment() const;
 
  private:
   BackendRegistry();

@@ -42,6 +42,16 @@ std::vector<Backend*> BackendRegistry::all() const {
   return out;
 }
 
+void BackendRegistry::check_environment() const {
+  for (const auto& b : backends_) b->check_environment();
+}
+
+const PhaseInfo* find_phase(const std::vector<PhaseInfo>& plan, std::string_view name) {
+  for (const PhaseInfo& info : plan)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
 std::string BackendRegistry::names_joined(std::string_view sep) const {
   std::string s;
   for (const auto& b : backends_) s += (s.empty() ? "" : std::string(sep)) + std::string(b->name());

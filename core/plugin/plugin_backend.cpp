@@ -58,7 +58,7 @@ class PluginBackend : public Backend {
     return why.empty() ? std::string() : "plugin " + name_ + ": " + why;
   }
   // The plugin, its version, device and library: what a report's machine table names.
-  std::string code_path() const {
+  std::string code_path() const override {
     const PluginInfo& info = transport_->info();
     return "plugin " + info.name + " " + info.version + " (" + info.device_name() +
            ", plugin ABI " + std::to_string(info.abi_version) + ") from " + info.path + ", run " +

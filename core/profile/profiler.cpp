@@ -51,6 +51,8 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   prof.op = std::string(p.op->name);
   prof.backend = std::string(backend.name());
   prof.measures_speed = backend.measures_speed();
+  prof.phase_plan = backend.phase_plan(p, options.threads);
+  prof.code_path = backend.code_path();
   prof.dtype = p.t;
   prof.shape = p.inputs.empty() ? Shape{} : p.in(p.op->data_input()).shape();
   prof.format = std::string(data_format_name(p.format));

@@ -83,6 +83,11 @@ struct Profile {
   int threads = 0;
   double time_budget = 0;  // ProfileOptions::time_budget; > 0: reps and warmup were adaptive
   std::vector<PhaseStats> phases;
+  // What the backend says of its phases (Backend::phase_plan) and its code path
+  // (Backend::code_path): the views and writers describe a phase from these, never from the
+  // backend's own files.
+  std::vector<PhaseInfo> phase_plan;
+  std::string code_path;
   TimingStats wall;           // run_backend_into (the run less the output scan), host clock
   double kernel_seconds = 0;  // median time the bandwidth is computed from
   Traffic traffic;

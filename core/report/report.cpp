@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "backends/backend.h"
-#include "backends/cpu/cpu_backend.h"
 #include "io/crc32.h"
 
 namespace bnscope {
@@ -60,7 +59,8 @@ MachineInfo describe_machine() {
     m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
     m.hostname = u.nodename;
   }
-  m.cpu_code_path = cpu_code_path();
+  if (const Backend* cpu = BackendRegistry::instance().find("cpu"))
+    m.cpu_code_path = cpu->code_path();
   return m;
 }
 

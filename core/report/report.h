@@ -27,7 +27,7 @@ struct MachineInfo {
   std::string os;      // PRETTY_NAME of /etc/os-release
   std::string kernel;  // uname sysname and release
   std::string hostname;
-  // The cpu backend's vector target and caches (cpu_code_path): its times mean little without.
+  // The cpu backend's vector target and caches (Backend::code_path): its times mean little without.
   std::string cpu_code_path;
   std::vector<std::string> devices;  // accelerators, as the caller describes them
 };

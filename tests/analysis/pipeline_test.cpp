@@ -11,6 +11,7 @@
 #include <random>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "io/npy.h"
 #include "ops/sample.h"
 #include "tensor/error.h"
@@ -261,7 +262,7 @@ TEST(Pipeline, ProgressCoversEveryRunInOrder) {
   EXPECT_GT(seen.back(), 0.5);  // the second run reported too
 }
 
-TEST(Pipeline, RecycledResultsLendTheirBuffersAndGiveTheSameAnswer) {
+TEST(Pipeline, PooledResultsLendTheirBuffersAndGiveTheSameAnswer) {
   const Problem p = small_problem();
   PipelineRequest request;
   request.backends = {"cpu"};
@@ -273,8 +274,10 @@ TEST(Pipeline, RecycledResultsLendTheirBuffersAndGiveTheSameAnswer) {
     std::vector<double> garbage(static_cast<std::size_t>(o.tensor.numel()), 12345.0);
     o.tensor.set_doubles(garbage);
   }
-  const PipelineResult r = run_pipeline(p, prepared, request, {}, &recycle);
-  EXPECT_TRUE(recycle.empty());
+  output_pool().replace(std::move(recycle));
+  ASSERT_FALSE(output_pool().empty());
+  const PipelineResult r = run_pipeline(p, prepared, request, {});
+  EXPECT_TRUE(output_pool().empty());
   ASSERT_EQ(r.runs.size(), 1u);
   EXPECT_EQ(static_cast<const Tensor&>(r.runs[0].outputs.front().tensor).raw(), buffer);
   const Result fresh = run_problem(p, "cpu");
@@ -282,6 +285,34 @@ TEST(Pipeline, RecycledResultsLendTheirBuffersAndGiveTheSameAnswer) {
     if (o.defined) {
       EXPECT_EQ(r.runs[0].output(o.name).tensor.to_doubles(), o.tensor.to_doubles()) << o.name;
     }
+}
+
+// A set something else still reads is never written into.
+TEST(OutputPool, KeepsOnlySetsNothingElseHolds) {
+  const Problem p = small_problem();
+  const Result shown = run_problem(p, "cpu");
+  std::vector<Result> runs;
+  runs.push_back(shown);
+  runs.push_back(run_problem(p, "cpu"));
+  output_pool().replace(std::move(runs));
+  {
+    const std::vector<Result> held = output_pool().held();
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_NE(static_cast<const Tensor&>(held[0].outputs.front().tensor).raw(),
+              static_cast<const Tensor&>(shown.outputs.front().tensor).raw());
+    // Handles held elsewhere (these copies) keep the buffers from being lent as scratch.
+    EXPECT_EQ(output_pool().largest_buffer().nbytes(), 0u);
+  }
+  {
+    const Tensor scratch = output_pool().largest_buffer();
+    EXPECT_GT(scratch.nbytes(), 0u);
+    // A set whose buffer is out as scratch is not handed to a run.
+    EXPECT_EQ(output_pool().take().outputs.size(), 0u);
+    EXPECT_FALSE(output_pool().empty());
+  }
+  output_pool().clear();
+  EXPECT_TRUE(output_pool().empty());
+  EXPECT_EQ(output_pool().take().outputs.size(), 0u);
 }
 
 TEST(Pipeline, RunsAlreadyMadeAreNotRunAgain) {

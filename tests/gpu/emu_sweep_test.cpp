@@ -91,7 +91,7 @@ TEST_P(EmuSweep, MatchesCpuReference) {
   });
   EXPECT_TRUE(forced);
   EXPECT_TRUE(got.timings.empty()) << "the emulator has no device clock";
-  const CaseOutcome o = compare_results(got, want, p.t);
+  const CaseOutcome o = compare_case(p, got, want);
   EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail << " (worst " << o.worst << ")";
 }
 
@@ -230,7 +230,7 @@ TEST(EmuPlannerBranches, MatchCpuReferenceInEveryOrder) {
                        std::string(mode_name(training)) + " " + emu::order_name(order));
           const Result want = run_prepared(p, reference);
           const Result got = run_prepared(p, *emu_backend);
-          const CaseOutcome o = compare_results(got, want, p.t);
+          const CaseOutcome o = compare_case(p, got, want);
           EXPECT_EQ(o.status, CaseStatus::Pass) << o.detail;
         }
   emu::set_config({});

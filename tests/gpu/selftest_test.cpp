@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/diff.h"
 #include "backends/backend.h"
 #include "engine/outputs.h"
 #include "ops/prepared.h"
@@ -53,7 +54,12 @@ TEST(SelftestCases, AllPrepareAndTrainingReservesMatchTheirX) {
   }
 }
 
-Result make_result(const char* op_name, double fill) {
+struct Made {
+  Prepared p;
+  Result r;
+};
+
+Made make_result(const char* op_name, double fill) {
   Problem pb;
   pb.op = op_name;
   pb.attrs["epsilon"] = 0.001;
@@ -71,49 +77,77 @@ Result make_result(const char* op_name, double fill) {
   allocate_outputs(p, r);
   for (OutputTensor& o : r.outputs)
     for (std::int64_t i = 0; i < o.tensor.numel(); ++i) o.tensor.set(i, fill + i);
-  return r;
+  return {p, r};
 }
 
 TEST(SelftestCompare, EqualPassesPerturbedFails) {
-  const Result want = make_result("FusedBatchNormGradV3", 1.0);
+  const auto [p, want] = make_result("FusedBatchNormGradV3", 1.0);
   Result got = want;
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Pass);
   got.output("x_backprop").tensor.set(3, 4.0 + 5e-5);  // within 1e-4 + 1e-4*4
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Pass);
   got.output("scale_backprop").tensor.set(1, 2.01);
-  const CaseOutcome o = compare_results(got, want, DType::F32);
+  const CaseOutcome o = compare_case(p, got, want);
   EXPECT_EQ(o.status, CaseStatus::Fail);
   EXPECT_NE(o.detail.find("scale_backprop[1]"), std::string::npos) << o.detail;
   EXPECT_GT(o.worst, 1.0);
 }
 
 TEST(SelftestCompare, NaNAgainstNumberFailsNaNAgainstNaNPasses) {
-  const Result want = make_result("FusedBatchNormGradV3", 1.0);
+  const auto [p, want] = make_result("FusedBatchNormGradV3", 1.0);
   Result got = want;
   got.output("offset_backprop").tensor.set(0, std::nan(""));
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Fail);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Fail);
   Result want_nan = want;
   want_nan.output("offset_backprop").tensor.set(0, std::nan(""));
-  EXPECT_EQ(compare_results(got, want_nan, DType::F32).status, CaseStatus::Pass);
+  EXPECT_EQ(compare_case(p, got, want_nan).status, CaseStatus::Pass);
 }
 
 TEST(SelftestCompare, SkipsUndefinedOutputsAndForwardReserveSpace3) {
-  const Result want = make_result("FusedBatchNormV3", 1.0);
+  const auto [p, want] = make_result("FusedBatchNormV3", 1.0);
   Result got = want;
   got.output("reserve_space_3").tensor.reset(DType::F32, {64});  // cuDNN's opaque buffer
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Pass);
   got.output("y").tensor.reset(DType::F32, {4});
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Fail);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Fail);
   got = want;
   got.output("batch_mean").tensor.set(0, 99);
   got.output("batch_mean").defined = false;
-  EXPECT_EQ(compare_results(got, want, DType::F32).status, CaseStatus::Pass);
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Pass);
+}
+
+Tolerance selftest_tolerance(DType t) {
+  return default_tolerance(t, ToleranceSet::Selftest);
 }
 
 TEST(SelftestCompare, SixteenBitToleranceIsLooser) {
   EXPECT_GT(selftest_tolerance(DType::F16).rtol, selftest_tolerance(DType::F32).rtol);
   EXPECT_GT(selftest_tolerance(DType::BF16).rtol, selftest_tolerance(DType::F16).rtol);
   EXPECT_LT(selftest_tolerance(DType::F64).rtol, selftest_tolerance(DType::F32).rtol);
+  // A kernel on TensorFlow's small test shapes is held tighter in float than any two runs.
+  EXPECT_LT(selftest_tolerance(DType::F32).atol, default_tolerance(DType::F32).atol);
+}
+
+// The per-channel outputs of a 16-bit V3 run are float and judged as float.
+TEST(SelftestCompare, FloatOutputsOfHalfDataAreJudgedAsFloat) {
+  Problem pb;
+  pb.op = "FusedBatchNormGradV3";
+  pb.attrs["epsilon"] = 0.001;
+  pb.inputs["x"] = Tensor(DType::F16, {1, 1, 2, 2});
+  pb.inputs["y_backprop"] = Tensor(DType::F16, {1, 1, 2, 2});
+  for (const char* name : {"scale", "reserve_space_1", "reserve_space_2"})
+    pb.inputs[name] = Tensor(DType::F32, {2});
+  const Prepared p = prepare(pb);
+  Result want;
+  allocate_outputs(p, want);
+  for (OutputTensor& o : want.outputs)
+    for (std::int64_t i = 0; i < o.tensor.numel(); ++i) o.tensor.set(i, 1.0 + i);
+  Result got = want;
+  got.output("scale_backprop").tensor.set(0, 1.0 + 5e-3);  // within half's, not float's
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Fail);
+  got = want;
+  got.output("x_backprop").tensor.set(0, 1.0 + 1e-2);  // within half's 2e-2 + 2e-2
+  EXPECT_EQ(compare_case(p, got, want).status, CaseStatus::Pass);
 }
 
 class ThrowingBackend : public Backend {

@@ -150,6 +150,14 @@ TEST(Profiler, CpuPassesArePhasesAndEventsWithinEachRun) {
   const Profile prof = profile_problem(problem, "cpu", o);
   const std::vector<std::string> plan = cpu_pass_plan(prepare(problem), o.threads);
   ASSERT_FALSE(plan.empty());
+  // The profile carries what the backend says of those passes, in the same order.
+  ASSERT_EQ(prof.phase_plan.size(), plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    EXPECT_EQ(prof.phase_plan[i].name, plan[i]);
+    EXPECT_FALSE(prof.phase_plan[i].description.empty()) << plan[i];
+    EXPECT_GT(prof.phase_plan[i].x_tensors, 0) << plan[i];
+  }
+  EXPECT_EQ(prof.code_path, cpu_code_path());
   // kernel:cpu, the whole run, then one phase per planned pass in run order.
   ASSERT_EQ(prof.phases.size(), 1 + plan.size());
   EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "analysis_test_util.h"
+#include "backends/backend.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_compute.h"
@@ -16,6 +17,7 @@
 #include "diff/worst_elements_model.h"
 #include "engine/engine.h"
 #include "ops/prepared.h"
+#include "ops/sample.h"
 #include "profile/phase_table_model.h"
 #include "profile/profile_compute.h"
 #include "timeline/timeline_layout.h"
@@ -325,13 +327,29 @@ void ModelsTest::timelineZoomKeepsTheAnchorAndPans() {
   QCOMPARE(phase_family("kernel:cpu"), std::string("kernel"));
   QVERIFY(phase_colour("kernel") != phase_colour("upload"));
   QCOMPARE(phase_colour("mystery"), phase_colour("mystery"));
-  // Neighbouring cpu passes differ; the reducing ones share the pass colour.
-  QCOMPARE(event_colour("pass:reduce"), phase_colour("pass"));
-  QCOMPARE(event_colour("pass:mean"), phase_colour("pass"));
-  QVERIFY(event_colour("pass:write") != event_colour("pass:reduce"));
-  QVERIFY(event_colour("pass:variance") != event_colour("pass:write"));
-  QVERIFY(event_colour("pass:planes") != phase_colour("kernel"));
-  QCOMPARE(event_colour("kernel:cpu"), phase_colour("kernel"));
+  // Neighbouring cpu passes differ as the cpu backend describes them; the reducing ones share
+  // the pass colour.
+  const Backend& cpu = *BackendRegistry::instance().find("cpu");
+  std::vector<PhaseInfo> plan;
+  for (const char* op : {"FusedBatchNormGradV3", "FusedBatchNormV3"})
+    for (bool training : {true, false}) {
+      SampleSpec spec;
+      spec.op = op;
+      spec.is_training = training;
+      for (int threads : {1, 64})
+        for (const PhaseInfo& info : cpu.phase_plan(prepare(random_problem(spec)), threads))
+          if (!find_phase(plan, info.name)) plan.push_back(info);
+    }
+  for (const char* name : {"pass:reduce", "pass:mean", "pass:variance", "pass:write", "pass:fused"})
+    QVERIFY2(find_phase(plan, name), name);
+  l.setEvents(s, plan);
+  QCOMPARE(l.colour("pass:reduce"), phase_colour("pass"));
+  QCOMPARE(l.colour("pass:mean"), phase_colour("pass"));
+  QVERIFY(l.colour("pass:write") != l.colour("pass:reduce"));
+  QVERIFY(l.colour("pass:variance") != l.colour("pass:write"));
+  QVERIFY(l.colour("pass:fused") != phase_colour("kernel"));
+  QVERIFY(l.colour("pass:fused") != l.colour("pass:reduce"));
+  QCOMPARE(l.colour("kernel:cpu"), phase_colour("kernel"));
 }
 
 void ModelsTest::rulerTicksAreRoundAndInside() {

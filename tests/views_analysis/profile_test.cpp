@@ -7,7 +7,6 @@
 #include <QtTest>
 
 #include "analysis_test_util.h"
-#include "backends/cpu/cpu_backend.h"
 #include "diff/diff_view.h"
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
@@ -213,7 +212,10 @@ void ProfileViewTest::cpuPassesAreRowsAndALane() {
   view.setReps(3);
   view.run();
   QVERIFY(view.waitForIdle());
-  const std::vector<std::string> plan = cpu_pass_plan(prepare(controller.problem()));
+  std::vector<std::string> plan;
+  for (const PhaseInfo& info :
+       BackendRegistry::instance().find("cpu")->phase_plan(prepare(controller.problem()), 0))
+    plan.push_back(info.name);
   QVERIFY(!plan.empty());
   PhaseTableModel* m = view.phaseModel();
   QCOMPARE(m->rowCount(), static_cast<int>(plan.size()) + 2);  // kernel:cpu, passes, wall

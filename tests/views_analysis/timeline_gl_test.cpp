@@ -178,7 +178,7 @@ void TimelineGlTest::cpuPassesHaveTheirOwnLane() {
   o.measure_copy = false;
   const Profile prof = profile_problem(random_problem(spec), "cpu", o);
   TimelineWidget w;
-  w.setEvents(prof.events);
+  w.setEvents(prof.events, prof.phase_plan);
   showAndRender(w);
   QCOMPARE(w.layout().lanes().size(), std::size_t{2});
   QCOMPARE(w.layout().lanes()[1].label, std::string("cpu passes"));

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/cpu/cpu_backend.h"
 #include "profile/profile_compute.h"
 
 namespace bnscope {
@@ -84,7 +83,9 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole && col == Roofline) {
     QString source = QString::fromStdString(p.roofline_source);
-    if (ph >= 0 && !cpu_pass_description(p.phases[static_cast<std::size_t>(ph)].phase).empty())
+    const PhaseInfo* info =
+        ph >= 0 ? find_phase(p.phase_plan, p.phases[static_cast<std::size_t>(ph)].phase) : nullptr;
+    if (info && info->x_tensors > 0 && info->name.rfind("kernel", 0) != 0)
       source += tr("; a pass whose inputs are still in cache from the pass before can exceed it");
     return source;
   }
@@ -93,8 +94,8 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
   if (role == Qt::ToolTipRole && col == Phase) {
     const std::string& name = p.phases[static_cast<std::size_t>(ph)].phase;
     if (name == "kernel:cpu") return tr("The whole cpu run; its passes follow");
-    const std::string_view pass = cpu_pass_description(name);
-    if (!pass.empty()) return QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
+    if (const PhaseInfo* info = find_phase(p.phase_plan, name); info && !info->description.empty())
+      return QString::fromStdString(info->description);
   }
   const double v = col >= Reps ? value(row, col) : 0;
   if (role == SortRole) {

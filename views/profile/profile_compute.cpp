@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "backends/cpu/cpu_backend.h"
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "profile/copy_bandwidth.h"
@@ -101,11 +100,19 @@ EventStore combined_events(const std::vector<Profile>& profiles, double gap_frac
   return all;
 }
 
+std::vector<PhaseInfo> combined_phase_plan(const std::vector<Profile>& profiles) {
+  std::vector<PhaseInfo> all;
+  for (const Profile& p : profiles)
+    for (const PhaseInfo& info : p.phase_plan)
+      if (!find_phase(all, info.name)) all.push_back(info);
+  return all;
+}
+
 std::int64_t phase_bytes(const Profile& p, const std::string& phase) {
   if (phase.rfind("kernel", 0) == 0) return p.traffic.total();
-  // A cpu pass moves its own x-sized tensors once each.
-  const OpSpec* op = find_op(p.op);
-  const int tensors = op ? cpu_pass_tensors(phase, *op) : 0;
+  // A pass moves its own x-sized tensors once each, as its backend models it.
+  const PhaseInfo* info = find_phase(p.phase_plan, phase);
+  const int tensors = info ? info->x_tensors : 0;
   if (tensors == 0 || p.traffic.data_passes == 0) return -1;
   return p.traffic.data_bytes / p.traffic.data_passes * tensors;
 }

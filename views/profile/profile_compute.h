@@ -27,6 +27,9 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
 // the Chrome trace writer lays them out.
 EventStore combined_events(const std::vector<Profile>& profiles, double gap_fraction = 0.05);
 
+// Every profile's phase plan (Profile::phase_plan), each phase name once, for the timeline.
+std::vector<PhaseInfo> combined_phase_plan(const std::vector<Profile>& profiles);
+
 // Bytes the minimum-traffic model charges to a phase: the whole traffic for the phase that
 // runs the op ("kernel:..."), a cpu pass's own x-sized tensors once each, unknown (-1) for
 // copies and host spans.

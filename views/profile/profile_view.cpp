@@ -248,8 +248,9 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
                               const std::vector<std::string>& errors) {
   profiled_.reset();
   const EventStore events = combined_events(profiles);
-  timeline_layout_.setEvents(events);
-  if (timeline_) timeline_->setEvents(events);
+  const std::vector<PhaseInfo> phases = combined_phase_plan(profiles);
+  timeline_layout_.setEvents(events, phases);
+  if (timeline_) timeline_->setEvents(events, phases);
   phases_->setProfiles(std::move(profiles));
   table_->resizeColumnsToContents();
   updateChart();

@@ -5,12 +5,11 @@
 #include <cstdio>
 #include <map>
 
-#include "backends/cpu/pass_plan.h"
-
 namespace bnscope {
 
-void TimelineLayout::setEvents(const EventStore& store) {
+void TimelineLayout::setEvents(const EventStore& store, std::vector<PhaseInfo> phases) {
   store_ = store;
+  phases_ = std::move(phases);
   lanes_.clear();
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
   // Lanes in order of first appearance: the profiler appends backends one after another.
@@ -153,10 +152,15 @@ std::uint32_t rgb(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
 
 }  // namespace
 
-std::uint32_t event_colour(const std::string& name) {
-  if (name == cpu::kPassWrite) return rgb(55, 140, 160);
-  if (name == cpu::kPassPlanes || name == cpu::kPassFused) return rgb(150, 160, 60);
+std::uint32_t event_colour(const std::string& name, int shade) {
+  if (shade == 1) return rgb(55, 140, 160);
+  if (shade >= 2) return rgb(150, 160, 60);
   return phase_colour(phase_family(name));  // the reducing passes take the pass colour
+}
+
+std::uint32_t TimelineLayout::colour(const std::string& name) const {
+  const PhaseInfo* info = phase(name);
+  return event_colour(name, info ? info->shade : 0);
 }
 
 std::uint32_t phase_colour(const std::string& family) {

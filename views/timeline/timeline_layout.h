@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/backend.h"
 #include "profile/event_store.h"
 
 namespace bnscope {
@@ -23,8 +24,14 @@ struct TimelineLane {
 
 class TimelineLayout {
  public:
-  void setEvents(const EventStore& store);
+  // phases: what the backends that made the events say of their phases (Profile::phase_plan),
+  // for the boxes' shades and the tooltips.
+  void setEvents(const EventStore& store, std::vector<PhaseInfo> phases = {});
   const EventStore& store() const { return store_; }
+  // What the backend says of the phase of that name; nullptr when it says nothing.
+  const PhaseInfo* phase(const std::string& name) const { return find_phase(phases_, name); }
+  // RGBA colour of an event of that name: event_colour with the phase's shade.
+  std::uint32_t colour(const std::string& name) const;
   const std::vector<TimelineLane>& lanes() const { return lanes_; }
   std::size_t eventCount() const { return store_.events().size(); }
 
@@ -46,6 +53,7 @@ class TimelineLayout {
 
  private:
   EventStore store_;
+  std::vector<PhaseInfo> phases_;
   std::vector<TimelineLane> lanes_;
   double begin_ = 0, end_ = 0;
   double view_start_ = 0, view_end_ = 1;
@@ -59,8 +67,9 @@ std::string time_text(double seconds, double step = 0);
 std::string phase_family(const std::string& name);
 // RGBA colour of a phase family, stable across runs.
 std::uint32_t phase_colour(const std::string& family);
-// RGBA colour of an event: its family's, with a CPU run's write and one-sweep passes in shades of
-// their own so that neighbouring passes are told apart.
-std::uint32_t event_colour(const std::string& name);
+// RGBA colour of an event: its family's for shade 0, else a shade of its own
+// (PhaseInfo::shade: a CPU run's write and one-sweep passes), so that neighbouring passes are
+// told apart.
+std::uint32_t event_colour(const std::string& name, int shade = 0);
 
 }  // namespace bnscope

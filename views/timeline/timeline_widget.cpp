@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/cpu/cpu_backend.h"
 #include "chart_theme.h"
 
 namespace bnscope {
@@ -31,8 +30,8 @@ TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiWidget(parent) {
   setMinimumHeight(120);
 }
 
-void TimelineWidget::setEvents(const EventStore& events) {
-  layout_.setEvents(events);
+void TimelineWidget::setEvents(const EventStore& events, std::vector<PhaseInfo> phases) {
+  layout_.setEvents(events, std::move(phases));
   hovered_lane_ = -1;
   update();
 }
@@ -108,7 +107,7 @@ void TimelineWidget::buildFrame() {
       if (b <= drawn_to + 1.0f) continue;
       a = std::max(a, drawn_to);
       const std::string& name = layout_.store().name(e.name);
-      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), event_colour(name), 2.0f);
+      dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), layout_.colour(name), 2.0f);
       const ImVec2 text = ImGui::CalcTextSize(name.c_str());
       if (b - a > text.x + 8)
         dl->AddText(ImVec2(a + 4, top + (kLaneHeight - text.y) / 2), IM_COL32_WHITE, name.c_str());
@@ -133,8 +132,8 @@ void TimelineWidget::buildFrame() {
     ImGui::BeginTooltip();
     const std::string& name = layout_.store().name(e.name);
     ImGui::Text("%s", name.c_str());
-    if (const std::string_view what = cpu_pass_description(name); !what.empty())
-      ImGui::TextDisabled("%.*s", static_cast<int>(what.size()), what.data());
+    if (const PhaseInfo* info = layout_.phase(name); info && !info->description.empty())
+      ImGui::TextDisabled("%s", info->description.c_str());
     ImGui::Text("%s", layout_.lanes()[static_cast<std::size_t>(hovered_lane_)].label.c_str());
     ImGui::Text("start     %s", time_text(e.start - layout_.begin()).c_str());
     ImGui::Text("duration  %s", time_text(e.duration).c_str());

@@ -14,7 +14,8 @@ class TimelineWidget : public ImGuiWidget {
   Q_OBJECT
  public:
   explicit TimelineWidget(QWidget* parent = nullptr);
-  void setEvents(const EventStore& events);
+  // phases: TimelineLayout::setEvents.
+  void setEvents(const EventStore& events, std::vector<PhaseInfo> phases = {});
   const TimelineLayout& layout() const { return layout_; }
   TimelineLayout& layout() { return layout_; }
   // Of the last frame: boxes drawn, and the event under the mouse (-1 lane when none).

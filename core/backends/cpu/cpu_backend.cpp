@@ -12,6 +12,7 @@
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
 #include "backends/cpu/planner.h"
+#include "backends/cpu/pass_plan.h"
 #include "backends/cpu/simd.h"
 #include "engine/outputs.h"
 #include "tensor/error.h"
@@ -77,6 +78,20 @@ class CpuBackend : public Backend {
                   std::string("cpu backend: worker thread failed: ") + e.what());
     }
   }
+  std::string code_path() const override { return cpu_code_path(); }
+  std::vector<PhaseInfo> phase_plan(const Prepared& p, int threads) const override {
+    std::vector<PhaseInfo> plan;
+    for (const std::string& pass : cpu_pass_plan(p, threads)) {
+      // The write pass and the one-sweep passes in shades of their own beside the reducing ones.
+      const int shade = pass == cpu::kPassWrite                               ? 1
+                        : pass == cpu::kPassPlanes || pass == cpu::kPassFused ? 2
+                                                                              : 0;
+      plan.push_back(
+          {pass, std::string(cpu_pass_description(pass)), cpu_pass_tensors(pass, *p.op), shade});
+    }
+    return plan;
+  }
+  void check_environment() const override { check_cpu_backend_variables(); }
 
  private:
   std::mutex mutex_;

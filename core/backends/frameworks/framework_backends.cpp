@@ -106,7 +106,7 @@ class FrameworkBackend : public Backend {
   }
 
   // "TensorFlow 2.21.0, CPU, oneDNN"; what the worker reported once started, else what is known.
-  std::string code_path() const {
+  std::string code_path() const override {
     std::lock_guard lock(mu_);
     const WorkerInfo& i = worker_.info();
     if (i.version.empty())

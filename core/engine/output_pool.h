@@ -1,0 +1,40 @@
+#pragma once
+// The output sets of finished runs that nothing reads any more, held for the next run to write
+// into: on a real layer that spares it faulting in fresh pages (hundreds of megabytes). The app
+// gives a replaced outcome's runs here and clears them after a while without a run; the pipeline
+// takes one per backend run. Nothing else reaches the buffers while they are held.
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "engine/result.h"
+
+namespace bnscope {
+
+class OutputPool {
+ public:
+  // Holds these runs' output sets instead of what it held; a set whose first buffer something
+  // else still holds is dropped (writing into it would change what that reader sees).
+  void replace(std::vector<Result> runs);
+  // One held set for a run to write into (run_prepared_into reuses the buffers whose dtype and
+  // size match), none of whose buffers is out as scratch; an empty Result when there is none.
+  Result take();
+  std::vector<Result> take_all();
+  void clear();
+  bool empty() const;
+  // A copy of what is held (the handles, not the data), for tests and the app's status.
+  std::vector<Result> held() const;
+  // The largest buffer held, shared, for scratch space that the next run overwrites anyway; an
+  // empty Tensor when none.
+  Tensor largest_buffer() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Result> held_;
+};
+
+// The process's one pool.
+OutputPool& output_pool();
+
+}  // namespace bnscope
