@@ -15,7 +15,7 @@
 namespace bnscope::emu {
 namespace {
 
-const Order kOrders[] = {Order::Forward, Order::Reverse, Order::Random};
+const Order kCooperativeOrders[] = {Order::Forward, Order::Reverse, Order::Random};
 
 // A small target: 2 SMs with H100's per-SM limits, so co-resident grids stay a few blocks.
 gpu::DeviceLimits small_target() {
@@ -40,7 +40,7 @@ class TargetScope {
 };
 
 template <class F>
-std::string fault_of(F&& launch) {
+std::string cooperative_fault_of(F&& launch) {
   try {
     launch();
   } catch (const Fault& f) {
@@ -83,7 +83,7 @@ TEST(Cooperative, GridBarrierMakesEveryBlocksPartialVisibleInEveryOrder) {
     in[i] = static_cast<int>(i * 13 % 29) - 7;
     want += in[i];
   }
-  for (Order o : kOrders) {
+  for (Order o : kCooperativeOrders) {
     SCOPED_TRACE(order_name(o));
     const TargetScope scope(small_target(), o);
     std::vector<int> partials(kBlocks, 0), totals(kBlocks, -1);
@@ -125,7 +125,7 @@ __global__ void noop_barrier_kernel(int* out) {
 TEST(Cooperative, AGridAboveTheCoResidentLimitIsRefusedBeforeItRuns) {
   const TargetScope scope(small_target());
   std::vector<int> out(5, 0);
-  const std::string f = fault_of([&] {
+  const std::string f = cooperative_fault_of([&] {
     launch_cooperative("noop_barrier_kernel", noop_barrier_kernel, dim3(5), dim3(256), 0,
                        footprint(128), out.data());
   });
@@ -143,13 +143,13 @@ TEST(Cooperative, AGridAboveTheCoResidentLimitIsRefusedBeforeItRuns) {
 TEST(Cooperative, SharedMemoryAndThreadsLimitTheCoResidentGridToo) {
   const TargetScope scope(small_target());
   std::vector<int> out(8, 0);
-  std::string f = fault_of([&] {
+  std::string f = cooperative_fault_of([&] {
     launch_cooperative("noop_barrier_kernel", noop_barrier_kernel, dim3(5), dim3(32), 100 * 1024,
                        footprint(16), out.data());
   });
   EXPECT_NE(f.find("limited by shared memory"), std::string::npos) << f;
   // 1024 threads: 2 blocks fill an SM's 2048 threads.
-  f = fault_of([&] {
+  f = cooperative_fault_of([&] {
     launch_cooperative("noop_barrier_kernel", noop_barrier_kernel, dim3(5), dim3(1024), 0,
                        footprint(16), out.data());
   });
@@ -157,7 +157,7 @@ TEST(Cooperative, SharedMemoryAndThreadsLimitTheCoResidentGridToo) {
   gpu::DeviceLimits no_coop = small_target();
   no_coop.cooperative_launch = false;
   const TargetScope off(no_coop);
-  f = fault_of([&] {
+  f = cooperative_fault_of([&] {
     launch_cooperative("noop_barrier_kernel", noop_barrier_kernel, dim3(1), dim3(32), 0,
                        footprint(16), out.data());
   });
@@ -167,7 +167,7 @@ TEST(Cooperative, SharedMemoryAndThreadsLimitTheCoResidentGridToo) {
 TEST(CooperativeChecks, AGridBarrierInAPlainLaunchIsReported) {
   const TargetScope scope(small_target());
   std::vector<int> out(2, 0);
-  const std::string f = fault_of([&] {
+  const std::string f = cooperative_fault_of([&] {
     launch("noop_barrier_kernel", noop_barrier_kernel, dim3(2), dim3(32), 0, out.data());
   });
   EXPECT_NE(f.find("not launched cooperatively"), std::string::npos) << f;
@@ -180,10 +180,10 @@ __global__ void early_exit_kernel(int* out) {
 }
 
 TEST(CooperativeChecks, ABlockExitingWhileOthersWaitIsReportedNotAHang) {
-  for (Order o : kOrders) {
+  for (Order o : kCooperativeOrders) {
     const TargetScope scope(small_target(), o);
     std::vector<int> out(3, 0);
-    const std::string f = fault_of([&] {
+    const std::string f = cooperative_fault_of([&] {
       launch_cooperative("early_exit_kernel", early_exit_kernel, dim3(3), dim3(32), 0,
                          footprint(16), out.data());
     });
@@ -206,7 +206,7 @@ __global__ void race_before_barrier_kernel(int* out) {
 TEST(CooperativeChecks, AFaultInOneBlockIsReportedWhileOthersWait) {
   const TargetScope scope(small_target());
   std::vector<int> out(32, 0);
-  const std::string f = fault_of([&] {
+  const std::string f = cooperative_fault_of([&] {
     launch_cooperative("race_before_barrier_kernel", race_before_barrier_kernel, dim3(4), dim3(32),
                        32 * sizeof(int), footprint(16), out.data());
   });
@@ -225,7 +225,7 @@ __global__ void split_barrier_kernel(int* out) {
 TEST(CooperativeChecks, ThreadsSplitBetweenGridAndBlockBarriersAreReported) {
   const TargetScope scope(small_target());
   std::vector<int> out(64, 0);
-  const std::string f = fault_of([&] {
+  const std::string f = cooperative_fault_of([&] {
     launch_cooperative("split_barrier_kernel", split_barrier_kernel, dim3(1), dim3(64), 0,
                        footprint(16), out.data());
   });
