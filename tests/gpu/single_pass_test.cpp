@@ -99,7 +99,7 @@ TEST(SinglePass, MatchesCpuReferenceInEveryOrder) {
       ASSERT_EQ(plan.variant, Variant::SinglePass);
       EXPECT_GT(plan.splits, 1) << "the grid barrier joins several slices of M";
       EXPECT_GT(plan.smem_items, 0) << "part of the tile is held in shared memory";
-      const CaseOutcome out = compare_results(got, run_prepared(p, reference), p.t);
+      const CaseOutcome out = compare_case(p, got, run_prepared(p, reference));
       EXPECT_EQ(out.status, CaseStatus::Pass) << out.detail << " (worst " << out.worst << ")";
     }
 }
@@ -133,7 +133,7 @@ TEST(SinglePass, AgreesWithTheTwoPassKernels) {
     });
     ASSERT_EQ(single.variant, Variant::SinglePass);
     ASSERT_EQ(two.variant, Variant::CtaPerGroup);
-    const CaseOutcome out = compare_results(a, b, p.t);
+    const CaseOutcome out = compare_case(p, a, b);
     EXPECT_EQ(out.status, CaseStatus::Pass) << out.detail;
   }
 }

@@ -11,7 +11,7 @@
 namespace bnscope::ipc {
 namespace {
 
-constexpr std::chrono::milliseconds kLimit{20000};
+constexpr std::chrono::milliseconds kSegmentLimit{20000};
 
 TEST(SharedMemory, StartsZeroedAndMoves) {
   SharedMemory a = SharedMemory::create(1 << 20, "zeroed");
@@ -35,18 +35,18 @@ TEST(SharedMemory, ChildSeesAndWritesTheSameBytes) {
   c.start({{IPC_TEST_CHILD}, {}, "test child"});
   const std::string size = " " + std::to_string(n) + " ";
 
-  c.send("fill " + s.path() + size + "5", kLimit);
+  c.send("fill " + s.path() + size + "5", kSegmentLimit);
   std::uint64_t expect = 0;
   for (std::size_t i = 0; i < n; ++i) expect += 5 + i % 7;
-  EXPECT_EQ(c.receive(kLimit), std::to_string(expect));
+  EXPECT_EQ(c.receive(kSegmentLimit), std::to_string(expect));
   EXPECT_EQ(s.data()[0], std::byte{5});
   EXPECT_EQ(s.data()[n - 1], std::byte(5 + (n - 1) % 7));
 
   auto* p = reinterpret_cast<unsigned char*>(s.data());
   for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(i * 31 >> 3);
   const std::uint64_t sum = std::accumulate(p, p + n, std::uint64_t{0});
-  c.send("sum " + s.path() + size + "0", kLimit);
-  EXPECT_EQ(c.receive(kLimit), std::to_string(sum));
+  c.send("sum " + s.path() + size + "0", kSegmentLimit);
+  EXPECT_EQ(c.receive(kSegmentLimit), std::to_string(sum));
 }
 
 }  // namespace
