@@ -46,18 +46,6 @@ double correlation(const Tensor& a, const Tensor& b) {
   return va > 0 && vb > 0 ? (sab - sa * sb / k) / std::sqrt(va * vb) : 0;
 }
 
-Trial trial(std::string code, std::string title, std::string evidence, std::string suggestion,
-            FixStep step = {}) {
-  Trial t;
-  step.code = code;
-  t.code = std::move(code);
-  t.steps = {std::move(step)};
-  t.title = std::move(title);
-  t.evidence = std::move(evidence);
-  t.suggestion = std::move(suggestion);
-  return t;
-}
-
 bool all_ones(const Tensor& t) {
   for (std::int64_t i = 0; i < t.numel(); ++i)
     if (t.get(i) != 1.0) return false;
@@ -77,13 +65,13 @@ std::vector<Trial> detect_layout(const Search& s, const Trial&) {
   if (!small && ref && cand && correlation(ref->tensor, cand->tensor) > 0.9) return {};
   const Shape declared = xi->second.shape();
   const bool last = s.channels_last();
-  Trial t = trial("layout-swapped",
-                  std::string("the data buffers are laid out ") + (last ? "NCHW" : "NHWC") +
-                      " but were read as " + (last ? "NHWC" : "NCHW"),
-                  std::string("re-ran with x and the gradient reinterpreted as ") +
-                      (last ? "channels-first" : "channels-last") + " bytes",
-                  std::string("read the data as ") + (last ? "NCHW" : "NHWC") +
-                      " (or transpose it before saving)");
+  Trial t = make_trial("layout-swapped",
+                       std::string("the data buffers are laid out ") + (last ? "NCHW" : "NHWC") +
+                           " but were read as " + (last ? "NHWC" : "NCHW"),
+                       std::string("re-ran with x and the gradient reinterpreted as ") +
+                           (last ? "channels-first" : "channels-last") + " bytes",
+                       std::string("read the data as ") + (last ? "NCHW" : "NHWC") +
+                           " (or transpose it before saving)");
   t.whole_only = true;
   t.after_run = [declared, last](std::vector<OutputTensor>& outs, const Scope&) {
     for (OutputTensor& o : outs)
@@ -104,8 +92,8 @@ std::vector<Trial> detect_half_overflow(const Search& s, const Trial&) {
   bool overflowed = beyond > kHalfMax;
   for (const OutputTensor& o : w.candidate) overflowed = overflowed || o.non_finite > 0;
   if (!overflowed) return {};
-  return {trial("half-overflow", "values exceed half precision's range (65504)",
-                "re-ran in float32", "compute in float32")};
+  return {make_trial("half-overflow", "values exceed half precision's range (65504)",
+                     "re-ran in float32", "compute in float32")};
 }
 
 std::vector<Trial> detect_precision(const Search& s, const Trial&) {
@@ -122,11 +110,11 @@ std::vector<Trial> detect_precision(const Search& s, const Trial&) {
     const std::string what = which == "x" ? "x" : which == "dy" ? dy : "x and " + dy;
     FixStep step;
     step.variant = variant;
-    out.push_back(trial("input-precision",
-                        "the reference computed from " + what + " rounded to " + type +
-                            " (mixed precision); this problem has float32",
-                        "re-ran with " + what + " rounded to " + type,
-                        "round " + what + " to " + type, step));
+    out.push_back(make_trial("input-precision",
+                             "the reference computed from " + what + " rounded to " + type +
+                                 " (mixed precision); this problem has float32",
+                             "re-ran with " + what + " rounded to " + type,
+                             "round " + what + " to " + type, step));
   }
   return out;
 }
@@ -138,10 +126,10 @@ std::vector<Trial> detect_scale_input(const Search& s, const Trial& base) {
   if (g == s.problem().inputs.end()) return {};
   const std::string name(op.scale_input);
   if (!all_ones(g->second))
-    return {trial("scale-missing",
-                  "the reference has no " + name + " (Keras scale=False: " + name +
-                      " = 1 there); this problem has one",
-                  "re-ran with " + name + " = 1", "set " + name + " to 1")};
+    return {make_trial("scale-missing",
+                       "the reference has no " + name + " (Keras scale=False: " + name +
+                           " = 1 there); this problem has one",
+                       "re-ran with " + name + " = 1", "set " + name + " to 1")};
   // gamma = 1 here: fit the reference's per-channel gamma from the data gradient (dx is
   // proportional to gamma channel by channel; the per-channel gradients do not read it).
   if (!op.is_grad || !base.code.empty()) return {};
@@ -161,12 +149,13 @@ std::vector<Trial> detect_scale_input(const Search& s, const Trial& base) {
   if (!differs) return {};
   FixStep step;
   step.per_channel = gamma;
-  return {trial("scale-ignored",
-                "the reference used a real " + name + " (fitted per channel, e.g. " +
-                    approx_text(gamma.front()) + " on channel 0); this problem has " + name +
-                    " = 1 (scale=False)",
-                "fitted " + name + " per channel from the data gradient's ratio, re-ran with it",
-                "set " + name + " to the fitted values", step)};
+  return {
+      make_trial("scale-ignored",
+                 "the reference used a real " + name + " (fitted per channel, e.g. " +
+                     approx_text(gamma.front()) + " on channel 0); this problem has " + name +
+                     " = 1 (scale=False)",
+                 "fitted " + name + " per channel from the data gradient's ratio, re-ran with it",
+                 "set " + name + " to the fitted values", step)};
 }
 
 std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
@@ -194,13 +183,13 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
   const std::string two = power_of_two_text(k);
   const std::string dy(s.op().gradient_input());
   Trial t =
-      trial("gradient-scale",
-            "the reference's gradients are k x this problem's with one k = " + approx_text(k) +
-                (two.empty() ? " (not a power of two)"
-                             : " = " + two + " (a power of two: a loss scale not removed)"),
-            "fitted k by least squares on the data gradient, applied to every output",
-            "multiply " + dy + " by " + approx_text(k) + " (or divide the reference by it)",
-            FixStep{"", k});
+      make_trial("gradient-scale",
+                 "the reference's gradients are k x this problem's with one k = " + approx_text(k) +
+                     (two.empty() ? " (not a power of two)"
+                                  : " = " + two + " (a power of two: a loss scale not removed)"),
+                 "fitted k by least squares on the data gradient, applied to every output",
+                 "multiply " + dy + " by " + approx_text(k) + " (or divide the reference by it)",
+                 FixStep{"", k});
   t.fitted_name = "k";
   t.fitted = k;
   t.instead_of_run = [k](std::vector<OutputTensor>& o, const Scope&) {
@@ -261,10 +250,11 @@ std::vector<Trial> detect_permutation(const Search& s, const Trial& base) {
                std::to_string(perm[static_cast<std::size_t>(i)]);
   FixStep step;
   step.permutation = perm;
-  Trial t = trial("channels-permuted",
-                  "the reference's channels are this problem's in another order (" + pairs + ")",
-                  "matched every channel's per-channel outputs, reordered every output",
-                  "reorder the inputs' channels", step);
+  Trial t =
+      make_trial("channels-permuted",
+                 "the reference's channels are this problem's in another order (" + pairs + ")",
+                 "matched every channel's per-channel outputs, reordered every output",
+                 "reorder the inputs' channels", step);
   t.whole_only = true;
   const bool last = s.channels_last();
   t.instead_of_run = [perm, last](std::vector<OutputTensor>& o, const Scope& sc) {

@@ -29,18 +29,6 @@ double epsilon_of(const Search& s) {
   }
 }
 
-Trial step_trial(std::string code, std::string title, std::string evidence, std::string suggestion,
-                 FixStep step = {}) {
-  Trial t;
-  step.code = code;
-  t.code = std::move(code);
-  t.steps = {std::move(step)};
-  t.title = std::move(title);
-  t.evidence = std::move(evidence);
-  t.suggestion = std::move(suggestion);
-  return t;
-}
-
 // The per-channel epsilon that makes the candidate's scale_backprop the reference's: it enters
 // only through 1/sqrt(var + eps), so ds_ref / ds_cand = sqrt((var + e) / (var + e_ref)).
 std::vector<double> epsilon_per_channel(const Search& s, double eps) {
@@ -81,12 +69,12 @@ std::vector<Trial> detect_convention(const Search& s, const Trial&) {
   const bool was_var = s.problem().convention == ReserveConvention::Variance;
   const std::string other = was_var ? "inv_std" : "variance";
   std::vector<Trial> out;
-  out.push_back(step_trial("reserve-convention",
+  out.push_back(make_trial("reserve-convention",
                            std::string("reserve_space_2 holds ") +
                                (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
                                ", not " + (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
                            "re-ran with --convention " + other, "set --convention " + other));
-  out.push_back(step_trial("reserve-inverse-variance",
+  out.push_back(make_trial("reserve-inverse-variance",
                            "reserve_space_2 holds 1/(variance + epsilon), not " +
                                std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
                            "re-ran with reserve_space_2 read as 1/(variance + epsilon)",
@@ -99,7 +87,7 @@ std::vector<Trial> detect_epsilon_clamped(const Search& s, const Trial&) {
   if (!std::isfinite(eps) || !below_cudnn_min_epsilon(eps)) return {};
   const std::string name(s.op().epsilon_attr());
   const std::string minimum = attr_value_text(AttrValue{kCudnnMinEpsilon});
-  Trial t = step_trial("epsilon-clamped",
+  Trial t = make_trial("epsilon-clamped",
                        name + " " + attr_value_text(AttrValue{eps}) +
                            " is below cuDNN's minimum; the reference clamped it to " + minimum +
                            " (as tf.nn.fused_batch_norm does)",
@@ -148,7 +136,7 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
     evidence += " (per channel from scale_backprop: median " + approx_text(guess) + " over " +
                 std::to_string(per_channel.size()) + " channels)";
   evidence += ", re-ran with it";
-  Trial t = step_trial("epsilon-mismatch",
+  Trial t = make_trial("epsilon-mismatch",
                        "the reference used " + name + " ~ " + approx_text(fitted) +
                            (who.empty() ? "" : ", " + who) + "; this problem has " +
                            attr_value_text(AttrValue{eps}),
@@ -172,7 +160,7 @@ std::vector<Trial> detect_bessel(const Search& s, const Trial&) {
   std::vector<Trial> out;
   for (const bool unbiased : {true, false}) {
     const double k = unbiased ? f : 1 / f;
-    Trial t = step_trial(
+    Trial t = make_trial(
         "bessel-variance",
         std::string("the reference's variance is the ") + (unbiased ? "unbiased" : "biased") +
             " one (x " + approx_text(k) + ", N = " + std::to_string(m) + "); this problem's is " +
@@ -201,7 +189,7 @@ std::vector<Trial> detect_statistics(const Search& s, const Trial&) {
     off = std::max(off, std::fabs(mean.get(c) - m.mean[static_cast<std::size_t>(c)]) /
                             (std::sqrt(m.variance[static_cast<std::size_t>(c)]) + 1e-12));
   if (off < 1e-3) return {};
-  return {step_trial("moving-statistics",
+  return {make_trial("moving-statistics",
                      "the reference normalized with the batch's own mean and variance; this "
                      "problem's " +
                          std::string(op.mean_input) + "/" + std::string(op.variance_input) +
@@ -213,7 +201,7 @@ std::vector<Trial> detect_statistics(const Search& s, const Trial&) {
 std::vector<Trial> detect_mode(const Search& s, const Trial&) {
   if (!s.op().has_modes()) return {};
   const bool was = attr_bool(s.problem(), "is_training");
-  return {step_trial("mode-flipped",
+  return {make_trial("mode-flipped",
                      std::string("the reference ran in ") + std::string(mode_name(!was)) +
                          " mode; this problem in " + std::string(mode_name(was)),
                      std::string("re-ran with is_training=") + (was ? "false" : "true"),

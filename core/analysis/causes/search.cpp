@@ -79,6 +79,18 @@ Confidence confidence_of(bool resolves, bool tenfold) {
 
 }  // namespace
 
+Trial make_trial(std::string code, std::string title, std::string evidence, std::string suggestion,
+                 FixStep step) {
+  Trial t;
+  step.code = code;
+  t.code = std::move(code);
+  t.steps = {std::move(step)};
+  t.title = std::move(title);
+  t.evidence = std::move(evidence);
+  t.suggestion = std::move(suggestion);
+  return t;
+}
+
 Trial combine(const Trial& a, const Trial& b) {
   Trial t = b;
   t.code = a.code + "+" + b.code;

@@ -52,6 +52,10 @@ struct Trial {
   OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale, order)
 };
 
+// A trial of one catalog row whose fix is one step (the step takes the row's code).
+Trial make_trial(std::string code, std::string title, std::string evidence, std::string suggestion,
+                 FixStep step = {});
+
 // Both trials' fixes together: a's steps then b's.
 Trial combine(const Trial& a, const Trial& b);
 
