@@ -605,6 +605,19 @@ void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
   if (run.error) std::rethrow_exception(run.error);
 }
 
+namespace {
+
+// A barrier while lanes of the same warp wait in a warp operation that includes this thread
+// deadlocks a device: say so instead.
+void check_no_lane_waits(const BlockRun& b, const Fiber& f, const char* barrier) {
+  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
+  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
+    fault(std::string("warp check: ") + barrier + " in " + where(b, f.linear) + " while lanes " +
+          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
+}
+
+}  // namespace
+
 void grid_sync() {
   BlockRun& b = block();
   Fiber& f = *g_fiber;
@@ -612,10 +625,7 @@ void grid_sync() {
     fault("grid barrier in " + where(b, f.linear) +
           ": the kernel was not launched cooperatively (a device needs "
           "cudaLaunchCooperativeKernel for a grid-wide sync)");
-  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
-  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
-    fault("warp check: grid barrier in " + where(b, f.linear) + " while lanes " +
-          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
+  check_no_lane_waits(b, f, "grid barrier");
   f.state = State::GridBarrier;
   ++b.at_grid;
   switch_to_scheduler(b, f, false);
@@ -638,10 +648,7 @@ const dim3& grid_dim() {
 void sync_threads() {
   BlockRun& b = block();
   Fiber& f = *g_fiber;
-  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
-  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
-    fault("warp check: __syncthreads in " + where(b, f.linear) + " while lanes " +
-          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
+  check_no_lane_waits(b, f, "__syncthreads");
   f.state = State::Barrier;
   ++b.at_barrier;
   switch_to_scheduler(b, f, false);
