@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The capture package's tests: a virtual environment under build/ with tensorflow-cpu, tf-keras
+# The Python package's tests (capture and the framework worker): a virtual environment under
+# build/ with tensorflow-cpu, tf-keras, torch
 # and the package itself, then pytest against the built bnscope-cli (BNSCOPE_CLI). Run after the
 # release build. Any pytest failure fails the script, and so does a run that collects no tests
 # (pytest's exit status 5).
@@ -16,7 +17,7 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "tensorflow-cpu>=2.16" tf-keras pytest
+  "tensorflow-cpu>=2.16" tf-keras torch pytest
 [[ "${1:-}" == --prepare ]] && exit 0
 
 cli=${BNSCOPE_CLI:-$PWD/build/release/app/cli/bnscope-cli}

@@ -4,6 +4,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QStandardItemModel>
+#include <algorithm>
+#include <vector>
 
 #include "backends/backend.h"
 #include "qt_text.h"
@@ -11,6 +13,10 @@
 namespace bnscope {
 
 namespace {
+std::vector<BackendPicker*>& live_pickers() {
+  static std::vector<BackendPicker*> pickers;
+  return pickers;
+}
 
 // What the backend is, and what it runs on this machine where it says.
 QString tooltip(const Backend& b) {
@@ -28,33 +34,61 @@ BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
     // Long names must not widen a dock; the full name is in the popup.
     combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo_->setMinimumContentsLength(10);
-    auto* model = new QStandardItemModel(combo_);
-    for (Backend* b : BackendRegistry::instance().all()) {
-      auto* item = new QStandardItem(qs(b->name()));
-      const std::string why = b->unavailable_reason();
-      item->setToolTip(why.empty() ? tooltip(*b) : QString::fromStdString(why));
-      item->setData(qs(b->name()), Qt::UserRole);
-      if (!why.empty()) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-      model->appendRow(item);
-    }
-    combo_->setModel(model);
+    combo_->setModel(new QStandardItemModel(combo_));
     row->addWidget(combo_, 1);
     connect(combo_, &QComboBox::currentIndexChanged, this, &BackendPicker::changed);
-    return;
   }
+  addMissing();
+  live_pickers().push_back(this);
+}
+
+BackendPicker::~BackendPicker() {
+  auto& all = live_pickers();
+  all.erase(std::remove(all.begin(), all.end(), this), all.end());
+}
+
+void BackendPicker::refreshAll() {
+  for (BackendPicker* p : live_pickers()) p->addMissing();
+}
+
+void BackendPicker::addMissing() {
   for (Backend* b : BackendRegistry::instance().all()) {
-    auto* c = new QCheckBox(qs(b->name()), this);
+    const QString name = qs(b->name());
     const std::string why = b->unavailable_reason();
+    const QString tip = why.empty() ? tooltip(*b) : QString::fromStdString(why);
+    if (combo_) {
+      auto* model = static_cast<QStandardItemModel*>(combo_->model());
+      if (combo_->findData(name, Qt::UserRole) >= 0) continue;
+      auto* item = new QStandardItem(name);
+      item->setToolTip(tip);
+      item->setData(name, Qt::UserRole);
+      if (!why.empty()) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+      // Before any extra (outputs from a file), which is not a backend.
+      int at = 0;
+      while (at < model->rowCount() && !model->item(at)->data(Qt::UserRole).toString().isEmpty() &&
+             BackendRegistry::instance().find(
+                 model->item(at)->data(Qt::UserRole).toString().toStdString()))
+        ++at;
+      model->insertRow(at, item);
+      continue;
+    }
+    if (std::any_of(checks_.begin(), checks_.end(),
+                    [&](QCheckBox* c) { return c->text() == name; }))
+      continue;
+    auto* c = new QCheckBox(name, this);
     c->setEnabled(why.empty());
-    c->setToolTip(why.empty() ? tooltip(*b) : QString::fromStdString(why));
-    row->addWidget(c);
+    c->setToolTip(tip);
+    layout()->addWidget(c);
     checks_ << c;
     connect(c, &QCheckBox::toggled, this, &BackendPicker::changed);
   }
 }
 
 void BackendPicker::addExtra(const QString& text, const QString& key) {
-  if (combo_) combo_->addItem(text, key);
+  if (!combo_) return;
+  auto* item = new QStandardItem(text);
+  item->setData(key, Qt::UserRole);
+  static_cast<QStandardItemModel*>(combo_->model())->appendRow(item);
 }
 
 QString BackendPicker::current() const {

@@ -16,6 +16,11 @@ class BackendPicker : public QWidget {
  public:
   enum class Mode { One, Several };
   BackendPicker(Mode mode, QWidget* parent = nullptr);
+  ~BackendPicker() override;
+
+  // Adds the backends registered since (a kernel plugin loaded from the File menu) to every
+  // picker the app shows.
+  static void refreshAll();
 
   // Mode One: a choice after the backends that is not a backend (e.g. outputs from a file);
   // current() reports it as key.
@@ -38,6 +43,8 @@ class BackendPicker : public QWidget {
   void changed();
 
  private:
+  void addMissing();  // the registry's backends this picker does not list yet
+
   QComboBox* combo_ = nullptr;
   QList<QCheckBox*> checks_;
 };

@@ -110,6 +110,13 @@ void print_causes(const PipelineResult& r) {
                     cause.title.c_str(), cause.explanation.c_str(), cause.suggestion.c_str());
         continue;
       }
+      if (cause.in_kernel) {
+        std::printf("likely cause (%s, %s confidence, in its kernel): %s\n  %s (ratio to it %s)\n",
+                    c.candidate.c_str(), std::string(confidence_name(cause.confidence)).c_str(),
+                    cause.title.c_str(), cause.explanation.c_str(), num(cause.after).c_str());
+        if (!cause.suggestion.empty()) std::printf("  fix: %s\n", cause.suggestion.c_str());
+        continue;
+      }
       std::printf("%s (%s, %s confidence): %s\n  %s: error ratio %s -> %s (max |a-b| %s -> %s)%s\n",
                   cause.benign ? "explained" : "likely cause", c.candidate.c_str(),
                   std::string(confidence_name(cause.confidence)).c_str(), cause.title.c_str(),

@@ -10,6 +10,7 @@
 #include "backends.h"
 #include "backends/backend.h"
 #include "command.h"
+#include "conformance_command.h"
 #include "flag_reader.h"
 #include "selftest.h"
 #include "tensor/error.h"
@@ -37,7 +38,8 @@ Options parse(Args args) {
                else if (b == "cuda" || b == "cudnn" || b == "cuda-emu")
                  o.backends = {b};
                else
-                 fail("--backend: expected cuda, cudnn, cuda-emu or all, got '" + b + "'");
+                 fail("--backend: expected cuda, cudnn, cuda-emu, all or a plugin's name, got '" +
+                      b + "'");
              })
       .text("--filter", o.filter)
       .set("--verbose", o.verbose)
@@ -49,7 +51,20 @@ Options parse(Args args) {
   return o;
 }
 
+// Any other registered backend (a kernel plugin's) gets the conformance run.
+bool names_other_backend(Args args) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--backend") {
+      const std::string& b = args[i + 1];
+      if (b == "all" || b == "cuda" || b == "cudnn" || b == "cuda-emu") return false;
+      app::register_all_backends();
+      return BackendRegistry::instance().find(b) != nullptr;
+    }
+  return false;
+}
+
 int run(Args args) {
+  if (names_other_backend(args)) return run_conformance_command("selftest", args);
   const Options opt = parse(args);
   // A filter that matches nothing would pass having tested nothing.
   const std::vector<gpu::SelftestCase> cases = gpu::selftest_cases();
@@ -109,7 +124,8 @@ const CommandRegistration reg{
      "TensorFlow's own tests, on the GPU backend(s) and on cpu-reference, and prints one\n"
      "pass/fail line per case with the worst error relative to the dtype's tolerance.\n"
      "  --backend B   cuda, cudnn, cuda-emu or all (default all); cuda-emu runs the cuda\n"
-     "                backend's kernels on the CPU (no GPU needed; results, no timings)\n"
+     "                backend's kernels on the CPU (no GPU needed; results, no timings);\n"
+     "                any other backend (a --plugin's name) gets `conformance --backend B`\n"
      "  --filter T    only cases whose label contains T (e.g. 'GradV3 NCHW', 'bfloat16')\n"
      "  --verbose     show the worst element of passing cases too\n"
      "Exit status: 0 all passed, 1 a case failed, 2 no case matches --filter, 3 no usable\n"

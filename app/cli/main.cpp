@@ -6,7 +6,9 @@
 
 #include "backends.h"
 #include "backends/backend.h"
+#include "backends/frameworks/python_choice.h"
 #include "command.h"
+#include "plugins.h"
 #include "problem_args.h"
 #include "report/report.h"
 #include "tensor/error.h"
@@ -29,6 +31,9 @@ void print_usage(std::FILE* out) {
   for (const Command& c : commands())
     std::fprintf(out, "  %-10s %s\n", std::string(c.name).c_str(), std::string(c.summary).c_str());
   std::fprintf(out, "\n%s", bnscope::app::backends_help().c_str());
+  std::fprintf(out,
+               "\n--python PATH (any command): the Python the tf* and torch* backends run in "
+               "(default: $BNSCOPE_PYTHON, else python3)\n");
 }
 void print_help(const Command& c) {
   std::printf("%s\n", std::string(c.help).c_str());
@@ -81,9 +86,42 @@ int guarded(std::string_view command, int (*f)(Args), Args args) {
 
 }  // namespace bnscope::cli
 
+namespace {
+// --plugin PATH (repeatable) and --plugin-in-process may stand anywhere on the line; the plugins
+// they name and BNSCOPE_PLUGIN_PATH's are backends of every command.
+int load_plugins(std::vector<std::string>& args) {
+  using namespace bnscope;
+  try {
+    const app::PluginFlags flags = app::take_plugin_flags(args);
+    args = flags.rest;
+    std::vector<std::string> warnings;
+    app::load_plugins(flags, warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "bnscope-cli: %s\n", w.c_str());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bnscope-cli: %s\n", e.what());
+    return e.code() == ErrorCode::Unavailable ? cli::kExitUnavailable : cli::kExitBadInput;
+  }
+  return cli::kExitOk;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace bnscope::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+  // --python PATH, for every command: the Python the framework backends' workers run in.
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--python" || args[i].rfind("--python=", 0) == 0) {
+      const bool joined = args[i] != "--python";
+      if (!joined && i + 1 == args.size()) {
+        std::fprintf(stderr, "bnscope-cli: --python expects a value (a Python executable)\n");
+        return kExitBadInput;
+      }
+      bnscope::set_framework_python(joined ? args[i].substr(9) : args[i + 1]);
+      args.erase(args.begin() + static_cast<long>(i),
+                 args.begin() + static_cast<long>(i) + (joined ? 1 : 2));
+      --i;
+    }
+  if (const int status = load_plugins(args); status != kExitOk) return status;
   if (!args.empty() && args[0] == "--version") {
     std::printf("bnscope-cli %s\n", std::string(bnscope::bnscope_version()).c_str());
     return kExitOk;

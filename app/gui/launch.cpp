@@ -40,6 +40,9 @@ QString usage_text() {
       "problem flags (as bnscope-cli takes them): --op OP, --input NAME=PATH,\n"
       "--inputs FILE.npz, --problem FILE.npz, --attr KEY=VALUE, --dtype T,\n"
       "--convention variance|inv_std, --strict\n\n"
+      "  --plugin PATH.so     load a kernel plugin as a backend (repeatable; also the folders\n"
+      "                       of BNSCOPE_PLUGIN_PATH, and File > Load kernel plugin)\n"
+      "  --plugin-in-process  run plugins in this process (for a debugger), not a helper\n"
       "  -h, --help   print this help and exit\n\n"
       "The same engine without a window: bnscope-cli help\n");
 }

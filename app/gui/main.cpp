@@ -8,6 +8,8 @@
 #include "launch.h"
 #include "main_window.h"
 #include "memory_policy.h"
+#include "plugins.h"
+#include "tensor/error.h"
 #include "theme.h"
 
 int main(int argc, char** argv) {
@@ -23,9 +25,33 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("bnscope"));
   bnscope::apply_system_theme(app);
   bnscope::app::register_all_backends();
-  bnscope::MainWindow window;
   QStringList args = QApplication::arguments();
   args.removeFirst();
+  // --plugin PATH (repeatable), --plugin-in-process and BNSCOPE_PLUGIN_PATH, as in bnscope-cli; a
+  // plugin that does not load is said and the app goes on without it.
+  QStringList plugin_errors;
+  {
+    std::vector<std::string> raw;
+    for (const QString& a : args) raw.push_back(a.toStdString());
+    try {
+      const bnscope::app::PluginFlags flags = bnscope::app::take_plugin_flags(raw);
+      args.clear();
+      for (const std::string& a : flags.rest) args << QString::fromStdString(a);
+      for (const std::string& p : flags.paths) try {
+          bnscope::app::load_plugin(p, flags.in_process);
+        } catch (const bnscope::Error& e) {
+          plugin_errors << QString::fromStdString(e.what());
+        }
+      std::vector<std::string> warnings;
+      bnscope::app::load_plugins({{}, flags.in_process, {}}, warnings);
+      for (const std::string& w : warnings) plugin_errors << QString::fromStdString(w);
+    } catch (const bnscope::Error& e) {
+      plugin_errors << QString::fromStdString(e.what());
+    }
+    for (const QString& e : plugin_errors)
+      std::fprintf(stderr, "bnscope: %s\n", e.toLocal8Bit().constData());
+  }
+  bnscope::MainWindow window;
   QString error;
   const bool opened = window.openFromArguments(args, &error);
   // A file that cannot be opened leaves the window on the sample, saying why, rather than
@@ -35,6 +61,9 @@ int main(int argc, char** argv) {
     window.openFromArguments({}, nullptr);
   }
   window.show();
+  if (!plugin_errors.isEmpty())
+    QMessageBox::warning(&window, QStringLiteral("bnscope"),
+                         plugin_errors.join(QStringLiteral("\n")));
   if (!opened)
     QMessageBox::warning(&window, QStringLiteral("bnscope"),
                          QObject::tr("%1\n\nThe built-in sample is shown instead.").arg(error));

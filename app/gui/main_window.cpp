@@ -6,7 +6,9 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,7 +23,10 @@
 #include <QTabWidget>
 
 #include "app_wording.h"
+#include "backends/frameworks/python_choice.h"
+#include "backend_picker.h"
 #include "channel_panel.h"
+#include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
 #include "input_panel.h"
 #include "input_table_model.h"
@@ -33,6 +38,7 @@
 #include "layers/sweep_runner.h"
 #include "notes_model.h"
 #include "outcome_problems.h"
+#include "plugins.h"
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "profile/profile_view.h"
@@ -40,6 +46,30 @@
 #include "tensor_browser.h"
 
 namespace bnscope {
+
+bool MainWindow::loadPlugin(const QString& path) {
+  try {
+    const std::string name = app::load_plugin(path.toStdString(), false);
+    BackendPicker::refreshAll();
+    conformance_->backendPicker()->setCurrent(QString::fromStdString(name));
+    statusBar()->showMessage(tr("Kernel plugin %1 loaded: it is a backend in every picker; the "
+                                "Conformance tab checks it.")
+                                 .arg(QString::fromStdString(name)),
+                             20000);
+    return true;
+  } catch (const Error& e) {
+    showError(tr("Cannot load the plugin"), QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::openConformanceCase(const Problem& problem, const QString& backend) {
+  controller_->setProblem(problem);
+  analysis_.diff->setReferenceBackend(QString::fromUtf8(kReferenceBackend));
+  analysis_.diff->setCandidates({backend});
+  tabs_->setCurrentWidget(analysis_.diff);
+  analysis_.diff->run();
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("bnscopeMainWindow"));
@@ -55,6 +85,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(inputs_, tr("&Inputs"));
   tabs_->addTab(browser_, tr("&Tensors"));
   analysis_ = add_analysis_tabs(tabs_, controller_);
+  conformance_ = new ConformancePanel(tabs_);
+  tabs_->addTab(conformance_, tr("C&onformance"));
+  connect(conformance_, &ConformancePanel::caseActivated, this, &MainWindow::openConformanceCase);
   setCentralWidget(tabs_);
 
   form_ = new ProblemForm(controller_, this);
@@ -125,6 +158,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({form_dock}, {400}, Qt::Horizontal);
   resizeDocks({notes_dock}, {110}, Qt::Vertical);
   QSettings settings;
+  // The Python the tf* and torch* backends' workers run in (empty: $BNSCOPE_PYTHON or python3).
+  set_framework_python(
+      settings.value(QStringLiteral("frameworks/python")).toString().toStdString());
   tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -193,11 +229,28 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Export &report..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                   [this] { exportReport(); });
   file->addSeparator();
+  file->addAction(tr("Load kernel &plugin..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel plugin"), {},
+                                                      tr("Kernel plugins (*.so);;All files (*)"));
+    if (!path.isEmpty()) loadPlugin(path);
+  });
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(tr("&Re-run"), QKeySequence::Refresh, controller_, &ProblemController::rerun);
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
+  run->addAction(tr("Framework &Python..."), this, [this] {
+    bool ok = false;
+    const QString path = QInputDialog::getText(
+        this, tr("Framework Python"),
+        tr("The Python whose TensorFlow and PyTorch the tf* and torch* backends run\n"
+           "(empty: $BNSCOPE_PYTHON, else python3). Takes effect on the next run."),
+        QLineEdit::Normal, QSettings().value(QStringLiteral("frameworks/python")).toString(), &ok);
+    if (!ok) return;
+    QSettings().setValue(QStringLiteral("frameworks/python"), path.trimmed());
+    set_framework_python(path.trimmed().toStdString());
+  });
 
   QMenu* view = view_menu_ = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)

@@ -24,6 +24,7 @@ class InputPanel;
 class TensorBrowser;
 class NotesModel;
 class LayersPanel;
+class ConformancePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -38,6 +39,12 @@ class MainWindow : public QMainWindow {
   // Shows the Layers panel of a capture folder and sweeps it in the background.
   void openCapture(const QString& dir);
   LayersPanel* layers() const { return layers_; }
+  ConformancePanel* conformance() const { return conformance_; }
+  // File > Load kernel plugin without the dialog: loads the library in its helper process and
+  // adds its backend to every picker; false with the reason shown when it does not load.
+  bool loadPlugin(const QString& path);
+  // Opens a conformance case with its backend and cpu-reference in the Diff tab.
+  void openConformanceCase(const Problem& problem, const QString& backend);
   const AnalysisTabs& analysis() const { return analysis_; }
   // Asks whether to save unsaved edits before they would be lost; false: keep the problem.
   bool confirmDiscard();
@@ -95,6 +102,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_;
   AnalysisTabs analysis_;
   LayersPanel* layers_;
+  ConformancePanel* conformance_;
   QLabel* status_;
   QProgressBar* progress_;
   QPushButton* cancel_;

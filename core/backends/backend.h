@@ -80,7 +80,8 @@ class Backend {
 
 class BackendRegistry {
  public:
-  // Holds cpu-reference and cpu from the start; GPU backends are added by the app.
+  // Holds cpu-reference, cpu and the framework backends (backends/frameworks) from the start;
+  // GPU backends are added by the app.
   static BackendRegistry& instance();
   void add(std::unique_ptr<Backend> backend);  // replaces one of the same name
   Backend* find(std::string_view name) const;

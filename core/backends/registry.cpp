@@ -1,6 +1,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu_reference.h"
+#include "backends/frameworks/framework_backends.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -17,6 +18,7 @@ BackendRegistry& BackendRegistry::instance() {
 BackendRegistry::BackendRegistry() {
   backends_.push_back(make_cpu_reference_backend());
   backends_.push_back(make_cpu_backend());
+  for (auto& b : make_framework_backends()) backends_.push_back(std::move(b));
 }
 
 void BackendRegistry::add(std::unique_ptr<Backend> backend) {

@@ -192,7 +192,11 @@ void causes(std::ostream& os, const Report& r) {
        << "<br><code>" << e(c.code) << "</code></td><td>" << e(c.explanation) << "</td><td>"
        << e(std::string(confidence_name(c.confidence))) << "</td><td class=\"n\">" << n(c.before)
        << "</td><td class=\"n\">" << n(c.after) << "</td><td class=\"n\">" << n(c.max_abs_after)
-       << "</td><td>" << (c.pattern_only ? std::string("no") : badge(c.resolves)) << "</td><td>"
+       << "</td><td>"
+       << (c.pattern_only ? std::string("no")
+           : c.in_kernel  ? std::string("in its kernel")
+                          : badge(c.resolves))
+       << "</td><td>"
        << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion) << "</td></tr>\n";
   }
   os << "</table>\n";

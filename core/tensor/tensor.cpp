@@ -38,6 +38,17 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   return Tensor(dtype, std::move(shape), NoInit{});
 }
 
+Tensor Tensor::adopt(DType dtype, Shape shape, std::shared_ptr<std::byte> storage) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = num_elements(t.shape_);
+  if (t.nbytes() && (!storage || reinterpret_cast<std::uintptr_t>(storage.get()) % kAlign != 0))
+    throw Error(ErrorCode::Internal, "adopted tensor storage is missing or not aligned");
+  t.data_ = t.nbytes() ? std::move(storage) : nullptr;
+  return t;
+}
+
 void Tensor::allocate(bool zero) {
   const std::size_t size = dtype_size(dtype_);
   if (static_cast<std::uint64_t>(numel_) > SIZE_MAX / size / 2)

@@ -21,6 +21,10 @@ class Tensor {
   // For storage about to be overwritten whole (a file read into place, a kernel's output): no
   // zero-fill pass, and the pages are first touched by whoever writes them.
   static Tensor uninitialized(DType dtype, Shape shape);
+  // Storage owned elsewhere (a shared-memory segment a worker process wrote): `storage` holds at
+  // least the tensor's bytes, 64-byte aligned; the tensor shares it like any copy would, so a
+  // write through a non-const accessor while another handle holds it copies first.
+  static Tensor adopt(DType dtype, Shape shape, std::shared_ptr<std::byte> storage);
   static Tensor from_doubles(DType dtype, Shape shape, std::span<const double> values);
   static Tensor from_floats(DType dtype, Shape shape, std::span<const float> values);
 

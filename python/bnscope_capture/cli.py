@@ -25,7 +25,9 @@ def _parser():
         "normalization in it as a bnscope problem file carrying TensorFlow's outputs, plus "
         "manifest.json. Open the folder with `bnscope-cli sweep DIR` or one file with "
         "`bnscope-cli run --problem FILE`.")
-    p.add_argument("--model", required=True, help="a .keras (or .h5) file or a SavedModel folder")
+    p.add_argument("--model", help="a .keras (or .h5) file or a SavedModel folder")
+    p.add_argument("--torch-model", help="a PyTorch model: FILE.py:FUNCTION, FUNCTION() returning "
+                   "the torch.nn.Module (loss: cross-entropy for integer y, else MSE)")
     p.add_argument("--batch", required=True, help="an .npz holding x and y")
     p.add_argument("--out", required=True, help="a new (or empty) folder for the capture")
     p.add_argument("--loss", help="a Keras loss name (default: the model's compiled loss)")
@@ -116,6 +118,35 @@ def load_batch(path):
         raise CaptureError(f"--batch {path}: not a readable .npz ({e})") from None
 
 
+def load_torch_model(spec):
+    path, _, func = spec.rpartition(":")
+    if not path or not func:
+        raise CaptureError(f"--torch-model {spec}: expected FILE.py:FUNCTION")
+    if not os.path.isfile(path):
+        raise CaptureError(f"--torch-model {spec}: no such file {path}")
+    import importlib.util
+    module_spec = importlib.util.spec_from_file_location("bnscope_user_model", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    make = getattr(module, func, None)
+    if not callable(make):
+        raise CaptureError(f"--torch-model {spec}: {path} has no function {func}")
+    return make()
+
+
+def _capture_torch(args, x, y):
+    from .torch_capture import capture_torch
+
+    manifest = capture_torch(load_torch_model(args.torch_model), x, y, args.out)
+    for layer in manifest["layers"]:
+        print(f"{layer['index']:3d}  {layer['name']:<24} {layer['captured']:<15} "
+              f"{layer['op']} {layer['data_format']} x{tuple(layer['shapes']['x'])}")
+    for s in manifest["skipped"]:
+        print(f"skipped {s['name']}: {s['reason']}")
+    print(f"wrote {len(manifest['layers'])} layer(s) to {os.path.abspath(args.out)}")
+    return EXIT_OK
+
+
 def main(argv=None):
     try:
         args = _parser().parse_args(argv)
@@ -124,7 +155,11 @@ def main(argv=None):
 
         # Everything that needs no TensorFlow is checked before importing it (seconds).
         check_target(args.out)
+        if (args.model is None) == (args.torch_model is None):
+            raise CaptureError("give one of --model (Keras) or --torch-model FILE.py:FUNCTION")
         x, y = load_batch(args.batch)
+        if args.torch_model is not None:
+            return _capture_torch(args, x, y)
         if not os.path.exists(args.model):
             raise CaptureError(f"--model {args.model}: no such file or folder")
         check_tensorflow()

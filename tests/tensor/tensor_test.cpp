@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "tensor/error.h"
@@ -138,6 +140,23 @@ TEST(MemoryLimit, TensorsOverTheLimitAreRefusedBeforeAllocation) {
   }
   set_memory_limit_bytes(0);
   EXPECT_GT(memory_limit_bytes(), std::uint64_t{1} << 20);
+}
+
+// Storage from elsewhere (a shared-memory segment) is held, read in place and copied before a
+// write while its owner still holds it.
+TEST(Tensor, AdoptsStorageItDoesNotOwn) {
+  alignas(64) static float values[6] = {1, 2, 3, 4, 5, 6};
+  auto owner = std::make_shared<int>(0);
+  std::shared_ptr<std::byte> storage(owner, reinterpret_cast<std::byte*>(values));
+  Tensor t = Tensor::adopt(DType::F32, {2, 3}, storage);
+  EXPECT_EQ(std::as_const(t).raw(), static_cast<const void*>(values));  // read in place
+  EXPECT_EQ(t.get(4), 5.0);
+  EXPECT_EQ(owner.use_count(), 3);  // owner, storage, the tensor
+  t.set(0, 9);                      // another handle holds it: the tensor copies first
+  EXPECT_EQ(values[0], 1.0f);
+  EXPECT_EQ(t.get(0), 9.0);
+  EXPECT_EQ(t.get(5), 6.0);
+  EXPECT_THROW(Tensor::adopt(DType::F32, {2}, nullptr), Error);
 }
 
 }  // namespace bnscope

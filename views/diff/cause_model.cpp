@@ -76,10 +76,11 @@ QVariant CauseModel::cell(int r, int column, int role) const {
     case Resolves:
       if (c.pattern_only) return tr("no cause fits");
       if (c.benign) return tr("yes (summation order)");
+      if (c.in_kernel) return c.resolves ? tr("in its kernel") : tr("partly, in its kernel");
       return c.resolves ? tr("yes") : tr("partly");
     case Fix:
       if (c.pattern_only) return tr("next: %1").arg(QString::fromStdString(c.suggestion));
-      return QString::fromStdString(c.fix.empty() ? std::string() : c.suggestion);
+      return QString::fromStdString(c.fix.empty() && !c.in_kernel ? std::string() : c.suggestion);
     default:
       return {};
   }

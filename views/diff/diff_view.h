@@ -84,6 +84,7 @@ class DiffView : public QWidget {
   QLabel* verdictLabel() const { return verdict_label_; }
   QLineEdit* referenceFileEdit() const { return reference_file_; }
   BackendPicker* referencePicker() const { return reference_; }
+  BackendPicker* candidatePicker() const { return candidate_box_; }
   QTabWidget* details() const { return details_; }
 
  signals:

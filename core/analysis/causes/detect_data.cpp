@@ -72,6 +72,8 @@ std::vector<Trial> detect_layout(const Search& s, const Trial&) {
                            (last ? "channels-first" : "channels-last") + " bytes",
                        std::string("read the data as ") + (last ? "NCHW" : "NHWC") +
                            " (or transpose it before saving)");
+  t.in_kernel = std::string("the kernel indexes ") + (last ? "NHWC" : "NCHW") + " buffers as " +
+                (last ? "NCHW" : "NHWC");
   t.whole_only = true;
   t.after_run = [declared, last](std::vector<OutputTensor>& outs, const Scope&) {
     for (OutputTensor& o : outs)
@@ -115,6 +117,7 @@ std::vector<Trial> detect_precision(const Search& s, const Trial&) {
                                  " (mixed precision); this problem has float32",
                              "re-ran with " + what + " rounded to " + type,
                              "round " + what + " to " + type, step));
+    out.back().in_kernel = "the kernel rounds " + what + " to " + type + " before computing";
   }
   return out;
 }
@@ -125,11 +128,14 @@ std::vector<Trial> detect_scale_input(const Search& s, const Trial& base) {
   auto g = s.problem().inputs.find(std::string(op.scale_input));
   if (g == s.problem().inputs.end()) return {};
   const std::string name(op.scale_input);
-  if (!all_ones(g->second))
-    return {make_trial("scale-missing",
-                       "the reference has no " + name + " (Keras scale=False: " + name +
-                           " = 1 there); this problem has one",
-                       "re-ran with " + name + " = 1", "set " + name + " to 1")};
+  if (!all_ones(g->second)) {
+    Trial t = make_trial("scale-missing",
+                         "the reference has no " + name + " (Keras scale=False: " + name +
+                             " = 1 there); this problem has one",
+                         "re-ran with " + name + " = 1", "set " + name + " to 1");
+    t.in_kernel = "the kernel ignores " + name + " (computes as if " + name + " = 1)";
+    return {t};
+  }
   // gamma = 1 here: fit the reference's per-channel gamma from the data gradient (dx is
   // proportional to gamma channel by channel; the per-channel gradients do not read it).
   if (!op.is_grad || !base.code.empty()) return {};
@@ -190,6 +196,8 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
                  "fitted k by least squares on the data gradient, applied to every output",
                  "multiply " + dy + " by " + approx_text(k) + " (or divide the reference by it)",
                  FixStep{"", k});
+  t.in_kernel = "the kernel's gradients are " + approx_text(k) + " x the right ones" +
+                (two.empty() ? "" : " (" + two + ", a power of two)");
   t.fitted_name = "k";
   t.fitted = k;
   t.instead_of_run = [k](std::vector<OutputTensor>& o, const Scope&) {
@@ -255,6 +263,7 @@ std::vector<Trial> detect_permutation(const Search& s, const Trial& base) {
                  "the reference's channels are this problem's in another order (" + pairs + ")",
                  "matched every channel's per-channel outputs, reordered every output",
                  "reorder the inputs' channels", step);
+  t.in_kernel = "the kernel writes the channels in another order (" + pairs + ")";
   t.whole_only = true;
   const bool last = s.channels_last();
   t.instead_of_run = [perm, last](std::vector<OutputTensor>& o, const Scope& sc) {

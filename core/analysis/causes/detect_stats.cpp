@@ -74,11 +74,18 @@ std::vector<Trial> detect_convention(const Search& s, const Trial&) {
                                (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
                                ", not " + (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
                            "re-ran with --convention " + other, "set --convention " + other));
+  out.back().in_kernel = std::string("the kernel reads reserve_space_2 as ") +
+                         (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
+                         " where it holds " +
+                         (was_var ? "the variance" : "1/sqrt(variance + epsilon)");
   out.push_back(make_trial("reserve-inverse-variance",
                            "reserve_space_2 holds 1/(variance + epsilon), not " +
                                std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
                            "re-ran with reserve_space_2 read as 1/(variance + epsilon)",
                            "convert reserve_space_2 from 1/(variance + epsilon)"));
+  out.back().in_kernel = "the kernel reads reserve_space_2 as 1/(variance + epsilon) where it "
+                         "holds " +
+                         std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)");
   return out;
 }
 
@@ -92,6 +99,8 @@ std::vector<Trial> detect_epsilon_clamped(const Search& s, const Trial&) {
                            " is below cuDNN's minimum; the reference clamped it to " + minimum +
                            " (as tf.nn.fused_batch_norm does)",
                        "re-ran with " + name + "=" + minimum, "set " + name + "=" + minimum);
+  t.in_kernel = "the kernel clamps " + name + " " + attr_value_text(AttrValue{eps}) +
+                " to cuDNN's minimum " + minimum;
   return {t};
 }
 
@@ -146,6 +155,8 @@ std::vector<Trial> detect_epsilon(const Search& s, const Trial& base) {
                                 ? ""
                                 : " (" + who + " is " + nearest_default(fitted) + ")"),
                        FixStep{"", fitted});
+  t.in_kernel = "the kernel uses " + name + " ~ " + approx_text(fitted) + ", not the problem's " +
+                attr_value_text(AttrValue{eps});
   t.fitted_name = name;
   t.fitted = fitted;
   return {t};
@@ -167,6 +178,8 @@ std::vector<Trial> detect_bessel(const Search& s, const Trial&) {
             (unbiased ? "biased" : "unbiased"),
         "re-ran with the variance multiplied by " + approx_text(k),
         "multiply " + std::string(op.variance_input) + " by " + approx_text(k), FixStep{"", k});
+    t.in_kernel = std::string("the kernel uses the ") + (unbiased ? "unbiased" : "biased") +
+                  " variance (x " + approx_text(k) + ", N = " + std::to_string(m) + ")";
     t.fitted_name = "factor";
     t.fitted = k;
     out.push_back(std::move(t));
@@ -189,23 +202,29 @@ std::vector<Trial> detect_statistics(const Search& s, const Trial&) {
     off = std::max(off, std::fabs(mean.get(c) - m.mean[static_cast<std::size_t>(c)]) /
                             (std::sqrt(m.variance[static_cast<std::size_t>(c)]) + 1e-12));
   if (off < 1e-3) return {};
-  return {make_trial("moving-statistics",
-                     "the reference normalized with the batch's own mean and variance; this "
-                     "problem's " +
-                         std::string(op.mean_input) + "/" + std::string(op.variance_input) +
-                         " are other statistics (moving averages?)",
-                     "re-ran with them replaced by the batch moments of x",
-                     "use the batch's mean and variance")};
+  Trial t = make_trial("moving-statistics",
+                       "the reference normalized with the batch's own mean and variance; this "
+                       "problem's " +
+                           std::string(op.mean_input) + "/" + std::string(op.variance_input) +
+                           " are other statistics (moving averages?)",
+                       "re-ran with them replaced by the batch moments of x",
+                       "use the batch's mean and variance");
+  t.in_kernel = "the kernel normalizes with the batch's own mean and variance, not the given " +
+                std::string(op.mean_input) + "/" + std::string(op.variance_input);
+  return {t};
 }
 
 std::vector<Trial> detect_mode(const Search& s, const Trial&) {
   if (!s.op().has_modes()) return {};
   const bool was = attr_bool(s.problem(), "is_training");
-  return {make_trial("mode-flipped",
-                     std::string("the reference ran in ") + std::string(mode_name(!was)) +
-                         " mode; this problem in " + std::string(mode_name(was)),
-                     std::string("re-ran with is_training=") + (was ? "false" : "true"),
-                     std::string("set is_training=") + (was ? "false" : "true"))};
+  Trial t = make_trial("mode-flipped",
+                       std::string("the reference ran in ") + std::string(mode_name(!was)) +
+                           " mode; this problem in " + std::string(mode_name(was)),
+                       std::string("re-ran with is_training=") + (was ? "false" : "true"),
+                       std::string("set is_training=") + (was ? "false" : "true"));
+  t.in_kernel = "the kernel computes the " + std::string(mode_name(!was)) +
+                "-mode gradient for a " + std::string(mode_name(was)) + "-mode problem";
+  return {t};
 }
 
 }  // namespace bnscope::causes

@@ -91,6 +91,10 @@ Trial make_trial(std::string code, std::string title, std::string evidence, std:
   return t;
 }
 
+std::string kernel_title(const Trial& t) {
+  return t.in_kernel.empty() ? "the kernel behaves as if " + t.title : t.in_kernel;
+}
+
 Trial combine(const Trial& a, const Trial& b) {
   Trial t = b;
   t.code = a.code + "+" + b.code;
@@ -99,6 +103,7 @@ Trial combine(const Trial& a, const Trial& b) {
   t.title = a.title + "; and " + b.title;
   t.evidence = a.evidence + "; " + b.evidence;
   t.suggestion = a.suggestion + "; " + b.suggestion;
+  t.in_kernel = kernel_title(a) + "; and " + kernel_title(b);
   t.fitted_name = a.fitted_name.empty() ? b.fitted_name : a.fitted_name;
   t.fitted = a.fitted_name.empty() ? b.fitted : a.fitted;
   t.whole_only = a.whole_only || b.whole_only;
@@ -146,6 +151,16 @@ Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate
     sub_.view = channel_view(sub_.problem.inputs.at(x).shape(), channels_last_);
   }
   candidate_sub_score_ = score_outputs(sub_.candidate, sub_);
+}
+
+Search Search::mirrored() const {
+  Result reference;
+  reference.op = whole_.problem.op;
+  reference.backend = rerun_backend_;
+  reference.outputs = whole_.expected;
+  Search m(whole_.problem, op_, reference, whole_.candidate, options_, before_, ctx_);
+  m.kernel_of_ = candidate_backend_;
+  return m;
 }
 
 std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const Scope& s) const {
@@ -277,33 +292,27 @@ bool generic(const Cause& c) {
 
 }  // namespace
 
-std::vector<Cause> search_causes(const Search& s) {
-  std::vector<Cause> causes;
-  if (auto c = detect_reduction_order(s)) return {*c};
+namespace {
 
-  std::vector<Tried> tried;
+// The trials that explain something, best first, and every trial made (for the pattern's list).
+std::vector<Tried> fit(const Search& s, std::vector<Tried>& tried) {
   std::vector<Tried> found;
-  // Another backend than the re-runs' that disagrees where cpu on the same problem agrees: no
-  // change to the problem explains it, the candidate's kernel does.
-  const bool cpu_agrees = s.candidate_backend() != "cpu" && s.cpu_as_is().passed;
-  if (!cpu_agrees) {
-    tried = try_all(s, Trial{});
+  tried = try_all(s, Trial{});
+  for (const Tried& t : tried)
+    if (counts(s, t)) found.push_back(t);
+  if (std::none_of(found.begin(), found.end(), [](const Tried& t) { return t.score.passed; })) {
+    // Two causes at once: on top of the trials that brought the error down most.
+    std::vector<const Tried*> beam;
     for (const Tried& t : tried)
-      if (counts(s, t)) found.push_back(t);
-    if (std::none_of(found.begin(), found.end(), [](const Tried& t) { return t.score.passed; })) {
-      // Two causes at once: on top of the trials that brought the error down most.
-      std::vector<const Tried*> beam;
-      for (const Tried& t : tried)
-        if (t.score.ran && t.score.sq < 0.5 * s.candidate_on_sub().sq) beam.push_back(&t);
-      std::sort(beam.begin(), beam.end(),
-                [](const Tried* a, const Tried* b) { return a->score.sq < b->score.sq; });
-      if (beam.size() > 3) beam.resize(3);
-      std::vector<Tried> pairs;
-      for (const Tried* b : beam)
-        for (Tried& t : try_all(s, b->trial))
-          if (counts(s, t)) pairs.push_back(std::move(t));
-      for (Tried& t : pairs) found.push_back(std::move(t));
-    }
+      if (t.score.ran && t.score.sq < 0.5 * s.candidate_on_sub().sq) beam.push_back(&t);
+    std::sort(beam.begin(), beam.end(),
+              [](const Tried* a, const Tried* b) { return a->score.sq < b->score.sq; });
+    if (beam.size() > 3) beam.resize(3);
+    std::vector<Tried> pairs;
+    for (const Tried* b : beam)
+      for (Tried& t : try_all(s, b->trial))
+        if (counts(s, t)) pairs.push_back(std::move(t));
+    for (Tried& t : pairs) found.push_back(std::move(t));
   }
   std::stable_sort(found.begin(), found.end(), [](const Tried& a, const Tried& b) {
     if (a.score.passed != b.score.passed) return a.score.passed;
@@ -313,35 +322,56 @@ std::vector<Cause> search_causes(const Search& s) {
     return a.score.sq < b.score.sq;
   });
   if (found.size() > 4) found.resize(4);
+  return found;
+}
 
+// A found trial as a cause, once confirmed on the whole problem; nullopt when it does not hold
+// there. In a mirrored search it names the candidate kernel's mistake, which no change to the
+// problem fixes.
+std::optional<Cause> confirm(const Search& s, const Tried& t, double before, double before_abs) {
+  const Score whole =
+      t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
+  const bool ten = tenfold(whole, before);
+  if (!whole.passed && !ten) return std::nullopt;
+  Cause c;
+  c.code = t.trial.code;
+  c.title = t.trial.title;
+  c.explanation = t.trial.evidence;
+  c.before = before;
+  c.after = whole.ratio;
+  c.max_abs_before = before_abs;
+  c.max_abs_after = whole.max_abs;
+  c.resolves = whole.passed;
+  c.candidate = s.candidate_backend();
+  c.confidence = confidence_of(whole.passed, ten);
+  c.fitted_name = t.trial.fitted_name;
+  c.fitted = t.trial.fitted;
+  c.suggestion = t.trial.suggestion;
+  c.fix = t.trial.steps;
+  if (!s.kernel_of().empty()) {
+    c.in_kernel = true;
+    c.candidate = s.kernel_of();
+    c.title = kernel_title(t.trial);
+    c.explanation = "the cpu backend on this problem agrees with the reference; re-run with the "
+                    "mistake made (" +
+                    t.trial.evidence + ") it reproduces " + s.kernel_of() + "'s outputs";
+    c.suggestion = "fix " + s.kernel_of() + "'s kernel; the problem itself is right";
+    c.fix.clear();
+  }
+  return c;
+}
+
+std::vector<Cause> causes_from(const Search& s, const std::vector<Tried>& found) {
+  std::vector<Cause> causes;
   const double before = s.before().worst_tolerance_ratio();
   double before_abs = 0;
   for (const OutputDiff& o : s.before().outputs)
     if (o.compared) before_abs = std::max(before_abs, o.nan_mismatches ? INFINITY : o.max_abs);
-  for (const Tried& t : found) {
-    // Confirmed on the whole problem.
-    const Score whole =
-        t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
-    const bool ten = tenfold(whole, before);
-    if (!whole.passed && !ten) continue;
-    Cause c;
-    c.code = t.trial.code;
-    c.title = t.trial.title;
-    c.explanation = t.trial.evidence;
-    c.before = before;
-    c.after = whole.ratio;
-    c.max_abs_before = before_abs;
-    c.max_abs_after = whole.max_abs;
-    c.resolves = whole.passed;
-    c.candidate = s.candidate_backend();
-    c.confidence = confidence_of(whole.passed, ten);
-    c.fitted_name = t.trial.fitted_name;
-    c.fitted = t.trial.fitted;
-    c.suggestion = t.trial.suggestion;
-    c.fix = t.trial.steps;
-    causes.push_back(std::move(c));
-    if (whole.passed) break;  // the best resolves: the others need no whole re-run
-  }
+  for (const Tried& t : found)
+    if (auto c = confirm(s, t, before, before_abs)) {
+      causes.push_back(std::move(*c));
+      if (causes.back().resolves) break;  // the best resolves: the others need no whole re-run
+    }
   // A clamped epsilon is the specific form of a fitted one.
   const bool clamped = std::any_of(causes.begin(), causes.end(), [](const Cause& c) {
     return c.code == "epsilon-clamped" && c.resolves;
@@ -350,6 +380,39 @@ std::vector<Cause> search_causes(const Search& s) {
     causes.erase(std::remove_if(causes.begin(), causes.end(),
                                 [](const Cause& c) { return c.code == "epsilon-mismatch"; }),
                  causes.end());
+  return causes;
+}
+
+std::vector<RuledOut> ruled_out_by(const std::vector<Tried>& tried) {
+  std::vector<RuledOut> ruled;
+  for (const Tried& t : tried) {
+    auto it = std::find_if(ruled.begin(), ruled.end(),
+                           [&](const RuledOut& r) { return r.code == t.trial.code; });
+    const double r = t.score.ran ? t.score.ratio : INFINITY;
+    if (it == ruled.end())
+      ruled.push_back({t.trial.code, r});
+    else
+      it->best_ratio = std::min(it->best_ratio, r);
+  }
+  return ruled;
+}
+
+}  // namespace
+
+std::vector<Cause> search_causes(const Search& s) {
+  if (auto c = detect_reduction_order(s)) return {*c};
+
+  std::vector<Tried> tried;
+  std::vector<Cause> causes;
+  // Another backend than the re-runs' that disagrees where cpu on the same problem agrees: no
+  // change to the problem explains it, the candidate's kernel does; the mirrored search names
+  // the mistake that kernel makes.
+  if (s.candidate_backend() != "cpu" && s.kernel_of().empty() && s.cpu_as_is().passed) {
+    const Search m = s.mirrored();
+    causes = causes_from(m, fit(m, tried));
+  } else {
+    causes = causes_from(s, fit(s, tried));
+  }
   // A few channels are worth naming only when nothing explains them.
   if (std::none_of(causes.begin(), causes.end(), [](const Cause& c) { return c.resolves; }))
     if (auto few = detect_few_channels(s)) causes.push_back(std::move(*few));
@@ -358,19 +421,7 @@ std::vector<Cause> search_causes(const Search& s) {
     if (a.resolves && generic(a) != generic(b)) return !generic(a);
     return a.after < b.after;
   });
-  if (causes.empty()) {
-    std::vector<RuledOut> ruled;
-    for (const Tried& t : tried) {
-      auto it = std::find_if(ruled.begin(), ruled.end(),
-                             [&](const RuledOut& r) { return r.code == t.trial.code; });
-      const double r = t.score.ran ? t.score.ratio : INFINITY;
-      if (it == ruled.end())
-        ruled.push_back({t.trial.code, r});
-      else
-        it->best_ratio = std::min(it->best_ratio, r);
-    }
-    causes.push_back(describe_pattern(s, std::move(ruled)));
-  }
+  if (causes.empty()) causes.push_back(describe_pattern(s, ruled_out_by(tried)));
   return causes;
 }
 

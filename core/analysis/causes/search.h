@@ -45,6 +45,7 @@ struct Trial {
   std::string title;           // what the reference did, one line
   std::string evidence;        // what was fitted
   std::string suggestion;      // the change that fixes it, in words
+  std::string in_kernel;       // the same mistake made by a candidate's kernel, one line
   std::string fitted_name;
   double fitted = 0;
   bool whole_only = false;   // cannot run on a channel subsample (layout, channel order)
@@ -56,6 +57,9 @@ struct Trial {
 Trial make_trial(std::string code, std::string title, std::string evidence, std::string suggestion,
                  FixStep step = {});
 
+// The trial's mistake as a candidate's kernel makes it ("the kernel indexes NCHW buffers as NHWC").
+std::string kernel_title(const Trial& t);
+
 // Both trials' fixes together: a's steps then b's.
 Trial combine(const Trial& a, const Trial& b);
 
@@ -64,6 +68,14 @@ class Search {
   Search(const Problem& problem, const OpSpec& op, const Result& candidate,
          const std::vector<OutputTensor>& expected, const DiffOptions& options,
          const Comparison& before, const RunContext& ctx);
+
+  // The search the other way round, for a candidate whose disagreement the cpu backend does not
+  // share: the reference's outputs stand in for the candidate's and the candidate's are what a
+  // trial must reproduce, so a cpu re-run with a mistake made that matches them names the
+  // mistake the candidate's kernel makes.
+  Search mirrored() const;
+  // Non-empty in a mirrored search: the backend whose kernel the trials explain.
+  const std::string& kernel_of() const { return kernel_of_; }
 
   const OpSpec& op() const { return op_; }
   const Problem& problem() const { return whole_.problem; }
@@ -93,6 +105,7 @@ class Search {
   RunContext ctx_;
   std::string candidate_backend_;
   std::string rerun_backend_;
+  std::string kernel_of_;
   bool channels_last_ = true;
   DType t_ = DType::F32;
   Scope whole_;

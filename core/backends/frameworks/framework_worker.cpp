@@ -1,0 +1,289 @@
+#include "backends/frameworks/framework_worker.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "backends/frameworks/python_choice.h"
+#include "engine/outputs.h"
+#include "ipc/json_channel.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+// TensorFlow's import is seconds on a warm cache, tens of seconds on a cold one: the first reply
+// may take this long before the worker counts as hung.
+constexpr std::chrono::seconds kStartLimit{300};
+constexpr double kTypicalStartSeconds = 8;
+
+double now() {
+  return Seconds(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+JsonValue str(std::string_view s) {
+  return JsonValue::of(std::string(s));
+}
+
+JsonValue shape_json(const Shape& s) {
+  JsonValue a;
+  a.kind = JsonValue::Kind::Array;
+  for (std::int64_t d : s) a.items.push_back(JsonValue::of(static_cast<double>(d)));
+  return a;
+}
+
+JsonValue attrs_json(const Prepared& p) {
+  JsonValue a = JsonValue::object();
+  for (const AttrSpec& spec : p.op->attrs) {
+    const std::string_view n = spec.name;
+    if (n == "epsilon" || n == "variance_epsilon")
+      a.add(std::string(n), JsonValue::of(p.epsilon));
+    else if (n == "data_format")
+      a.add("data_format", str(data_format_name(p.format)));
+    else if (n == "is_training")
+      a.add("is_training", JsonValue::of(p.is_training));
+    else if (n == "exponential_avg_factor")
+      a.add("exponential_avg_factor", JsonValue::of(p.exponential_avg_factor));
+    else if (n == "scale_after_normalization")
+      a.add("scale_after_normalization", JsonValue::of(p.scale_after_normalization));
+  }
+  return a;
+}
+
+std::string get_string(const JsonValue& v, std::string_view key) {
+  const JsonValue* m = v.find(key);
+  return m && m->kind == JsonValue::Kind::String ? m->string : std::string();
+}
+
+double get_number(const JsonValue& v, std::string_view key) {
+  const JsonValue* m = v.find(key);
+  return m && m->kind == JsonValue::Kind::Number ? m->number : 0.0;
+}
+
+// Large copies split over the hardware threads: the transfer is memory bandwidth, and one core
+// moves a fraction of it.
+void parallel_copy(void* dst, const void* src, std::size_t n) {
+  const std::size_t kChunk = std::size_t{8} << 20;
+  const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
+  if (n < 2 * kChunk || threads == 1) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t per = (n / threads + 4095) & ~std::size_t{4095};
+  for (unsigned t = 1; t < threads; ++t) {
+    const std::size_t from = std::min(n, per * t), to = std::min(n, per * (t + 1));
+    if (from < to)
+      pool.emplace_back([=] {
+        std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from,
+                    to - from);
+      });
+  }
+  std::memcpy(dst, src, std::min(n, per));
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+double worker_time_limit_seconds() {
+  if (const char* env = std::getenv("BNSCOPE_WORKER_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end && *end == '\0' && v > 0) return v;
+    fail("BNSCOPE_WORKER_TIMEOUT=" + clip_for_message(env) +
+         ": expected a positive number of seconds");
+  }
+  return 600;
+}
+
+void FrameworkWorker::forget_worker_state() {
+  // A new worker maps nothing yet: every input is sent again, every segment named again.
+  held_.clear();
+  outputs_.clear();
+  released_.clear();
+}
+
+const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
+                                                  const RunContext& ctx) {
+  if (child_.running() && python == python_) return info_;
+  if (!info_.unavailable.empty() && python == python_ && !child_.running()) {
+    // It said it cannot run in this Python; asking again would import again for the same answer.
+    return info_;
+  }
+  child_.stop();
+  forget_worker_state();
+  info_ = {};
+  python_ = python;
+  ipc::ChildSpec cs;
+  cs.argv = {python, "-m", "bnscope_worker", spec_.framework, spec_.variant};
+  const char* pp = std::getenv("PYTHONPATH");
+  cs.env = spec_.env;
+  cs.env.emplace_back("PYTHONPATH",
+                      worker_package_dir() + (pp && *pp ? ":" + std::string(pp) : ""));
+  cs.what = spec_.backend + " worker (" + python + ")";
+  child_.start(cs);
+
+  std::atomic<bool> answered{false};
+  std::thread ticker;
+  if (ctx.progress)
+    ticker = std::thread([&] {  // the import's progress is only time: a curve that never reaches 1
+      const double t0 = now();
+      while (!answered.load()) {
+        const double t = now() - t0;
+        ctx.progress(0.9 * t / (t + kTypicalStartSeconds));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+  JsonValue hello = JsonValue::object();
+  hello.add("cmd", str("hello"));
+  JsonValue r;
+  try {
+    ipc::send_json(child_, hello, std::chrono::seconds(10), ctx.cancel);
+    r = ipc::receive_json(child_, kStartLimit, ctx.cancel);
+  } catch (...) {
+    answered = true;
+    if (ticker.joinable()) ticker.join();
+    throw;
+  }
+  answered = true;
+  if (ticker.joinable()) ticker.join();
+  if (const JsonValue* ok = r.find("ok"); !ok || !ok->boolean) {
+    info_.unavailable = get_string(r, "unavailable");
+    if (info_.unavailable.empty())
+      info_.unavailable = "the worker did not start: " + get_string(r, "error");
+    child_.stop();
+    return info_;
+  }
+  info_.framework = get_string(r, "framework");
+  info_.version = get_string(r, "version");
+  info_.device = get_string(r, "device");
+  info_.kernel_path = get_string(r, "kernel_path");
+  info_.python = get_string(r, "python");
+  return info_;
+}
+
+void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& ctx) {
+  ensure_started(framework_python(), ctx);
+  if (!info_.unavailable.empty())
+    throw Error(ErrorCode::Unavailable,
+                "backend " + spec_.backend + " is not available: " + info_.unavailable);
+  allocate_outputs(p, result);
+  const OpSpec& op = *p.op;
+
+  JsonValue req = JsonValue::object();
+  req.add("cmd", str("run"));
+  req.add("op", str(op.name));
+  req.add("attrs", attrs_json(p));
+  req.add("convention", str(p.reserve_is_inv_std() ? "inv_std" : "variance"));
+  req.add("threads", JsonValue::of(static_cast<double>(ctx.threads)));
+
+  double upload = 0;
+  JsonValue inputs;
+  inputs.kind = JsonValue::Kind::Array;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+    const std::string name(op.inputs[i].name);
+    const Tensor& t = p.inputs[i];
+    Held& h = held_[name];
+    JsonValue in = JsonValue::object();
+    in.add("name", str(name));
+    in.add("dtype", str(dtype_name(t.dtype())));
+    in.add("shape", shape_json(t.shape()));
+    const bool same = h.version > 0 && h.source.shares_storage_with(t) &&
+                      h.source.dtype() == t.dtype() && h.source.shape() == t.shape();
+    if (!same) {
+      const double t0 = now();
+      if (!h.segment.valid() || h.segment.size() != t.nbytes()) {
+        if (h.seg_id) released_.push_back(h.seg_id);
+        h.segment = ipc::SharedMemory::create(t.nbytes(), spec_.backend + "-" + name);
+        h.seg_id = next_id();
+      }
+      if (t.nbytes()) parallel_copy(h.segment.data(), t.raw(), t.nbytes());
+      h.source = t;
+      h.version = next_id();
+      upload += now() - t0;
+      in.add("seg", JsonValue::of(static_cast<double>(h.seg_id)));
+      in.add("path", str(h.segment.path()));
+      in.add("bytes", JsonValue::of(static_cast<double>(t.nbytes())));
+    }
+    in.add("version", JsonValue::of(static_cast<double>(h.version)));
+    inputs.items.push_back(std::move(in));
+  }
+  req.add("inputs", std::move(inputs));
+
+  JsonValue order, outs;
+  order.kind = outs.kind = JsonValue::Kind::Array;
+  std::vector<std::pair<OutputTensor*, OutputSegment*>> copies;
+  for (OutputTensor& o : result.outputs) {
+    order.items.push_back(str(o.name));
+    if (!o.defined || o.tensor.numel() == 0) continue;
+    OutputSegment& s = outputs_[o.name];
+    // The worker writes the output into a segment the result then holds as its storage: no copy
+    // on this side. A segment an earlier result still holds (the app keeps one) is left to it.
+    if (!s.segment || s.segment->size() != o.tensor.nbytes() || s.segment.use_count() > 1) {
+      if (s.seg_id) released_.push_back(s.seg_id);
+      s.segment = std::make_shared<ipc::SharedMemory>(
+          ipc::SharedMemory::create(o.tensor.nbytes(), spec_.backend + "-" + o.name));
+      s.seg_id = next_id();
+    }
+    JsonValue out = JsonValue::object();
+    out.add("name", str(o.name));
+    out.add("dtype", str(dtype_name(o.tensor.dtype())));
+    out.add("shape", shape_json(o.tensor.shape()));
+    out.add("seg", JsonValue::of(static_cast<double>(s.seg_id)));
+    out.add("path", str(s.segment->path()));
+    out.add("bytes", JsonValue::of(static_cast<double>(o.tensor.nbytes())));
+    outs.items.push_back(std::move(out));
+    copies.emplace_back(&o, &s);
+  }
+  req.add("output_order", std::move(order));
+  req.add("outputs", std::move(outs));
+  JsonValue released;
+  released.kind = JsonValue::Kind::Array;
+  for (long id : released_) released.items.push_back(JsonValue::of(static_cast<double>(id)));
+  req.add("release", std::move(released));
+  released_.clear();
+
+  JsonValue r;
+  try {
+    const auto limit =
+        std::chrono::milliseconds(static_cast<long long>(worker_time_limit_seconds() * 1000));
+    ipc::send_json(child_, req, std::chrono::seconds(30), ctx.cancel);
+    r = ipc::receive_json(child_, limit, ctx.cancel);
+  } catch (const ipc::ChildError& e) {
+    forget_worker_state();
+    const std::string next = " (the next run starts a fresh worker)";
+    if (e.failure() == ipc::ChildFailure::Cancelled)
+      throw Error(ErrorCode::Cancelled, "run cancelled; " + spec_.backend + " worker stopped");
+    throw Error(ErrorCode::Internal, std::string(e.what()) + next);
+  }
+  if (const JsonValue* ok = r.find("ok"); !ok || !ok->boolean) {
+    if (std::string why = get_string(r, "unsupported"); !why.empty())
+      throw Error(ErrorCode::Unimplemented, "unsupported: " + why);
+    if (std::string why = get_string(r, "unavailable"); !why.empty())
+      throw Error(ErrorCode::Unavailable, "unavailable: " + why);
+    throw Error(ErrorCode::Internal, spec_.backend + ": " + get_string(r, "error"));
+  }
+  const double t0 = now();
+  for (auto& [o, s] : copies)
+    o->tensor = Tensor::adopt(o->tensor.dtype(), o->tensor.shape(),
+                              std::shared_ptr<std::byte>(s->segment, s->segment->data()));
+  const double copy_out = now() - t0;  // the adoption: no bytes move
+  if (const JsonValue* notes = r.find("notes"); notes && notes->kind == JsonValue::Kind::Array)
+    for (const JsonValue& n : notes->items)
+      result.notes.push_back(Note{NoteKind::Info, get_string(n, "code"), get_string(n, "message"),
+                                  get_string(n, "subject"), -1});
+  // What ran, on every result: the kernel a diff compares is named, not implied by the backend.
+  result.notes.push_back(Note{NoteKind::Info, "code-path",
+                              spec_.backend + " ran " + info_.framework + " " + info_.version +
+                                  ", " + info_.device + ", " + info_.kernel_path,
+                              "", -1});
+  result.timings.push_back({"upload", upload + get_number(r, "transfer_seconds"), -1});
+  result.timings.push_back({"kernel:" + spec_.backend, get_number(r, "kernel_seconds"), -1});
+  result.timings.push_back({"download", get_number(r, "download_seconds") + copy_out, -1});
+}
+
+}  // namespace bnscope

@@ -1,0 +1,145 @@
+"""The request loop: hello, run, release, bye. Every reply is {"ok": true, ...} or
+{"ok": false, "unavailable"|"unsupported"|"error": "<one line>"}."""
+
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+from .channel import Channel, ChannelClosed
+from .errors import Unavailable, Unsupported
+
+
+def probe():
+    """Which frameworks this Python has, without importing them (an import takes seconds)."""
+    def has(name):
+        try:
+            return importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            return False
+
+    return {"ok": True, "python": sys.executable, "version": sys.version.split()[0],
+            "numpy": has("numpy"), "tensorflow": has("tensorflow"), "torch": has("torch")}
+
+
+def make_runner(framework, variant):
+    if not importlib.util.find_spec("numpy"):
+        raise Unavailable(f"no numpy in {sys.executable} (pip install numpy)")
+    if framework == "tensorflow":
+        from .tf_runner import TfRunner
+        return TfRunner(variant)
+    if framework == "torch":
+        from .torch_runner import TorchRunner
+        return TorchRunner(variant)
+    raise Unavailable(f"unknown framework {framework!r}")
+
+
+def one_line(e):
+    text = str(e).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(e).__name__}: {first}" if not isinstance(e, (Unsupported, Unavailable)) else first
+
+
+class Server:
+    def __init__(self, runner):
+        from .segments import Segments  # numpy: not for the probe, which runs without it
+
+        self.runner = runner
+        self.segments = Segments()
+        self.held = {}  # input name -> (version, numpy view)
+
+    def run(self, msg):
+        self.segments.release(msg.get("release", []))
+        t0 = time.perf_counter()
+        for i in msg["inputs"]:
+            if "seg" in i:  # new bytes; otherwise the worker holds this version already
+                arr = self.segments.view(i["seg"], i["path"], i["bytes"], i["dtype"], i["shape"])
+                self.held[i["name"]] = (i["version"], arr)
+                self.runner.forget(i["name"])
+            elif self.held.get(i["name"], (None,))[0] != i["version"]:
+                raise RuntimeError(f"input {i['name']} version {i['version']} was never sent")
+        views = {i["name"]: self.held[i["name"]][1] for i in msg["inputs"]}
+        dtypes = {i["name"]: i["dtype"] for i in msg["inputs"]}
+        transfer = time.perf_counter() - t0
+        out = self.runner.run(msg["op"], msg["attrs"], msg["convention"], views, dtypes,
+                              msg.get("threads", 0),
+                              {"order": msg["output_order"],
+                               "wanted": [o["name"] for o in msg["outputs"]]})
+        transfer += out.transfer_seconds
+        t1 = time.perf_counter()
+        for o in msg["outputs"]:
+            value = out.outputs.get(o["name"])
+            if value is None:
+                raise RuntimeError(f"{self.runner.framework} returned no {o['name']}")
+            dst = self.segments.view(o["seg"], o["path"], o["bytes"], o["dtype"], o["shape"])
+            if tuple(value.shape) != tuple(dst.shape) or value.dtype != dst.dtype:
+                raise RuntimeError(
+                    f"{self.runner.framework} returned {o['name']} as {value.dtype}"
+                    f"{list(value.shape)}, expected {dst.dtype}{list(dst.shape)}")
+            copy_into(dst, value)
+        download = time.perf_counter() - t1 + out.download_seconds
+        return {"ok": True, "kernel_seconds": out.kernel_seconds, "transfer_seconds": transfer,
+                "download_seconds": download, "notes": out.notes}
+
+
+def copy_into(dst, src):
+    """A large output is copied in two halves on two threads (numpy lets go of the GIL)."""
+    import numpy as np
+    if dst.size < (1 << 20) or dst.ndim == 0 or dst.shape[0] < 2:
+        np.copyto(dst, src)
+        return
+    import threading
+    half = dst.shape[0] // 2
+    t = threading.Thread(target=np.copyto, args=(dst[half:], src[half:]))
+    t.start()
+    np.copyto(dst[:half], src[:half])
+    t.join()
+
+
+def main(argv):
+    ch = Channel.from_environment()
+    framework = argv[0] if argv else "probe"
+    variant = argv[1] if len(argv) > 1 else "default"
+    if framework == "probe":
+        ch.receive()
+        ch.send(probe())
+        return 0
+    try:
+        runner = make_runner(framework, variant)
+        startup = {"ok": True, **runner.describe()}
+    except Unavailable as e:
+        runner, startup = None, {"ok": False, "unavailable": str(e)}
+    except Exception as e:  # an import that fails for another reason (a broken install)
+        runner, startup = None, {"ok": False, "unavailable": f"{framework} does not import in "
+                                 f"{sys.executable}: {one_line(e)}"}
+    server = Server(runner) if runner else None
+    while True:
+        try:
+            msg = ch.receive()
+        except ChannelClosed:
+            return 0
+        cmd = msg.get("cmd")
+        try:
+            if cmd == "hello":
+                reply = startup
+            elif cmd == "bye":
+                ch.send({"ok": True})
+                return 0
+            elif cmd == "crash":  # the tests' way to kill the worker from inside
+                os.abort()
+            elif server is None:
+                reply = startup
+            elif cmd == "run":
+                reply = server.run(msg)
+            elif cmd == "release":
+                server.segments.release(msg.get("release", []))
+                reply = {"ok": True}
+            else:
+                reply = {"ok": False, "error": f"unknown request {cmd!r}"}
+        except Unsupported as e:
+            reply = {"ok": False, "unsupported": str(e)}
+        except Exception as e:
+            traceback.print_exc()
+            reply = {"ok": False, "error": one_line(e)}
+        ch.send(reply)

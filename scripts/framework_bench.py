@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The framework backends' cost over their own kernel, on the 32x56x56x256 float32 training grad.
+
+    python3 scripts/framework_bench.py [--cli build/release/app/cli/bnscope-cli]
+                                       [--python PYTHON] [--backends tf-onednn,tf-eigen,torch]
+
+For each backend: the kernel's median time inside the worker, the whole re-run's median as
+bnscope sees it (request, kernel, the output into shared memory, the answer) and what the re-run
+adds to the kernel (goal: at most 30 %); then the first run's transfer of the inputs (shared
+memory written and mapped, framework tensors made) against one copy of the same bytes into fresh
+memory in this process (goal: at most one such copy). Prints a README row at the end.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def profile(cli, python, problem, backend, warmup, reps, out):
+    r = subprocess.run([cli, "profile", "--python", python, "--problem", problem, "--backend",
+                        backend, "--warmup", str(warmup), "--reps", str(reps), "--no-copy-probe",
+                        "--json", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{backend}: {r.stderr.strip()}")
+    p = json.load(open(out))["profiles"][0]
+    phases = {ph["phase"]: ph["stats"]["median"] for ph in p["phases"]}
+    return p["wall"]["median"], phases
+
+
+def fresh_copy_seconds(python, nbytes, reps=3):
+    """One copy of nbytes into memory never touched before (a new process each time, so the
+    allocator cannot hand back pages already faulted in): the median of `reps`."""
+    code = ("import numpy as np, time\n"
+            f"n={nbytes}//4\nsrc=np.ones(n,np.float32)\n"
+            "t=time.perf_counter(); a=np.empty(n,np.float32); np.copyto(a,src)\n"
+            "print(time.perf_counter()-t)\n")
+    ts = sorted(float(subprocess.run([python, "-c", code], capture_output=True, text=True,
+                                     check=True).stdout) for _ in range(reps))
+    return ts[len(ts) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", default="build/release/app/cli/bnscope-cli")
+    ap.add_argument("--python", default=os.environ.get("BNSCOPE_PYTHON", "python3"))
+    ap.add_argument("--backends", default="tf-onednn,tf-eigen,torch")
+    ap.add_argument("--reps", type=int, default=10)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        problem = os.path.join(tmp, "p.npz")
+        subprocess.run([a.cli, "sample", "--shape", "32,56,56,256", "--out", problem],
+                       check=True, capture_output=True)
+        input_bytes = 2 * 32 * 56 * 56 * 256 * 4 + 3 * 256 * 4
+        copy = fresh_copy_seconds(a.python, input_bytes)
+        print(f"one copy of the inputs' {input_bytes / 1e6:.0f} MB into fresh memory: "
+              f"{copy * 1e3:.1f} ms")
+        print(f"{'backend':<10} {'kernel ms':>10} {'re-run ms':>10} {'added':>7} "
+              f"{'first transfer ms':>18} {'x copy':>7}")
+        rows = []
+        for b in a.backends.split(","):
+            wall, ph = profile(a.cli, a.python, problem, b, 2, a.reps, os.path.join(tmp, "r.json"))
+            kernel = ph[f"kernel:{b}"]
+            # The first run of a fresh worker: its start is outside every phase.
+            _, first = profile(a.cli, a.python, problem, b, 0, 1, os.path.join(tmp, "f.json"))
+            added = (wall - kernel) / kernel
+            print(f"{b:<10} {kernel * 1e3:10.1f} {wall * 1e3:10.1f} {added * 100:6.0f}% "
+                  f"{first['upload'] * 1e3:18.1f} {first['upload'] / copy:6.2f}x")
+            rows.append(f"{b} {kernel * 1e3:.1f} ms, re-run +{added * 100:.0f} %, first transfer "
+                        f"{first['upload'] / copy:.2f} copies")
+        host = platform.processor() or platform.machine()
+        print(f"\n| {host}, {os.cpu_count()} CPUs | {datetime.date.today()} | "
+              + "; ".join(rows) + " |")
+
+
+if __name__ == "__main__":
+    main()

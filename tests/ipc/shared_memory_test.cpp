@@ -1,0 +1,53 @@
+#include "ipc/shared_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+
+#include "ipc/child_process.h"
+
+namespace bnscope::ipc {
+namespace {
+
+constexpr std::chrono::milliseconds kSegmentLimit{20000};
+
+TEST(SharedMemory, StartsZeroedAndMoves) {
+  SharedMemory a = SharedMemory::create(1 << 20, "zeroed");
+  ASSERT_TRUE(a.valid());
+  EXPECT_EQ(a.size(), 1u << 20);
+  for (std::size_t i = 0; i < a.size(); i += 4096) EXPECT_EQ(a.data()[i], std::byte{0});
+  const std::string path = a.path();
+  SharedMemory b = std::move(a);
+  EXPECT_FALSE(a.valid());
+  EXPECT_EQ(b.path(), path);
+  SharedMemory empty = SharedMemory::create(0, "empty");
+  EXPECT_TRUE(empty.valid());
+  EXPECT_EQ(empty.size(), 0u);
+}
+
+// A large tensor's bytes, written by one process, read by the other, both ways.
+TEST(SharedMemory, ChildSeesAndWritesTheSameBytes) {
+  const std::size_t n = 96u << 20;
+  SharedMemory s = SharedMemory::create(n, "both-ways");
+  ChildProcess c;
+  c.start({{IPC_TEST_CHILD}, {}, "test child"});
+  const std::string size = " " + std::to_string(n) + " ";
+
+  c.send("fill " + s.path() + size + "5", kSegmentLimit);
+  std::uint64_t expect = 0;
+  for (std::size_t i = 0; i < n; ++i) expect += 5 + i % 7;
+  EXPECT_EQ(c.receive(kSegmentLimit), std::to_string(expect));
+  EXPECT_EQ(s.data()[0], std::byte{5});
+  EXPECT_EQ(s.data()[n - 1], std::byte(5 + (n - 1) % 7));
+
+  auto* p = reinterpret_cast<unsigned char*>(s.data());
+  for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(i * 31 >> 3);
+  const std::uint64_t sum = std::accumulate(p, p + n, std::uint64_t{0});
+  c.send("sum " + s.path() + size + "0", kSegmentLimit);
+  EXPECT_EQ(c.receive(kSegmentLimit), std::to_string(sum));
+}
+
+}  // namespace
+}  // namespace bnscope::ipc
