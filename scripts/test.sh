@@ -10,9 +10,10 @@ venv_job=$!
 trap 'kill "$venv_job" 2>/dev/null || true' EXIT
 cmake --preset release
 cmake --build --preset release
+# The framework backends' C++ tests run their workers in that environment: ready before ctest.
+wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing build/python-venv failed" >&2; exit 1; }
 ctest --preset release
 # The capture package (python/) in that environment, against the CLI just built.
-wait "$venv_job" || { cat build/python-venv.log >&2; echo "test.sh: preparing build/python-venv failed" >&2; exit 1; }
 bash scripts/test_python.sh
 
 # --- sanitizer job: the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer ---

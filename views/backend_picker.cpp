@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QStandardItemModel>
 #include <algorithm>
 #include <vector>
@@ -52,6 +53,7 @@ void BackendPicker::refreshAll() {
 }
 
 void BackendPicker::addMissing() {
+  QStringList missing;  // mode Several: "name: why" of the backends that cannot run here
   for (Backend* b : BackendRegistry::instance().all()) {
     const QString name = qs(b->name());
     const std::string why = b->unavailable_reason();
@@ -75,13 +77,26 @@ void BackendPicker::addMissing() {
     if (std::any_of(checks_.begin(), checks_.end(),
                     [&](QCheckBox* c) { return c->text() == name; }))
       continue;
+    if (!why.empty()) {
+      missing << name + QStringLiteral(": ") + tip;
+      continue;
+    }
     auto* c = new QCheckBox(name, this);
-    c->setEnabled(why.empty());
     c->setToolTip(tip);
-    layout()->addWidget(c);
+    // Before the unavailable label, which stays last.
+    static_cast<QHBoxLayout*>(layout())->insertWidget(static_cast<int>(checks_.size()), c);
     checks_ << c;
     connect(c, &QCheckBox::toggled, this, &BackendPicker::changed);
   }
+  if (combo_) return;
+  if (!unavailable_) {
+    unavailable_ = new QLabel(this);
+    unavailable_->setEnabled(false);
+    layout()->addWidget(unavailable_);
+  }
+  unavailable_->setVisible(!missing.isEmpty());
+  unavailable_->setText(tr("%n unavailable", nullptr, static_cast<int>(missing.size())));
+  unavailable_->setToolTip(tr("Not available here:\n") + missing.join(QLatin1Char('\n')));
 }
 
 void BackendPicker::addExtra(const QString& text, const QString& key) {

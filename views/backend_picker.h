@@ -1,13 +1,16 @@
 #pragma once
-// Picking backends, alike wherever the app asks: one (a combo box) or several (check boxes),
-// every registered backend listed, those that cannot run here greyed out with the reason as
-// their tooltip, the others with their description.
+// Picking backends, alike wherever the app asks: one (a combo box) or several (check boxes).
+// The combo lists every registered backend, those that cannot run here greyed out with the
+// reason as their tooltip; the check boxes list those that can run, and one "N unavailable"
+// label carries the others' reasons, so a row of backends this machine lacks does not widen
+// the window.
 
 #include <QStringList>
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 
 namespace bnscope {
 
@@ -47,6 +50,7 @@ class BackendPicker : public QWidget {
 
   QComboBox* combo_ = nullptr;
   QList<QCheckBox*> checks_;
+  QLabel* unavailable_ = nullptr;  // mode Several
 };
 
 }  // namespace bnscope

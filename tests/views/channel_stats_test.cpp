@@ -272,7 +272,14 @@ INSTANTIATE_TEST_SUITE_P(Layouts, FusedScan,
                          ::testing::Values(ScanCase{DataFormat::NHWC, DType::F32, 3},
                                            ScanCase{DataFormat::NCHW, DType::F32, 2},
                                            ScanCase{DataFormat::NHWC, DType::F16, 1},
-                                           ScanCase{DataFormat::NCHW, DType::F64, 3}));
+                                           ScanCase{DataFormat::NCHW, DType::F64, 3}),
+                         // A name from the fields: the struct's padding bytes would make the
+                         // printed name differ between the listing and the run.
+                         [](const ::testing::TestParamInfo<ScanCase>& i) {
+                           return std::string(data_format_name(i.param.format)) + "_" +
+                                  std::string(dtype_name(i.param.dtype)) + "_" +
+                                  std::to_string(i.param.threads) + "threads";
+                         });
 
 TEST(ChannelScanControl, ACancelledScanStopsAtTheNextBlock) {
   const Tensor t(DType::F32, {4, 64, 64, 64});  // 1 M values: 16 blocks

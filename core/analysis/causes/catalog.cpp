@@ -144,6 +144,10 @@ std::optional<Problem> apply_cause_fix(const Problem& problem, const Cause& caus
     if (why) *why = "unknown op " + problem.op;
     return std::nullopt;
   }
+  if (cause.in_kernel) {
+    if (why) *why = "the mistake is in " + cause.candidate + "'s kernel, not in the problem";
+    return std::nullopt;
+  }
   std::vector<FixStep> steps = cause.fix;
   // A cause from before the catalog carried only its code.
   const causes::CauseSpec* spec = causes::find_cause_spec(cause.code);

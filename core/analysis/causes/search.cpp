@@ -352,10 +352,10 @@ std::optional<Cause> confirm(const Search& s, const Tried& t, double before, dou
     c.in_kernel = true;
     c.candidate = s.kernel_of();
     c.title = kernel_title(t.trial);
-    c.explanation = "the cpu backend on this problem agrees with the reference; re-run with the "
-                    "mistake made (" +
-                    t.trial.evidence + ") it reproduces " + s.kernel_of() + "'s outputs";
-    c.suggestion = "fix " + s.kernel_of() + "'s kernel; the problem itself is right";
+    c.explanation = "the cpu backend agrees with the reference on this problem; with the same "
+                    "mistake made it reproduces " +
+                    s.kernel_of() + "'s outputs";
+    c.suggestion = "correct " + s.kernel_of() + "'s kernel; the problem itself is right";
     c.fix.clear();
   }
   return c;
