@@ -13,6 +13,7 @@
 #include "conformance_command.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
+#include "report/cells.h"
 #include "report/conformance_writers.h"
 #include "tensor/error.h"
 
@@ -33,8 +34,7 @@ void print_row(const ConformanceRow& row, bool verbose) {
   std::printf(
       "%-11s %9s %9s %9s  %s\n", std::string(verdict_name(row.verdict)).c_str(),
       unsupported || row.verdict == ConformanceVerdict::Error ? "-" : abs_text(row.max_abs).c_str(),
-      unsupported || row.verdict == ConformanceVerdict::Error ? "-"
-                                                              : std::to_string(row.max_ulp).c_str(),
+      unsupported || row.verdict == ConformanceVerdict::Error ? "-" : ulp_text(row.max_ulp).c_str(),
       unsupported || row.verdict == ConformanceVerdict::Error ? "-"
                                                               : abs_text(row.worst_ratio).c_str(),
       label.c_str());

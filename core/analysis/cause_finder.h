@@ -56,7 +56,8 @@ struct Cause {
   std::string suggestion;  // the change that fixes it, in words; for a pattern, what to check next
   std::vector<FixStep> fix;            // empty: no change to the problem fixes it
   std::vector<std::int64_t> channels;  // the channels it concerns (localized causes)
-  bool in_kernel = false;  // the candidate's kernel makes this mistake: fix the kernel, not the problem
+  bool in_kernel =
+      false;  // the candidate's kernel makes this mistake: fix the kernel, not the problem
   bool benign = false;  // an expected difference (summation order) within the dtype's tolerance
   bool pattern_only = false;        // nothing fits: title describes the error's pattern
   std::vector<RuledOut> ruled_out;  // pattern-only: every cause tried, with its best ratio

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "io/json_writer.h"
+#include "report/cells.h"
 #include "report/conformance_writers.h"
 
 namespace bnscope {
@@ -43,7 +44,7 @@ std::string number_text(double v) {
 }
 
 std::string summary_line(const ConformanceRow& row) {
-  std::string s = "worst |a-b| " + number_text(row.max_abs) + " (" + std::to_string(row.max_ulp) +
+  std::string s = "worst |a-b| " + number_text(row.max_abs) + " (" + ulp_text(row.max_ulp) +
                   " ULP) in " + row.worst_output + ", " + number_text(row.worst_ratio) +
                   "x its tolerance";
   if (!row.cause_title.empty()) s += "; likely cause: " + row.cause_title;

@@ -196,8 +196,8 @@ void causes(std::ostream& os, const Report& r) {
        << (c.pattern_only ? std::string("no")
            : c.in_kernel  ? std::string("in its kernel")
                           : badge(c.resolves))
-       << "</td><td>"
-       << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion) << "</td></tr>\n";
+       << "</td><td>" << e(c.pattern_only ? "next: " + c.suggestion : c.suggestion)
+       << "</td></tr>\n";
   }
   os << "</table>\n";
 }

@@ -9,10 +9,10 @@
 #include <QListView>
 #include <QMenu>
 #include <QSlider>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QStandardItemModel>
 #include <QtTest>
 
 #include "diff/diff_view.h"

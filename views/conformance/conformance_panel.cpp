@@ -20,6 +20,8 @@ ConformancePanel::ConformancePanel(QWidget* parent) : QWidget(parent) {
   bar->addWidget(new QLabel(tr("Backend:"), this));
   picker_ = new BackendPicker(BackendPicker::Mode::One, this);
   picker_->setObjectName(QStringLiteral("conformanceBackend"));
+  // cpu-reference is what every case is compared with: cpu is the first backend worth checking.
+  picker_->setCurrent(QStringLiteral("cpu"));
   bar->addWidget(picker_, 1);
   run_ = new QPushButton(tr("Run conformance"), this);
   cancel_ = new QPushButton(tr("Cancel"), this);
@@ -39,7 +41,16 @@ ConformancePanel::ConformancePanel(QWidget* parent) : QWidget(parent) {
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // The verdict and the likely cause stay in view: long case labels are elided in the middle
+  // (their tooltip has them whole) and the cause takes the room that is left.
+  table_->setTextElideMode(Qt::ElideMiddle);
+  table_->setWordWrap(false);
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(ConformanceTableModel::Verdict, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(ConformanceTableModel::Case, QHeaderView::Stretch);
+  header->setSectionResizeMode(ConformanceTableModel::Cause, QHeaderView::Stretch);
+  header->setMinimumSectionSize(60);
   table_->verticalHeader()->hide();
   layout->addWidget(table_, 1);
 

@@ -53,6 +53,7 @@ QVariant ConformanceTableModel::cell(int row, int column, int role) const {
   if (role == Qt::ToolTipRole) {
     if (!r.detail.empty()) return QString::fromStdString(r.detail);
     if (column == Cause && !r.cause_code.empty()) return QString::fromStdString(r.cause_code);
+    if (column == Case) return QString::fromStdString(r.c.label());  // elided in the table
     return {};
   }
   if (role == SortRole) {
@@ -77,8 +78,10 @@ QVariant ConformanceTableModel::cell(int row, int column, int role) const {
     case MaxAbs:
       return measured(r) ? number(r.max_abs) : QStringLiteral("-");
     case MaxUlp:
-      return measured(r) ? QString::number(static_cast<qulonglong>(r.max_ulp))
-                         : QStringLiteral("-");
+      if (!measured(r)) return QStringLiteral("-");
+      // The all-ones distance marks a NaN on one side only, as max |a-b| says.
+      return r.max_ulp == ~std::uint64_t{0} ? QStringLiteral("NaN/Inf")
+                                            : QString::number(static_cast<qulonglong>(r.max_ulp));
     case Worst:
       return measured(r) ? number(r.worst_ratio) : QStringLiteral("-");
     case Cause:

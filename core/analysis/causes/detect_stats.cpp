@@ -83,9 +83,10 @@ std::vector<Trial> detect_convention(const Search& s, const Trial&) {
                                std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
                            "re-ran with reserve_space_2 read as 1/(variance + epsilon)",
                            "convert reserve_space_2 from 1/(variance + epsilon)"));
-  out.back().in_kernel = "the kernel reads reserve_space_2 as 1/(variance + epsilon) where it "
-                         "holds " +
-                         std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)");
+  out.back().in_kernel =
+      "the kernel reads reserve_space_2 as 1/(variance + epsilon) where it "
+      "holds " +
+      std::string(was_var ? "the variance" : "1/sqrt(variance + epsilon)");
   return out;
 }
 

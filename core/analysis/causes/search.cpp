@@ -329,8 +329,7 @@ std::vector<Tried> fit(const Search& s, std::vector<Tried>& tried) {
 // there. In a mirrored search it names the candidate kernel's mistake, which no change to the
 // problem fixes.
 std::optional<Cause> confirm(const Search& s, const Tried& t, double before, double before_abs) {
-  const Score whole =
-      t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
+  const Score whole = t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
   const bool ten = tenfold(whole, before);
   if (!whole.passed && !ten) return std::nullopt;
   Cause c;
@@ -352,9 +351,10 @@ std::optional<Cause> confirm(const Search& s, const Tried& t, double before, dou
     c.in_kernel = true;
     c.candidate = s.kernel_of();
     c.title = kernel_title(t.trial);
-    c.explanation = "the cpu backend agrees with the reference on this problem; with the same "
-                    "mistake made it reproduces " +
-                    s.kernel_of() + "'s outputs";
+    c.explanation =
+        "the cpu backend agrees with the reference on this problem; with the same "
+        "mistake made it reproduces " +
+        s.kernel_of() + "'s outputs";
     c.suggestion = "correct " + s.kernel_of() + "'s kernel; the problem itself is right";
     c.fix.clear();
   }
