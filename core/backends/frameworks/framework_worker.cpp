@@ -202,6 +202,7 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
         h.seg_id = next_id();
       }
       if (t.nbytes()) parallel_copy(h.segment.data(), t.raw(), t.nbytes());
+      bytes_sent_ += static_cast<std::uint64_t>(t.nbytes());
       h.source = t;
       h.version = next_id();
       upload += now() - t0;

@@ -4,6 +4,7 @@
 // filled it, so a run whose inputs are the same buffers sends only the request (an attr toggled
 // re-sends nothing), and one segment per output that the next run reuses.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,6 +47,9 @@ class FrameworkWorker {
   // cancelled is ended, the error says how, and the next run starts a fresh one.
   void run(const Prepared& p, Result& result, const RunContext& ctx);
 
+  // Input bytes copied into shared memory for this worker so far: what a run had to send.
+  std::uint64_t bytes_sent() const { return bytes_sent_; }
+
   void stop() {
     child_.stop();
     forget_worker_state();
@@ -74,6 +78,7 @@ class FrameworkWorker {
   std::map<std::string, OutputSegment> outputs_;
   std::vector<long> released_;  // segments dropped since the last request
   long ids_ = 0;
+  std::uint64_t bytes_sent_ = 0;
 };
 
 // Seconds a worker may take to answer one request: $BNSCOPE_WORKER_TIMEOUT, else 600.

@@ -1,0 +1,92 @@
+// What a framework worker is sent: a run whose inputs are the buffers it already holds sends no
+// input bytes (an attr toggled re-sends nothing), a changed input is sent alone, and the results
+// are the framework's for each problem. Needs a Python with torch, as the failure tests do.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "analysis/diff.h"
+#include "backends/frameworks/framework_worker.h"
+#include "engine/engine.h"
+#include "ops/sample.h"
+#include "tensor/error.h"
+
+namespace bnscope {
+namespace {
+
+std::string worker_python() {
+  if (const char* env = std::getenv("BNSCOPE_PYTHON"); env && *env) return env;
+  return BNSCOPE_TEST_PYTHON;
+}
+
+std::uint64_t input_bytes(const Problem& p) {
+  std::uint64_t n = 0;
+  for (const auto& [name, t] : p.inputs) n += static_cast<std::uint64_t>(t.nbytes());
+  return n;
+}
+
+class WorkerTransfer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SampleSpec spec;
+    spec.shape = {4, 6, 6, 8};
+    problem_ = random_problem(spec);
+    try {
+      run(problem_);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Unavailable) GTEST_SKIP() << e.what();
+      throw;
+    }
+    if (!worker_.info().unavailable.empty()) GTEST_SKIP() << worker_.info().unavailable;
+  }
+
+  Result run(const Problem& p) {
+    worker_.ensure_started(worker_python(), {});
+    if (!worker_.info().unavailable.empty())
+      throw Error(ErrorCode::Unavailable, worker_.info().unavailable);
+    Result r;
+    worker_.run(prepare(p), r, {});
+    return r;
+  }
+
+  FrameworkWorker worker_{{"torch", "torch", "cpu", {{"CUDA_VISIBLE_DEVICES", ""}}}};
+  Problem problem_;
+};
+
+TEST_F(WorkerTransfer, TheSameInputsAreSentOnce) {
+  EXPECT_EQ(worker_.bytes_sent(), input_bytes(problem_));
+  run(problem_);
+  EXPECT_EQ(worker_.bytes_sent(), input_bytes(problem_));
+}
+
+TEST_F(WorkerTransfer, AnAttrToggleSendsNothingAndChangesTheResult) {
+  const Result training = run(problem_);
+  Problem inference = problem_;
+  inference.attrs["is_training"] = false;
+  const Result other = run(inference);
+  EXPECT_EQ(worker_.bytes_sent(), input_bytes(problem_));
+  // The worker ran the new attrs, not a cached answer: inference-mode gradients differ.
+  const Tensor& a = training.output("x_backprop").tensor;
+  const Tensor& b = other.output("x_backprop").tensor;
+  ASSERT_EQ(a.numel(), b.numel());
+  bool differs = false;
+  for (std::int64_t i = 0; i < a.numel() && !differs; ++i) differs = a.get(i) != b.get(i);
+  EXPECT_TRUE(differs);
+}
+
+TEST_F(WorkerTransfer, AChangedInputIsSentAlone) {
+  Problem changed = problem_;
+  Tensor& x = changed.inputs.at("x");
+  x.set(0, x.get(0) + 1.0);  // a write makes x its own buffer; the others stay shared
+  const Result r = run(changed);
+  EXPECT_EQ(worker_.bytes_sent(),
+            input_bytes(problem_) + static_cast<std::uint64_t>(x.nbytes()));
+  // And the result is for the changed x: it agrees with cpu-reference on it.
+  const Result direct = run_problem(changed, "cpu-reference");
+  const Comparison c =
+      compare_results("cpu-reference", direct.outputs, "torch", r.outputs, DiffOptions{});
+  EXPECT_TRUE(c.passed);
+}
+
+}  // namespace
+}  // namespace bnscope
