@@ -290,6 +290,18 @@ void ChildProcess::fail_died() {
   throw ChildError(ChildFailure::Died, ErrorCode::Internal, msg);
 }
 
+void ChildProcess::check_wait(int error, const std::atomic<bool>* cancel,
+                              std::chrono::steady_clock::time_point until, const char* late,
+                              std::chrono::milliseconds limit) {
+  if (error != EAGAIN && error != EINTR)
+    fail_and_kill(ChildFailure::Died, ErrorCode::Internal, "channel: " + errno_text(error));
+  if (cancel && cancel->load(std::memory_order_relaxed))
+    fail_and_kill(ChildFailure::Cancelled, ErrorCode::Cancelled, "was stopped: run cancelled");
+  if (Clock::now() >= until)
+    fail_and_kill(ChildFailure::TimedOut, ErrorCode::Internal,
+                  std::string(late) + " " + std::to_string(limit.count()) + " ms and was stopped");
+}
+
 void ChildProcess::fail_and_kill(ChildFailure failure, ErrorCode code, const std::string& why) {
   kill();
   throw ChildError(failure, code, spec_.what + " " + why);
@@ -326,14 +338,7 @@ void ChildProcess::send(std::string_view message, std::chrono::milliseconds limi
       continue;
     }
     if (w < 0 && errno == EPIPE) fail_died();
-    if (w < 0 && errno != EAGAIN && errno != EINTR)
-      fail_and_kill(ChildFailure::Died, ErrorCode::Internal, "channel: " + errno_text(errno));
-    if (cancel && cancel->load(std::memory_order_relaxed))
-      fail_and_kill(ChildFailure::Cancelled, ErrorCode::Cancelled, "was stopped: run cancelled");
-    if (Clock::now() >= until)
-      fail_and_kill(
-          ChildFailure::TimedOut, ErrorCode::Internal,
-          "did not read its input within " + std::to_string(limit.count()) + " ms and was stopped");
+    check_wait(w < 0 ? errno : EAGAIN, cancel, until, "did not read its input within", limit);
     if (!running()) fail_died();
     pollfd p{to_child_, POLLOUT, 0};
     ::poll(&p, 1, static_cast<int>(kTick.count()));
@@ -378,14 +383,7 @@ std::string ChildProcess::receive(std::chrono::milliseconds limit,
       continue;
     }
     if (r == 0) fail_died();
-    if (errno != EAGAIN && errno != EINTR)
-      fail_and_kill(ChildFailure::Died, ErrorCode::Internal, "channel: " + errno_text(errno));
-    if (cancel && cancel->load(std::memory_order_relaxed))
-      fail_and_kill(ChildFailure::Cancelled, ErrorCode::Cancelled, "was stopped: run cancelled");
-    if (Clock::now() >= until)
-      fail_and_kill(
-          ChildFailure::TimedOut, ErrorCode::Internal,
-          "did not answer within " + std::to_string(limit.count()) + " ms and was stopped");
+    check_wait(errno, cancel, until, "did not answer within", limit);
     // A child that died while a process it started holds the channel open.
     if (!running()) {
       pollfd p{from_child_, POLLIN, 0};

@@ -95,6 +95,11 @@ class ChildProcess {
  private:
   [[noreturn]] void fail_died();
   [[noreturn]] void fail_and_kill(ChildFailure failure, ErrorCode code, const std::string& why);
+  // One step of waiting on the channel after a read or write returned `error` (errno): a real
+  // error, a cancel or the time limit (`late` says what the child did not do in time) ends it.
+  void check_wait(int error, const std::atomic<bool>* cancel,
+                  std::chrono::steady_clock::time_point until, const char* late,
+                  std::chrono::milliseconds limit);
   bool reap(bool block);
   void close_fds();
 
