@@ -84,6 +84,17 @@ void check_sizes(const PipelineRequest& request, const Prepared& prepared,
   }
 }
 
+// The kernel a run says it ran (its code-path note's last part: "oneDNN", "Eigen"), else its
+// backend's name.
+std::string kernel_path(const Result& r) {
+  for (const Note& n : r.notes)
+    if (n.code == "code-path") {
+      const std::size_t at = n.message.rfind(", ");
+      return at == std::string::npos ? n.message : n.message.substr(at + 2);
+    }
+  return r.backend;
+}
+
 // Comparisons and causes for runs already made.
 void compare_and_explain(const Problem& problem, PipelineResult& out, const DiffOptions& options,
                          bool find, const RunContext& ctx) {
@@ -102,7 +113,14 @@ void compare_and_explain(const Problem& problem, PipelineResult& out, const Diff
     std::vector<Cause> found = find_causes(problem, *out.run(c.candidate), out.expected, options,
                                            RunContext{ctx.cancel, {}, ctx.threads}, &c);
     if (found.empty() || found.front().pattern_only) out.no_cause_found.push_back(c.candidate);
-    for (Cause& cause : found) out.causes.push_back(std::move(cause));
+    for (Cause& cause : found) {
+      // Two real kernels that differ by summation order only: which two.
+      const Result* ref = out.reference_is_backend ? out.run(out.reference) : nullptr;
+      if (cause.code == "reduction-order" && ref)
+        cause.title = "reduction order (" + kernel_path(*out.run(c.candidate)) + " vs " +
+                      kernel_path(*ref) + "): " + cause.title;
+      out.causes.push_back(std::move(cause));
+    }
   }
 }
 

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "analysis/cause_finder.h"
+#include "analysis/pipeline.h"
 #include "engine/engine.h"
 #include "ops/sample.h"
 
@@ -110,6 +112,35 @@ TEST(KernelCauses, NoiseInTheKernelIsAPatternNotAMistake) {
   EXPECT_FALSE(causes.front().in_kernel);
   EXPECT_NE(causes.front().title.find("my-kernel's own"), std::string::npos)
       << causes.front().title;
+}
+
+// Two kernels that differ by a few ULP only, each saying what it ran: the benign cause names
+// both ("reduction order (oneDNN vs Eigen)").
+TEST(KernelCauses, SummationOrderBetweenTwoRealKernelsNamesBoth) {
+  const Problem p = sample(DataFormat::NHWC);
+  Result eigen = run_problem(p, "cpu-reference");
+  eigen.backend = "tf-eigen";
+  eigen.notes.push_back(
+      {NoteKind::Info, "code-path", "tf-eigen ran TensorFlow 2.21.0, CPU, Eigen"});
+  Result onednn = eigen;
+  onednn.backend = "tf-onednn";
+  onednn.notes.back().message = "tf-onednn ran TensorFlow 2.21.0, CPU, oneDNN";
+  std::mt19937 rng(5);
+  for (OutputTensor& o : onednn.outputs) {
+    if (!o.defined) continue;
+    std::vector<double> v = o.tensor.to_doubles();
+    for (double& d : v) d *= 1 + std::ldexp(1.0, -23) * static_cast<double>(rng() % 3);
+    o.tensor = Tensor::from_doubles(o.tensor.dtype(), o.tensor.shape(), v);
+  }
+  PipelineResult runs;
+  runs.reference = "tf-eigen";
+  runs.expected = eigen.outputs;
+  runs.runs = {eigen, onednn};
+  const PipelineResult r = recompare(p, runs, DiffOptions{.atol = 0.0, .rtol = 0.0}, true);
+  ASSERT_EQ(r.causes.size(), 1u) << codes(r.causes);
+  EXPECT_EQ(r.causes[0].code, "reduction-order");
+  EXPECT_EQ(r.causes[0].title.rfind("reduction order (oneDNN vs Eigen): ", 0), 0u)
+      << r.causes[0].title;
 }
 
 }  // namespace
