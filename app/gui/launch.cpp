@@ -55,8 +55,6 @@ Problem builtin_sample() {
 
 Problem problem_from_arguments(const QStringList& args) {
   if (args.isEmpty()) return builtin_sample();
-  if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
-    return load_problem(args.front().toStdString());
   std::vector<std::string> flags;
   for (const QString& a : args) flags.push_back(a.toStdString());
   app::ProblemArgs parsed = app::parse_problem_args(flags);

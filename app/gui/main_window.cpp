@@ -23,8 +23,8 @@
 #include <QTabWidget>
 
 #include "app_wording.h"
-#include "backends/frameworks/python_choice.h"
 #include "backend_picker.h"
+#include "backends/frameworks/python_choice.h"
 #include "channel_panel.h"
 #include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
@@ -306,15 +306,39 @@ bool MainWindow::confirmDiscard() {
   return answer != QMessageBox::Save || saveProblemAs();
 }
 
+namespace {
+
+// A .npz holding a problem.json: it replaces the problem rather than adding inputs to it.
+bool is_problem_file(const QString& path) {
+  try {
+    return path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
+           npz_has_member(path.toStdString(), kProblemMember);
+  } catch (const std::exception&) {
+    return false;  // not a readable .npz: opening it says why
+  }
+}
+
+}  // namespace
+
 bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   if (args.size() == 1 && QFileInfo(args.front()).isDir()) {
     openCapture(args.front());  // its worst layer replaces the sample once swept
     return openFromArguments({}, error);
   }
+  // A file is opened as File > Open opens it, by the same function: a .npy is an input by its
+  // name, a .npz a problem or inputs, and what goes wrong is said the same way.
+  if (args.size() == 1 && !args.front().startsWith(QLatin1String("--"))) {
+    // A .npy or a .npz of inputs goes into a problem: the sample, as a start without any file.
+    if (!is_problem_file(args.front()) && controller_->problem().inputs.empty() &&
+        !openFromArguments({}, error))
+      return false;
+    QString why;
+    if (openFile(args.front(), &why)) return true;
+    if (error) *error = tr("Cannot open %1: %2").arg(QFileInfo(args.front()).fileName(), why);
+    return false;
+  }
   try {
-    const bool file = args.size() == 1 && !args.front().startsWith(QLatin1String("--"));
-    controller_->setProblem(problem_from_arguments(args), false, file ? args.front() : QString());
-    if (file) addRecent(args.front());
+    controller_->setProblem(problem_from_arguments(args));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
@@ -324,23 +348,20 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
 }
 
 bool MainWindow::openPath(const QString& path) {
+  QString error;
+  if (openFile(path, &error)) return true;
+  if (!error.isEmpty()) showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+  return false;
+}
+
+bool MainWindow::openFile(const QString& path, QString* error) {
   if (QFileInfo(path).isDir()) {
     openCapture(path);
     return true;
   }
-  bool replaces = false;
-  try {
-    replaces = path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
-               npz_has_member(path.toStdString(), kProblemMember);
-  } catch (const std::exception&) {
-    // Not a readable .npz: openFile says why below.
-  }
+  const bool replaces = is_problem_file(path);
   if (replaces && !confirmDiscard()) return false;
-  QString error;
-  if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
-    showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
-    return false;
-  }
+  if (!controller_->openFile(path, inputs_->selectedInput(), error)) return false;
   if (replaces) addRecent(path);
   updateTitle();
   return true;

@@ -32,10 +32,15 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // The command line: no arguments, the sample; one, a file or capture folder opened as
+  // openFile opens it (a .npy or inputs-only .npz into the sample); otherwise the CLI's problem
+  // flags. False with *error when nothing could be opened.
   bool openFromArguments(const QStringList& args, QString* error);
   // Opens a file as File > Open and a drop do; on failure shows the error and keeps the problem.
-  // A file that replaces the problem first asks about unsaved edits.
   bool openPath(const QString& path);
+  // The same without showing the error: false with *error, or with it empty when the person
+  // chose to keep the unsaved edits. A file that replaces the problem first asks about them.
+  bool openFile(const QString& path, QString* error);
   // Shows the Layers panel of a capture folder and sweeps it in the background.
   void openCapture(const QString& dir);
   LayersPanel* layers() const { return layers_; }

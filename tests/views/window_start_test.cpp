@@ -12,6 +12,8 @@
 #include "channel_table_model.h"
 #include "diff/diff_view.h"
 #include "diff/verdict_model.h"
+#include "io/npy.h"
+#include "io/npz.h"
 #include "io/problem_io.h"
 #include "main_window.h"
 #include "number_spin_box.h"
@@ -34,6 +36,7 @@ class WindowStartTest : public QObject {
   void openingAnotherProblemLeavesNothingStale();
   void opensFilesAndFlags();
   void badFileKeepsThePreviousProblem();
+  void commandLineOpensFilesAsFileOpenDoes();
   void asksBeforeClosingWithUnsavedChanges();
 
  private:
@@ -194,6 +197,55 @@ void WindowStartTest::badFileKeepsThePreviousProblem() {
   QVERIFY(!w.controller()->isRunning());
   QCOMPARE(w.controller()->problem().inputs.at("x").to_doubles(), x);
   QCOMPARE(w.channels()->model()->rowCount(), rows);
+}
+
+namespace {
+
+// The first `keep` bytes of path, written to `to`.
+void write_cut(const QString& path, qint64 keep, const QString& to) {
+  QFile in(path), out(to);
+  QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+  out.write(in.read(keep));
+}
+
+}  // namespace
+
+// `bnscope FILE` opens FILE as File > Open does: a .npy is the input it is named after, and a
+// file cut short says so, whichever way it was opened.
+void WindowStartTest::commandLineOpensFilesAsFileOpenDoes() {
+  const Problem sample = test::small_sample(21);
+  const Tensor x = sample.inputs.at("x");
+  const QString npy = dir_.filePath(QStringLiteral("x.npy"));
+  write_npy(npy.toStdString(), x);
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({npy}, &error), qPrintable(error));
+  QCOMPARE(w.controller()->problem().op, std::string("FusedBatchNormGradV3"));
+  QCOMPARE(w.controller()->problem().inputs.at("x").to_doubles(), x.to_doubles());
+  QVERIFY(w.controller()->waitForIdle());
+
+  const QString cut_npy = dir_.filePath(QStringLiteral("trunc/x.npy"));
+  QVERIFY(QDir().mkpath(dir_.filePath(QStringLiteral("trunc"))));
+  write_cut(npy, QFileInfo(npy).size() - 16, cut_npy);
+  MainWindow v;
+  QVERIFY(!v.openFromArguments({cut_npy}, &error));
+  QVERIFY2(error.contains(QStringLiteral("truncated .npy")), qPrintable(error));
+  QVERIFY2(!error.contains(QStringLiteral("zip")), qPrintable(error));
+  // File > Open says the same of it.
+  MainWindow u;
+  QVERIFY(u.openFromArguments({}, nullptr));
+  QVERIFY(!u.openPath(cut_npy));
+  QVERIFY2(error.endsWith(u.lastError()), qPrintable(error + " / " + u.lastError()));
+
+  const QString npz = dir_.filePath(QStringLiteral("whole.npz"));
+  write_npz(npz.toStdString(), {{"x", x}});
+  const QString big = dir_.filePath(QStringLiteral("big.npz"));
+  write_cut(npz, QFileInfo(npz).size() / 2, big);
+  MainWindow t;
+  QVERIFY(!t.openFromArguments({big}, &error));
+  QVERIFY2(error.contains(QStringLiteral("big.npz: truncated (ends inside the zip's data")),
+           qPrintable(error));
+  QVERIFY2(!error.contains(QStringLiteral("not a zip archive")), qPrintable(error));
 }
 
 void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
