@@ -15,12 +15,16 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTimer>
+#include <algorithm>
 
 #include "app_wording.h"
 #include "backend_picker.h"
@@ -164,7 +168,51 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  // 1360x860, or what was saved on a larger screen, would put the Warnings panel and the
+  // status bar off a laptop's.
+  wanted_ = geometry();
+  if (const QScreen* s = screen()) fitInto(s->availableGeometry());
+  fit_area_ = QRect();
   updateTitle();
+}
+
+void MainWindow::fitInto(const QRect& available) {
+  fit_area_ = available;
+  if (isMaximized() || isFullScreen() || available.isEmpty()) return;
+  // The frame is the window manager's, known once shown; until then the window alone fits.
+  QMargins frame;
+  if (isVisible()) {
+    const QRect f = frameGeometry(), g = geometry();
+    frame = QMargins(g.left() - f.left(), g.top() - f.top(), f.right() - g.right(),
+                     f.bottom() - g.bottom());
+  }
+  const QRect area = available.marginsRemoved(frame);
+  // Until first shown, from the size the window was made or saved with, not one an earlier
+  // fit to another screen left.
+  const QRect from = wanted_.isEmpty() ? geometry() : wanted_;
+  const QSize size = from.size().boundedTo(area.size());
+  QPoint at = from.topLeft();
+  at.setX(std::clamp(at.x(), area.left(), area.right() + 1 - size.width()));
+  at.setY(std::clamp(at.y(), area.top(), area.bottom() + 1 - size.height()));
+  if (QRect(at, size) != geometry()) setGeometry(QRect(at, size));
+  fitted_ = geometry();
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (wanted_.isEmpty() || e->spontaneous()) return;
+  // A size or place given since the fit stands (a test's, a caller's).
+  if (geometry() != fitted_) {
+    wanted_ = QRect();
+    return;
+  }
+  // Now the frame is known: the window with it inside the area, once; later the person's
+  // resizing stands.
+  QTimer::singleShot(0, this, [this] {
+    const QScreen* s = screen();
+    fitInto(!fit_area_.isEmpty() ? fit_area_ : s ? s->availableGeometry() : QRect());
+    wanted_ = QRect();
+  });
 }
 
 MainWindow::~MainWindow() = default;

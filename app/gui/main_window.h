@@ -73,6 +73,10 @@ class MainWindow : public QMainWindow {
   // Replaces the "save changes?" question of Quit and Open (tests); returns a
   // QMessageBox::StandardButton.
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
+  // Fits the window, frame and all, into `available` (its screen's available geometry, which the
+  // window takes by itself when it opens): no larger, and moved onto it. Shown, it fits again
+  // once its frame is known.
+  void fitInto(const QRect& available);
   // Renders the current tab to a PNG.
   bool saveViewPng(const QString& path);
   // File > Export report without the dialog: report.html/.json/.csv and trace.json into dir.
@@ -83,6 +87,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void changeEvent(QEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   void buildMenus();
@@ -117,6 +122,9 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QString last_error_;
   std::function<int()> close_prompt_;
+  QRect fit_area_;  // what fitInto was last given; empty: the screen's
+  QRect wanted_;    // the geometry made or restored, until fitted once shown
+  QRect fitted_;    // the geometry the last fit gave
 };
 
 }  // namespace bnscope

@@ -40,6 +40,7 @@
 #include "number_text.h"
 #include "problem_controller.h"
 #include "process_events.h"
+#include "table_fit.h"
 
 namespace bnscope {
 
@@ -79,6 +80,11 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   verdict_table_->setObjectName(QStringLiteral("diffVerdictTable"));
   verdict_table_->setEditTriggers(QAbstractItemView::DoubleClicked |
                                   QAbstractItemView::EditKeyPressed);
+  // On a laptop's screen the comparison's and the output's names give way, never the numbers
+  // or the verdict; one line each, so that a file's name is elided in its middle.
+  verdict_table_->setWordWrap(false);
+  keep_columns_fitted(verdict_table_, {{{VerdictModel::Candidate, 70}, {VerdictModel::Output, 70}},
+                                       VerdictModel::Candidate});
   split->addWidget(verdict_table_);
 
   details_ = new QTabWidget(split);
@@ -170,10 +176,10 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   });
   cause_table->setWordWrap(true);
   cause_table->horizontalHeader()->setStretchLastSection(false);
-  connect(causes_, &QAbstractItemModel::modelReset, cause_table, [cause_table] {
-    cause_table->resizeColumnsToContents();
-    cause_table->horizontalHeader()->setSectionResizeMode(CauseModel::Title, QHeaderView::Stretch);
-  });
+  // The likely cause keeps room to be read; the backend and the fix's text give way first.
+  keep_columns_fitted(
+      cause_table, {{{CauseModel::Candidate, 50}, {CauseModel::Fix, 80}, {CauseModel::Title, 180}},
+                    CauseModel::Title});
   details_->addTab(cause_page, tr("Causes"));
   split->addWidget(details_);
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
@@ -531,8 +537,6 @@ void DiffView::finished() {
   controller_->setShownComparison(out);
   const int keep = selected_row_;
   verdict_->setReport(out ? out->report() : DiffReport{});
-  // Fitted to rows, not to an empty table's headers alone.
-  if (verdict_->rowCount() > 0) verdict_table_->resizeColumnsToContents();
   causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
   const auto& found = causes_->causes();
