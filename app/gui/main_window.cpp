@@ -41,6 +41,7 @@
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
 #include "notes_model.h"
+#include "outcome_notes.h"
 #include "outcome_problems.h"
 #include "plugins.h"
 #include "problem_controller.h"
@@ -475,12 +476,7 @@ void MainWindow::outcomeChanged() {
   if (!out) return;
   // The pipeline's notes: the prepared problem's (TF-compat, input health, reserve spaces) and
   // what the runs added, as the CLI and the report show them.
-  std::vector<Note> notes;
-  if (out->pipeline)
-    notes = out->pipeline->notes;
-  else if (out->prepared)
-    notes = out->prepared->notes;
-  notes_->setNotes(std::move(notes), outcome_problems(*out));
+  notes_->setNotes(outcome_notes(*out), outcome_problems(*out));
   if (out->stale) {
     // Esc: the previous results stay on screen, said to be so.
     status_->setStyleSheet(QStringLiteral("color: #cb4b16"));

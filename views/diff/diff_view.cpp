@@ -308,6 +308,7 @@ void DiffView::buildControls(QWidget* bar) {
 }
 
 void DiffView::referenceChanged() {
+  if (fix_status_) fix_status_->clear();  // the fix was found against the reference before
   const bool file = reference_->current() == QStringLiteral("file");
   file_row_->setVisible(file);
   stale_ = true;
@@ -485,19 +486,22 @@ bool DiffView::applyFix(int row) {
     return false;
   }
   const double before = cause.before;
-  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
-                           .arg(QString::fromStdString(cause.title), number_text(before)));
   // The edit's run answers the comparison: set it first, so the problem runs once.
   controller_->setComparison(request(), false);
   waiting_ = true;
   status_->setText(tr("Comparing..."));
   controller_->editProblem(*fixed);
+  // Said after the edit, whose problemChanged clears what an earlier fix said; the next change
+  // of the problem (this fix set back, say) clears it too.
+  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
+                           .arg(QString::fromStdString(cause.title), number_text(before)));
   return true;
 }
 
 void DiffView::problemChanged() {
   // What is shown belongs to the problem before: clear it rather than let it pass for this one.
   stale_ = true;
+  fix_status_->clear();
   if (!runner_->outcome() && !runner_->isRunning()) return;
   runner_->clear();
   finished();
@@ -543,6 +547,8 @@ void DiffView::finished() {
   apply_fix_->setEnabled(
       std::any_of(found.begin(), found.end(), [](const Cause& c) { return !c.fix.empty(); }));
   if (!out) {
+    // No comparison: none of its sub-views (channels, chart, elements, heatmap) keeps its figures.
+    selectRow(-1);
     status_->clear();
     verdict_label_->setText(tr("Not compared yet."));
     return;
