@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "flow_layout.h"
 #include "qt_text.h"
 
 namespace bnscope {
@@ -28,9 +29,16 @@ QString tooltip(const Backend& b) {
 }  // namespace
 
 BackendPicker::BackendPicker(Mode mode, QWidget* parent) : QWidget(parent) {
-  auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(0, 0, 0, 0);
-  if (mode == Mode::One) {
+  if (mode == Mode::Several) {
+    // A box per backend, wrapped onto rows: side by side they would set the minimum width of
+    // whatever holds them past a laptop's screen once the framework backends are registered.
+    new FlowLayout(this);
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+  } else {
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
     combo_ = new QComboBox(this);
     // Long names must not widen a dock; the full name is in the popup.
     combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);

@@ -128,6 +128,7 @@ ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
         finished(std::move(out), more);
       }) {
+  markSaved();  // nothing to lose yet
   spare_timer_ = new QTimer(this);
   spare_timer_->setSingleShot(true);
   spare_timer_->setInterval(kSpareHoldMs);
@@ -139,13 +140,21 @@ ProblemController::~ProblemController() = default;
 void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
   settle();
   problem_ = std::move(p);
-  modified_ = modified;
+  saved_.reset();
+  if (!modified) markSaved();
   path_ = path;
   changed();
 }
 
+bool ProblemController::isModified() const {
+  return !saved_ || !saved_->matches(problem_);
+}
+
+void ProblemController::markSaved() {
+  saved_.emplace(problem_);
+}
+
 void ProblemController::edited() {
-  modified_ = true;
   changed();
 }
 
@@ -338,7 +347,7 @@ bool ProblemController::saveProblem(const QString& path, QString* error) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
   }
-  modified_ = false;
+  markSaved();
   path_ = path;
   return true;
 }

@@ -17,6 +17,7 @@
 #include "background_job.h"
 #include "diff/diff_compute.h"
 #include "ops/prepared.h"
+#include "problem_state.h"
 
 namespace bnscope {
 
@@ -70,8 +71,9 @@ class ProblemController : public QObject {
   bool isRunning() const { return job_.isBusy() || converting_ || loading_; }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
-  bool isModified() const { return modified_; }
-  void markSaved() { modified_ = false; }
+  // The problem differs from what its file holds (or it has none): an edit set back is none.
+  bool isModified() const;
+  void markSaved();
   // The problem file the current problem came from or was last saved to; empty for none.
   const QString& path() const { return path_; }
 
@@ -200,7 +202,8 @@ class ProblemController : public QObject {
   Problem problem_;
   std::string backend_ = "cpu";
   std::optional<DiffRequest> comparison_;
-  bool modified_ = false;
+  // What the file holds, as it was read or saved; none: unsaved from the start.
+  std::optional<ProblemState> saved_;
   QString path_;
   QString switch_note_;
   std::uint64_t revision_ = 0;

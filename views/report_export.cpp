@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 #include <filesystem>
 
@@ -20,10 +21,11 @@
 namespace bnscope {
 
 Report analysis_report(const Problem& problem, const DiffOutcome* diff,
-                       const std::vector<Profile>& profiles) {
+                       const std::vector<Profile>& profiles, const std::string& source) {
   Report r = new_report("bnscope report: " + problem.op);
   r.has_problem = true;
   r.problem = describe_problem(problem);
+  r.problem.source = source;
   // As the CLI's report: the pipeline's notes, comparisons and causes.
   if (diff && diff->ok())
     set_verdict(r, *diff->result);
@@ -66,6 +68,12 @@ ExportResult write_report_folder(const Report& report, const QString& dir) {
   return res;
 }
 
+std::string problem_source(const ProblemController& controller) {
+  if (controller.path().isEmpty()) return {};
+  const std::string name = QFileInfo(controller.path()).fileName().toStdString();
+  return controller.isModified() ? name + " (edited)" : name;
+}
+
 ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& controller,
                            const QString& dir) {
   // The Diff tab's reference outputs are the profile's buffers meanwhile: wait for them back.
@@ -86,7 +94,8 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
     profiles = tabs.profile->phaseModel()->profiles();
   controller.beginComparisonRead();
   QFuture<ExportResult> job =
-      QtConcurrent::run([problem, diff, request = std::move(request), profiles, dir]() {
+      QtConcurrent::run([problem, diff, request = std::move(request), profiles, dir,
+                         source = problem_source(controller)]() {
         yield_to_ui_thread();
         std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(problem, request);
         if (!d->ok()) {
@@ -94,7 +103,7 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
           failed.error = d->cancelled ? QObject::tr("cancelled") : QString::fromStdString(d->error);
           return failed;
         }
-        return write_report_folder(analysis_report(problem, d.get(), profiles), dir);
+        return write_report_folder(analysis_report(problem, d.get(), profiles, source), dir);
       });
   process_events_while([&job] { return !job.isFinished(); }, 24 * 3600 * 1000);
   controller.endComparisonRead();

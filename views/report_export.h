@@ -16,9 +16,12 @@ namespace bnscope {
 class ProblemController;
 struct DiffOutcome;
 
-// The report of problem with a diff and profiles already computed (either may be absent).
+// The report of problem with a diff and profiles already computed (either may be absent);
+// source: ProblemInfo::source, the file the problem came from.
 Report analysis_report(const Problem& problem, const DiffOutcome* diff,
-                       const std::vector<Profile>& profiles);
+                       const std::vector<Profile>& profiles, const std::string& source = {});
+// ProblemInfo::source of the controller's problem.
+std::string problem_source(const ProblemController& controller);
 
 struct ExportResult {
   bool ok = false;

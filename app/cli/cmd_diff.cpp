@@ -58,7 +58,7 @@ void print_comparison(const Comparison& c) {
     const std::string passes =
         o.nan_mismatches > 0
             ? std::to_string(o.nan_mismatches) + " NaN on one side only: no tolerance passes them"
-            : "passes at atol " + num(o.required_atol);
+            : std::string(kRequiredAtolWords) + " " + num(o.required_atol);
     std::printf("  %s: %lld of %lld elements outside tolerance (%s); worst:\n", o.name.c_str(),
                 static_cast<long long>(o.mismatches), static_cast<long long>(o.count),
                 passes.c_str());

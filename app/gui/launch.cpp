@@ -33,10 +33,11 @@ QString sample_capture_path() {
 
 QString usage_text() {
   return QStringLiteral(
-      "usage: bnscope [FILE.npz]\n"
+      "usage: bnscope [FILE.npz | FILE.npy | CAPTURE_DIR]\n"
       "       bnscope [problem flags]\n\n"
       "The desktop debugger and profiler of TensorFlow's batch-norm gradient ops.\n"
-      "Without arguments it opens the built-in sample; with FILE.npz that problem file.\n\n"
+      "Without arguments it opens the built-in sample; with a file, what File > Open makes of\n"
+      "it: a problem .npz, or inputs (a .npz, a .npy named after an input) into the sample.\n\n"
       "problem flags (as bnscope-cli takes them): --op OP, --input NAME=PATH,\n"
       "--inputs FILE.npz, --problem FILE.npz, --attr KEY=VALUE, --dtype T,\n"
       "--convention variance|inv_std, --strict\n\n"
@@ -55,8 +56,6 @@ Problem builtin_sample() {
 
 Problem problem_from_arguments(const QStringList& args) {
   if (args.isEmpty()) return builtin_sample();
-  if (args.size() == 1 && !args.front().startsWith(QLatin1String("--")))
-    return load_problem(args.front().toStdString());
   std::vector<std::string> flags;
   for (const QString& a : args) flags.push_back(a.toStdString());
   app::ProblemArgs parsed = app::parse_problem_args(flags);

@@ -16,8 +16,8 @@ Problem builtin_sample();
 // The sample capture folder (resources/captures/sample), found like the built-in sample.
 QString sample_capture_path();
 
-// No arguments: the sample. One argument not starting with "--": a problem .npz. Otherwise the
-// problem flags bnscope-cli takes (--op, --input NAME=PATH, --inputs, --attr, ...). Throws Error.
+// No arguments: the sample. Otherwise the problem flags bnscope-cli takes (--op, --input
+// NAME=PATH, --inputs, --attr, ...). Throws Error. A file argument is MainWindow::openFile's.
 Problem problem_from_arguments(const QStringList& args);
 
 }  // namespace bnscope

@@ -15,16 +15,20 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTimer>
+#include <algorithm>
 
 #include "app_wording.h"
-#include "backends/frameworks/python_choice.h"
 #include "backend_picker.h"
+#include "backends/frameworks/python_choice.h"
 #include "channel_panel.h"
 #include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
@@ -37,6 +41,7 @@
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
 #include "notes_model.h"
+#include "outcome_notes.h"
 #include "outcome_problems.h"
 #include "plugins.h"
 #include "problem_controller.h"
@@ -164,7 +169,51 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  // 1360x860, or what was saved on a larger screen, would put the Warnings panel and the
+  // status bar off a laptop's.
+  wanted_ = geometry();
+  if (const QScreen* s = screen()) fitInto(s->availableGeometry());
+  fit_area_ = QRect();
   updateTitle();
+}
+
+void MainWindow::fitInto(const QRect& available) {
+  fit_area_ = available;
+  if (isMaximized() || isFullScreen() || available.isEmpty()) return;
+  // The frame is the window manager's, known once shown; until then the window alone fits.
+  QMargins frame;
+  if (isVisible()) {
+    const QRect f = frameGeometry(), g = geometry();
+    frame = QMargins(g.left() - f.left(), g.top() - f.top(), f.right() - g.right(),
+                     f.bottom() - g.bottom());
+  }
+  const QRect area = available.marginsRemoved(frame);
+  // Until first shown, from the size the window was made or saved with, not one an earlier
+  // fit to another screen left.
+  const QRect from = wanted_.isEmpty() ? geometry() : wanted_;
+  const QSize size = from.size().boundedTo(area.size());
+  QPoint at = from.topLeft();
+  at.setX(std::clamp(at.x(), area.left(), area.right() + 1 - size.width()));
+  at.setY(std::clamp(at.y(), area.top(), area.bottom() + 1 - size.height()));
+  if (QRect(at, size) != geometry()) setGeometry(QRect(at, size));
+  fitted_ = geometry();
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (wanted_.isEmpty() || e->spontaneous()) return;
+  // A size or place given since the fit stands (a test's, a caller's).
+  if (geometry() != fitted_) {
+    wanted_ = QRect();
+    return;
+  }
+  // Now the frame is known: the window with it inside the area, once; later the person's
+  // resizing stands.
+  QTimer::singleShot(0, this, [this] {
+    const QScreen* s = screen();
+    fitInto(!fit_area_.isEmpty() ? fit_area_ : s ? s->availableGeometry() : QRect());
+    wanted_ = QRect();
+  });
 }
 
 MainWindow::~MainWindow() = default;
@@ -306,15 +355,39 @@ bool MainWindow::confirmDiscard() {
   return answer != QMessageBox::Save || saveProblemAs();
 }
 
+namespace {
+
+// A .npz holding a problem.json: it replaces the problem rather than adding inputs to it.
+bool is_problem_file(const QString& path) {
+  try {
+    return path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
+           npz_has_member(path.toStdString(), kProblemMember);
+  } catch (const std::exception&) {
+    return false;  // not a readable .npz: opening it says why
+  }
+}
+
+}  // namespace
+
 bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   if (args.size() == 1 && QFileInfo(args.front()).isDir()) {
     openCapture(args.front());  // its worst layer replaces the sample once swept
     return openFromArguments({}, error);
   }
+  // A file is opened as File > Open opens it, by the same function: a .npy is an input by its
+  // name, a .npz a problem or inputs, and what goes wrong is said the same way.
+  if (args.size() == 1 && !args.front().startsWith(QLatin1String("--"))) {
+    // A .npy or a .npz of inputs goes into a problem: the sample, as a start without any file.
+    if (!is_problem_file(args.front()) && controller_->problem().inputs.empty() &&
+        !openFromArguments({}, error))
+      return false;
+    QString why;
+    if (openFile(args.front(), &why)) return true;
+    if (error) *error = tr("Cannot open %1: %2").arg(QFileInfo(args.front()).fileName(), why);
+    return false;
+  }
   try {
-    const bool file = args.size() == 1 && !args.front().startsWith(QLatin1String("--"));
-    controller_->setProblem(problem_from_arguments(args), false, file ? args.front() : QString());
-    if (file) addRecent(args.front());
+    controller_->setProblem(problem_from_arguments(args));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
@@ -324,23 +397,20 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
 }
 
 bool MainWindow::openPath(const QString& path) {
+  QString error;
+  if (openFile(path, &error)) return true;
+  if (!error.isEmpty()) showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+  return false;
+}
+
+bool MainWindow::openFile(const QString& path, QString* error) {
   if (QFileInfo(path).isDir()) {
     openCapture(path);
     return true;
   }
-  bool replaces = false;
-  try {
-    replaces = path.endsWith(QLatin1String(".npz"), Qt::CaseInsensitive) &&
-               npz_has_member(path.toStdString(), kProblemMember);
-  } catch (const std::exception&) {
-    // Not a readable .npz: openFile says why below.
-  }
+  const bool replaces = is_problem_file(path);
   if (replaces && !confirmDiscard()) return false;
-  QString error;
-  if (!controller_->openFile(path, inputs_->selectedInput(), &error)) {
-    showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
-    return false;
-  }
+  if (!controller_->openFile(path, inputs_->selectedInput(), error)) return false;
   if (replaces) addRecent(path);
   updateTitle();
   return true;
@@ -406,12 +476,7 @@ void MainWindow::outcomeChanged() {
   if (!out) return;
   // The pipeline's notes: the prepared problem's (TF-compat, input health, reserve spaces) and
   // what the runs added, as the CLI and the report show them.
-  std::vector<Note> notes;
-  if (out->pipeline)
-    notes = out->pipeline->notes;
-  else if (out->prepared)
-    notes = out->prepared->notes;
-  notes_->setNotes(std::move(notes), outcome_problems(*out));
+  notes_->setNotes(outcome_notes(*out), outcome_problems(*out));
   if (out->stale) {
     // Esc: the previous results stay on screen, said to be so.
     status_->setStyleSheet(QStringLiteral("color: #cb4b16"));

@@ -32,10 +32,15 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // The command line: no arguments, the sample; one, a file or capture folder opened as
+  // openFile opens it (a .npy or inputs-only .npz into the sample); otherwise the CLI's problem
+  // flags. False with *error when nothing could be opened.
   bool openFromArguments(const QStringList& args, QString* error);
   // Opens a file as File > Open and a drop do; on failure shows the error and keeps the problem.
-  // A file that replaces the problem first asks about unsaved edits.
   bool openPath(const QString& path);
+  // The same without showing the error: false with *error, or with it empty when the person
+  // chose to keep the unsaved edits. A file that replaces the problem first asks about them.
+  bool openFile(const QString& path, QString* error);
   // Shows the Layers panel of a capture folder and sweeps it in the background.
   void openCapture(const QString& dir);
   LayersPanel* layers() const { return layers_; }
@@ -68,6 +73,10 @@ class MainWindow : public QMainWindow {
   // Replaces the "save changes?" question of Quit and Open (tests); returns a
   // QMessageBox::StandardButton.
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
+  // Fits the window, frame and all, into `available` (its screen's available geometry, which the
+  // window takes by itself when it opens): no larger, and moved onto it. Shown, it fits again
+  // once its frame is known.
+  void fitInto(const QRect& available);
   // Renders the current tab to a PNG.
   bool saveViewPng(const QString& path);
   // File > Export report without the dialog: report.html/.json/.csv and trace.json into dir.
@@ -78,6 +87,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void changeEvent(QEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   void buildMenus();
@@ -112,6 +122,9 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QString last_error_;
   std::function<int()> close_prompt_;
+  QRect fit_area_;  // what fitInto was last given; empty: the screen's
+  QRect wanted_;    // the geometry made or restored, until fitted once shown
+  QRect fitted_;    // the geometry the last fit gave
 };
 
 }  // namespace bnscope

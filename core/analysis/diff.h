@@ -74,6 +74,11 @@ struct ChannelError {
   double max_rel = 0;
 };
 
+// The one wording of OutputDiff::required_atol: the app's verdict table, the report's diff
+// table and the CLI's line all say it so ("passes at atol 0.004").
+inline constexpr const char* kRequiredAtolWords = "passes at atol";
+inline constexpr const char* kRequiredAtolMeaning = "Smallest atol that would pass at this rtol";
+
 struct OutputDiff {
   std::string name;
   DType dtype = DType::F32;  // the candidate's; ULP distances are counted in it
@@ -94,7 +99,8 @@ struct OutputDiff {
   double max_rel = 0;
   double max_abs_reference = 0;  // largest |b| where neither side is NaN: the output's scale
   std::uint64_t max_ulp = 0;
-  // Smallest atol that would pass at this rtol (infinite with NaN mismatches).
+  // Smallest atol that would pass at this rtol (infinite with NaN mismatches); said as
+  // kRequiredAtolWords everywhere.
   double required_atol = 0;
   std::vector<std::int64_t> histogram;  // histogram_bin_count() bins
   std::vector<ChannelError> channels;   // empty when the output has no channel axis

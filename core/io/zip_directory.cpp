@@ -33,6 +33,11 @@ class ArchiveFile {
   [[noreturn]] void bad(const std::string& why) const {
     fail("cannot read .npz '" + path_ + "': " + why);
   }
+  // A file cut short says so first: "not a zip archive" would send its owner looking for the
+  // wrong mistake.
+  [[noreturn]] void truncated(const std::string& where) const {
+    fail(path_ + ": truncated (" + where + ")");
+  }
 
   // n bytes at offset, which must lie within the file.
   void at(std::uint64_t offset, void* dst, std::size_t n, const char* what) const {
@@ -94,9 +99,67 @@ bool has_locator(const ArchiveFile& r, std::uint64_t end_at) {
   return read_le(sig, 4) == kLocator64Sig;
 }
 
+void apply_zip64(const ArchiveFile& r, const std::string& name, const unsigned char* extra,
+                 std::size_t len, const std::vector<std::uint64_t*>& fields);
+
+// Where a zip archive cut short before its end record stopped: the members' local headers,
+// walked from the start, say how far the data was meant to go. Empty when the file does not
+// begin like a zip archive, or goes on with something that is not one.
+std::string where_cut(const ArchiveFile& r) {
+  const std::string has = ", the file has " + std::to_string(r.size()) + " bytes";
+  std::uint64_t at = 0;
+  for (int member = 0;; ++member) {
+    if (at == r.size())
+      return member ? "ends after the members' data, before the zip's central directory" + has
+                    : std::string();
+    unsigned char h[30];
+    if (r.size() - at < 4) return "ends inside the zip's data" + has;
+    r.at(at, h, 4, "a local header");
+    const std::uint64_t sig = read_le(h, 4);
+    if (member && (sig == kCentralSig || sig == kEnd64Sig || sig == kLocator64Sig))
+      return "ends inside the zip's central directory" + has;
+    if (sig != kLocalSig) return {};
+    if (r.size() - at < sizeof h)
+      return "ends inside the zip's data; expected a " + std::to_string(sizeof h) +
+             "-byte local header at " + std::to_string(at) + has;
+    r.at(at, h, sizeof h, "a local header");
+    const std::size_t name_len = read_le(h + 26, 2), extra_len = read_le(h + 28, 2);
+    const std::uint64_t data = at + sizeof h + name_len + extra_len;
+    if (data > r.size())
+      return "ends inside the zip's data; expected at least " + std::to_string(data) +
+             " bytes for member " + std::to_string(member + 1) + "'s local header" + has;
+    std::vector<unsigned char> rest(name_len + extra_len);
+    r.at(at + sizeof h, rest.data(), rest.size(), "a local header");
+    const std::string name(reinterpret_cast<const char*>(rest.data()), name_len);
+    const std::string what = "member '" + clip_for_message(name) + "'";
+    const bool described = read_le(h + 6, 2) & 8;
+    std::uint64_t packed = read_le(h + 18, 4), size = read_le(h + 22, 4);
+    const bool zip64 = packed == kZip64Marker || size == kZip64Marker;
+    apply_zip64(r, name, rest.data() + name_len, extra_len, {&size, &packed});
+    // A data descriptor after the data holds its size: how far it goes is not known here.
+    if (described && packed == 0) return "ends inside the zip's data, in or after " + what + has;
+    if (packed > r.size() - data)
+      return "ends inside the zip's data; expected at least " + std::to_string(data + packed) +
+             " bytes for " + what + has;
+    at = data + packed;
+    if (described) {  // optional signature, CRC, then two 4-byte (or, with Zip64, 8-byte) sizes
+      unsigned char d[4];
+      if (r.size() - at >= 4 && (r.at(at, d, 4, "a data descriptor"), read_le(d, 4) == 0x08074b50))
+        at += 4;
+      const std::uint64_t n = 4 + (zip64 ? 16 : 8);
+      if (r.size() - at < n)
+        return "ends inside the zip's data, in " + what + "'s descriptor" + has;
+      at += n;
+    }
+  }
+}
+
 DirectoryPlace find_directory(const ArchiveFile& r) {
   const std::uint64_t tail = std::min<std::uint64_t>(r.size(), 22 + 0xffff);
-  if (tail < 22) r.bad("not a zip archive (" + std::to_string(r.size()) + " bytes)");
+  if (tail < 22) {
+    if (const std::string cut = where_cut(r); !cut.empty()) r.truncated(cut);
+    r.bad("not a zip archive (" + std::to_string(r.size()) + " bytes)");
+  }
   std::vector<unsigned char> t(static_cast<std::size_t>(tail));
   r.at(r.size() - tail, t.data(), t.size(), "the end record");
   std::size_t misplaced = t.size();
@@ -130,6 +193,7 @@ DirectoryPlace find_directory(const ArchiveFile& r) {
   if (misplaced != t.size())
     r.bad("the file goes on " + std::to_string(t.size() - misplaced) +
           " bytes past the archive's end record");
+  if (const std::string cut = where_cut(r); !cut.empty()) r.truncated(cut);
   r.bad("not a zip archive (no end-of-central-directory record)");
 }
 

@@ -87,6 +87,15 @@ DType infer_t(const Problem& pb, const OpSpec& op) {
   return DType::F32;
 }
 
+// The conversion of t to want is the one the problem's chosen T asks for: T was set apart from
+// the data input's own dtype, and t is of that dtype and meant to be T. Not TensorFlow's to
+// reject: nobody fed it these tensors, the person chose to run them in T.
+bool chose_t(const Problem& pb, const OpSpec& op, const Tensor& t, DType want) {
+  const auto main = pb.inputs.find(std::string(op.data_input()));
+  return pb.dtype && want == *pb.dtype && main != pb.inputs.end() &&
+         main->second.dtype() != *pb.dtype && t.dtype() == main->second.dtype();
+}
+
 void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
   const OpSpec& op = *p.op;
   // Named, not a structured binding: clang before 16 cannot capture one in the lambda.
@@ -107,7 +116,13 @@ void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
     }
     const DType want = resolve_arg_type(op, a.type, p.t);
     if (t.dtype() != want) {
-      if (it != pb.inputs.end())
+      if (it != pb.inputs.end() && chose_t(pb, op, t, want))
+        p.notes.push_back({NoteKind::Info, "dtype-converted",
+                           "converted " + std::string(a.name) + " from " +
+                               std::string(dtype_name(t.dtype())) + " to " +
+                               std::string(dtype_name(want)) + " as chosen",
+                           std::string(a.name), -1});
+      else if (it != pb.inputs.end())
         tf_reject(p, "tf-reject-dtype",
                   std::string(a.name) + " has dtype " + std::string(tf_dtype_name(t.dtype())) +
                       " but " + std::string(op.name) + " expects " +

@@ -40,6 +40,9 @@ struct InputInfo {
 };
 
 struct ProblemInfo {
+  // The file the problem was read from, by its name ("big.npz", "big.npz (edited)" when changed
+  // since); empty for a problem generated or built from flags.
+  std::string source;
   std::string op;
   std::vector<std::pair<std::string, std::string>> attrs;  // every attr of the op, defaults filled
   std::string dtype;                                       // T as TensorFlow names it

@@ -61,8 +61,10 @@ void machine(std::ostream& os, const Report& r) {
 void problem(std::ostream& os, const Report& r) {
   if (!r.has_problem) return;
   const ProblemInfo& p = r.problem;
-  os << "<h2 id=\"problem\">Problem</h2>\n<table>\n<tr><th>Op</th><td><code>" << e(p.op)
-     << "</code></td></tr>\n";
+  os << "<h2 id=\"problem\">Problem</h2>\n<table>\n";
+  if (!p.source.empty())
+    os << "<tr><th>Source</th><td><code>" << e(p.source) << "</code></td></tr>\n";
+  os << "<tr><th>Op</th><td><code>" << e(p.op) << "</code></td></tr>\n";
   os << "<tr><th>T</th><td>" << e(p.dtype) << "</td></tr>\n";
   os << "<tr><th>reserve_space_2 convention</th><td>" << e(p.convention) << "</td></tr>\n";
   if (!p.mode.empty()) os << "<tr><th>mode</th><td>" << e(p.mode) << "</td></tr>\n";
@@ -139,7 +141,8 @@ void diff(std::ostream& os, const Report& r) {
     for (const std::string& note : c.notes) os << "<p class=\"note\">" << e(note) << "</p>\n";
     os << "<table>\n<tr><th>output</th><th>dtype</th><th>shape</th><th>atol</th><th>rtol</th>"
           "<th>max |a-b|</th><th>mean |a-b|</th><th>max rel</th><th>max ULP</th>"
-          "<th>mismatches</th><th>needs atol</th><th>verdict</th></tr>\n";
+          "<th>mismatches</th><th title=\""
+       << kRequiredAtolMeaning << "\">" << kRequiredAtolWords << "</th><th>verdict</th></tr>\n";
     for (const OutputDiff& o : c.outputs) {
       os << "<tr><td>" << e(o.name) << "</td><td>" << dtype_name(o.dtype) << "</td><td>"
          << e(shape_str(o.shape)) << "</td>";

@@ -123,7 +123,9 @@ void input(JsonWriter& w, const InputInfo& in) {
 }
 
 void problem(JsonWriter& w, const ProblemInfo& p) {
-  w.begin_object().field("op", p.op).field("dtype", p.dtype).field("convention", p.convention);
+  w.begin_object();
+  if (!p.source.empty()) w.field("source", p.source);
+  w.field("op", p.op).field("dtype", p.dtype).field("convention", p.convention);
   if (!p.mode.empty()) w.field("mode", p.mode);
   w.key("attrs").begin_object();
   for (const auto& [k, v] : p.attrs) w.field(k, v);

@@ -47,6 +47,12 @@ class Tensor {
   }
   const void* raw() const { return data_.get(); }
   bool shares_storage_with(const Tensor& other) const { return data_ && data_ == other.data_; }
+  // A handle on the storage that keeps nothing alive and is not counted by storage_holders():
+  // to tell later whether a tensor still has this very storage (same_storage).
+  std::weak_ptr<const void> storage_handle() const { return data_; }
+  bool same_storage(const std::weak_ptr<const void>& handle) const {
+    return data_ && !handle.expired() && !handle.owner_before(data_) && !data_.owner_before(handle);
+  }
   // No other handle shares the storage: a run may write its next output into it (reset keeps it).
   bool sole_owner() const { return data_ && data_.use_count() == 1; }
   // How many handles share the storage (0: none): a caller that can name every one of them may

@@ -107,6 +107,56 @@ TEST_F(ZipChecks, EveryTruncationIsRefusedNamingTheFile) {
   }
 }
 
+// A download or copy cut short is said to be one, with how far the data was meant to go, not
+// taken for a file that is no zip archive at all.
+TEST_F(ZipChecks, CutArchiveSaysItIsTruncated) {
+  const std::string has = "the file has ";
+  const auto cut_at = [&](const std::string& name, std::size_t n) {
+    write_bytes(dir_ / name, std::vector<std::byte>(good_.begin(), good_.begin() + n));
+    return dir_ / name;
+  };
+  const std::string data = cut_at("data.npz", 100);            // inside x.npy's header and data
+  const std::size_t x_end = find_sig(good_, "PK\x03\x04", 4);  // notes.txt's local header
+  expect_error([&] { read_npz(data); },
+               {data + ": truncated (ends inside the zip's data; expected at least " +
+                    std::to_string(x_end) + " bytes for member 'x.npy'",
+                has + "100 bytes"});
+  const std::string members = cut_at("members.npz", central_);
+  expect_error([&] { npz_members(members); },
+               {members + ": truncated (ends after the members' data, before the zip's central "
+                          "directory",
+                has + std::to_string(central_) + " bytes"});
+  const std::string directory = cut_at("directory.npz", end_ + 10);
+  expect_error([&] { npz_members(directory); },
+               {directory + ": truncated (ends inside the zip's central directory"});
+  const std::string header = cut_at("header.npz", 12);
+  expect_error([&] { npz_members(header); },
+               {header + ": truncated (ends inside the zip's data", has + "12 bytes"});
+  for (const std::string& path : {data, members, directory, header}) try {
+      npz_members(path);
+    } catch (const std::exception& e) {
+      EXPECT_EQ(std::string(e.what()).find("not a zip archive"), std::string::npos) << e.what();
+    }
+  // A file that does not begin like an archive is still no zip archive.
+  const std::string text = dir_ / "text.npz";
+  write_bytes(text, test::to_bytes("this is not a zip archive, and long enough to look for one"));
+  expect_error([&] { npz_members(text); }, {text, "not a zip archive"});
+}
+
+// A deflated archive's members give their sizes after the data: cut inside one, it is still
+// said to be truncated, and where.
+TEST(ZipDeflate, CutDeflatedArchiveSaysItIsTruncated) {
+  test::ScratchDir dir;
+  const std::string whole = dir / "whole.npz";
+  write_npz(whole, {{"x", grid(DType::F32, {64, 64})}}, {}, true);
+  std::vector<std::byte> b = read_file_bytes(whole);
+  b.resize(b.size() / 2);
+  const std::string cut = dir / "cut.npz";
+  write_bytes(cut, b);
+  expect_error([&] { read_npz(cut); },
+               {cut + ": truncated (ends inside the zip's data, in or after member 'x.npy'"});
+}
+
 TEST(ZipDeflate, MembersUseDataDescriptorsAndReadBack) {
   test::ScratchDir dir;
   // Several MiB of varied data: many output chunks, and a member that really compresses.

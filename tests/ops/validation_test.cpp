@@ -526,6 +526,30 @@ TEST(Validation, DeprecatedGlobalOpsAreNotedAndStrictRejects) {
   }
 }
 
+// Choosing T apart from x's dtype converts the inputs that are T: the person's choice, said as
+// one, not as something TensorFlow would reject; an input that disagrees on its own still is.
+TEST(Validation, ChosenDtypeConvertsAsChosen) {
+  Problem p = grad();
+  p.dtype = DType::F16;
+  const Prepared prepared = prepare(p);
+  EXPECT_FALSE(has_note(prepared, "tf-reject-dtype", NoteKind::TfWouldReject));
+  std::vector<std::string> said;
+  for (const Note& n : prepared.notes)
+    if (n.code == "dtype-converted") said.push_back(note_text(n));
+  EXPECT_EQ(said,
+            (std::vector<std::string>{"converted y_backprop from float32 to float16 as chosen",
+                                      "converted x from float32 to float16 as chosen"}));
+  EXPECT_EQ(prepared.in("x").dtype(), DType::F16);
+  p.strict = true;
+  EXPECT_NO_THROW(prepare(p));
+
+  Problem mixed = grad();
+  mixed.inputs["y_backprop"] = mixed.inputs["y_backprop"].to(DType::F16);
+  EXPECT_TRUE(has_note(prepare(mixed), "tf-reject-dtype", NoteKind::TfWouldReject));
+  mixed.dtype = DType::F32;  // as x: y_backprop is still the odd one
+  EXPECT_TRUE(has_note(prepare(mixed), "tf-reject-dtype", NoteKind::TfWouldReject));
+}
+
 TEST(Validation, UnregisteredDtypeIsNotedAndStrictRejects) {
   Problem p = grad("FusedBatchNormGrad");  // float only
   p.dtype = DType::F16;

@@ -24,6 +24,16 @@
 
 using namespace bnscope;
 
+namespace {
+
+QStringList note_lines(MainWindow& w) {
+  QStringList lines;
+  for (int i = 0; i < w.notes()->rowCount(); ++i) lines << w.notes()->index(i, 0).data().toString();
+  return lines;
+}
+
+}  // namespace
+
 class WindowNotesTest : public QObject {
   Q_OBJECT
  private slots:
@@ -33,6 +43,7 @@ class WindowNotesTest : public QObject {
   void opSwitchShowsAllProblemsAtOnce();
   void notesJumpToTheirSubject();
   void inputsTabSaysWhatTensorFlowWouldReject();
+  void chosenDtypeIsSaidAsChosen();
 };
 BNSCOPE_QT_SUITE(WindowNotesTest);
 
@@ -192,6 +203,21 @@ void WindowNotesTest::inputsTabSaysWhatTensorFlowWouldReject() {
   QVERIFY2(!scale.startsWith(QStringLiteral("ok")), qPrintable(scale));
   QVERIFY2(w.inputs()->validationLabel()->text().contains(QStringLiteral("Runs here")),
            qPrintable(w.inputs()->validationLabel()->text()));
+}
+
+// float16 in the dtype box converts the float32 sample: the Warnings panel says the person chose
+// it, and blames TensorFlow for nothing.
+void WindowNotesTest::chosenDtypeIsSaidAsChosen() {
+  MainWindow w;
+  w.controller()->setProblem(test::small_sample());
+  QComboBox* dtype = w.form()->dtypeBox();
+  dtype->setCurrentIndex(dtype->findText(QStringLiteral("float16")));
+  QCOMPARE(w.controller()->problem().dtype, std::optional<DType>(DType::F16));
+  QVERIFY(w.controller()->waitForIdle());
+  const QString all = note_lines(w).join(QLatin1Char('\n'));
+  QVERIFY2(all.contains(QStringLiteral("converted x from float32 to float16 as chosen")),
+           qPrintable(all));
+  QVERIFY2(!all.contains(QStringLiteral("TensorFlow would reject")), qPrintable(all));
 }
 
 #include "window_notes_test.moc"

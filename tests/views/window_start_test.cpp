@@ -1,6 +1,7 @@
 // The main window offscreen: start-up on the sample, opening problems and files, flags, a
 // report export, and closing with unsaved changes.
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QListView>
 #include <QMessageBox>
 #include <QTabWidget>
@@ -12,6 +13,8 @@
 #include "channel_table_model.h"
 #include "diff/diff_view.h"
 #include "diff/verdict_model.h"
+#include "io/npy.h"
+#include "io/npz.h"
 #include "io/problem_io.h"
 #include "main_window.h"
 #include "number_spin_box.h"
@@ -34,7 +37,10 @@ class WindowStartTest : public QObject {
   void openingAnotherProblemLeavesNothingStale();
   void opensFilesAndFlags();
   void badFileKeepsThePreviousProblem();
+  void commandLineOpensFilesAsFileOpenDoes();
   void asksBeforeClosingWithUnsavedChanges();
+  void settingsSetBackAreNoChange();
+  void reportNamesItsSourceInTheAppsWords();
 
  private:
   QTemporaryDir dir_;
@@ -196,6 +202,55 @@ void WindowStartTest::badFileKeepsThePreviousProblem() {
   QCOMPARE(w.channels()->model()->rowCount(), rows);
 }
 
+namespace {
+
+// The first `keep` bytes of path, written to `to`.
+void write_cut(const QString& path, qint64 keep, const QString& to) {
+  QFile in(path), out(to);
+  QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+  out.write(in.read(keep));
+}
+
+}  // namespace
+
+// `bnscope FILE` opens FILE as File > Open does: a .npy is the input it is named after, and a
+// file cut short says so, whichever way it was opened.
+void WindowStartTest::commandLineOpensFilesAsFileOpenDoes() {
+  const Problem sample = test::small_sample(21);
+  const Tensor x = sample.inputs.at("x");
+  const QString npy = dir_.filePath(QStringLiteral("x.npy"));
+  write_npy(npy.toStdString(), x);
+  MainWindow w;
+  QString error;
+  QVERIFY2(w.openFromArguments({npy}, &error), qPrintable(error));
+  QCOMPARE(w.controller()->problem().op, std::string("FusedBatchNormGradV3"));
+  QCOMPARE(w.controller()->problem().inputs.at("x").to_doubles(), x.to_doubles());
+  QVERIFY(w.controller()->waitForIdle());
+
+  const QString cut_npy = dir_.filePath(QStringLiteral("trunc/x.npy"));
+  QVERIFY(QDir().mkpath(dir_.filePath(QStringLiteral("trunc"))));
+  write_cut(npy, QFileInfo(npy).size() - 16, cut_npy);
+  MainWindow v;
+  QVERIFY(!v.openFromArguments({cut_npy}, &error));
+  QVERIFY2(error.contains(QStringLiteral("truncated .npy")), qPrintable(error));
+  QVERIFY2(!error.contains(QStringLiteral("zip")), qPrintable(error));
+  // File > Open says the same of it.
+  MainWindow u;
+  QVERIFY(u.openFromArguments({}, nullptr));
+  QVERIFY(!u.openPath(cut_npy));
+  QVERIFY2(error.endsWith(u.lastError()), qPrintable(error + " / " + u.lastError()));
+
+  const QString npz = dir_.filePath(QStringLiteral("whole.npz"));
+  write_npz(npz.toStdString(), {{"x", x}});
+  const QString big = dir_.filePath(QStringLiteral("big.npz"));
+  write_cut(npz, QFileInfo(npz).size() / 2, big);
+  MainWindow t;
+  QVERIFY(!t.openFromArguments({big}, &error));
+  QVERIFY2(error.contains(QStringLiteral("big.npz: truncated (ends inside the zip's data")),
+           qPrintable(error));
+  QVERIFY2(!error.contains(QStringLiteral("not a zip archive")), qPrintable(error));
+}
+
 void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
   MainWindow w;
   w.controller()->setProblem(test::small_sample());
@@ -215,6 +270,83 @@ void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
   QVERIFY(w.isVisible());
   w.setClosePrompt([] { return int(QMessageBox::Discard); });
   QVERIFY(w.close());
+}
+
+// Quit and Open Recent ask to save only when the problem differs from its file: settings
+// changed and set back to what the file holds are no unsaved change.
+void WindowStartTest::settingsSetBackAreNoChange() {
+  const QString path = dir_.filePath(QStringLiteral("held.npz"));
+  const QString other = dir_.filePath(QStringLiteral("other.npz"));
+  Problem held = test::small_sample(31);
+  held.attrs.erase("epsilon");  // the file leaves it at TensorFlow's default
+  save_problem(path.toStdString(), held);
+  save_problem(other.toStdString(), test::small_sample(32));
+  MainWindow w;
+  QVERIFY(w.openPath(path));
+  w.show();
+  int asked = 0;
+  w.setClosePrompt([&] {
+    ++asked;
+    return int(QMessageBox::Cancel);
+  });
+  auto* eps = qobject_cast<QDoubleSpinBox*>(w.form()->attrEditor(QStringLiteral("epsilon")));
+  QVERIFY(eps);
+  const double eps0 = eps->value();
+  eps->setValue(0.3);
+  QVERIFY(w.controller()->isModified());
+  QVERIFY(w.isWindowModified());
+  eps->setValue(eps0);
+  QVERIFY(!w.controller()->isModified());
+  QVERIFY(!w.isWindowModified());
+  w.controller()->setDtype(DType::F64);
+  w.controller()->setConvention(ReserveConvention::InvStd);
+  QVERIFY(w.controller()->isModified());
+  w.controller()->setDtype(std::nullopt);
+  w.controller()->setConvention(ReserveConvention::Variance);
+  QVERIFY(!w.controller()->isModified());
+  // An input replaced by the same values is the file's input still; other values are not.
+  const Tensor x = w.controller()->problem().inputs.at("x");
+  w.controller()->setInput("x", Tensor::from_doubles(x.dtype(), x.shape(), x.to_doubles()));
+  QVERIFY(!w.controller()->isModified());
+  QVERIFY(w.close());
+  QCOMPARE(asked, 0);
+  w.show();
+  Tensor changed = x;
+  changed.set(0, x.get(0) + 1);
+  w.controller()->setInput("x", changed);
+  QVERIFY(w.controller()->isModified());
+  QVERIFY(!w.openPath(other));  // Open Recent asks, and Cancel keeps the edit
+  QCOMPARE(asked, 1);
+  w.controller()->setInput("x", x);
+  QVERIFY(w.openPath(other));
+  QCOMPARE(asked, 1);
+  QVERIFY(w.controller()->waitForIdle());
+}
+
+// The exported report names the file the problem came from, and calls the smallest passing
+// atol what the Diff tab calls it.
+void WindowStartTest::reportNamesItsSourceInTheAppsWords() {
+  const QString path = dir_.filePath(QStringLiteral("big.npz"));
+  save_problem(path.toStdString(), test::small_sample(33));
+  MainWindow w;
+  QVERIFY(w.openPath(path));
+  QTemporaryDir tmp;
+  const ExportResult res = w.exportReportTo(tmp.path());
+  QVERIFY2(res.ok, qPrintable(res.error));
+  QFile html(QDir(tmp.path()).filePath(QStringLiteral("report.html")));
+  QVERIFY(html.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(html.readAll());
+  QVERIFY(text.contains(QStringLiteral("<th>Source</th><td><code>big.npz</code>")));
+  const QString words = w.analysis()
+                            .diff->verdictModel()
+                            ->headerData(VerdictModel::RequiredAtol, Qt::Horizontal)
+                            .toString();
+  QVERIFY(!words.isEmpty());
+  QVERIFY2(text.contains(QStringLiteral(">%1</th>").arg(words)), qPrintable(words));
+  QVERIFY(!text.contains(QStringLiteral("needs atol")));
+  QFile json(QDir(tmp.path()).filePath(QStringLiteral("report.json")));
+  QVERIFY(json.open(QIODevice::ReadOnly));
+  QVERIFY(json.readAll().contains("\"source\": \"big.npz\""));
 }
 
 #include "window_start_test.moc"

@@ -4,9 +4,13 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QSettings>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -19,9 +23,12 @@
 #include "backends/backend.h"
 #include "channel_panel.h"
 #include "channel_table_model.h"
+#include "diff/cause_model.h"
 #include "diff/diff_view.h"
 #include "diff/verdict_model.h"
+#include "engine/engine.h"
 #include "heatmap_widget.h"
+#include "io/npz.h"
 #include "main_window.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
@@ -51,6 +58,7 @@ class WindowViewsTest : public QObject {
   void layoutChangeInTheWindowRewritesInPlace();
   void chartsStayWhenARunGivesThemTheSameAgain();
   void channelOfNaNSaysSoInsteadOfARange();
+  void fitsA1280x800Screen();
 
  private:
   QTemporaryDir dir_;
@@ -303,6 +311,126 @@ void WindowViewsTest::channelOfNaNSaysSoInsteadOfARange() {
   ch->selectChannel(1);
   QVERIFY(ch->heatmap()->nonFiniteText().isEmpty());
   QVERIFY(!ch->histogramChart(2)->title().contains(QStringLiteral("no finite value")));
+}
+
+namespace {
+
+// The widgets that ask for the most width, for a message when the window does not fit.
+QString widest(QWidget* root) {
+  QList<QPair<int, QString>> all;
+  for (QWidget* c : root->findChildren<QWidget*>())
+    if (c->isVisible())
+      all.append({c->minimumSizeHint().width(),
+                  QStringLiteral("%1 %2").arg(QString::fromUtf8(c->metaObject()->className()),
+                                              c->objectName())});
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  QStringList out;
+  for (int i = 0; i < std::min<int>(12, static_cast<int>(all.size())); ++i)
+    out << QStringLiteral("%1 %2").arg(all[i].first).arg(all[i].second);
+  return out.join(QStringLiteral("; "));
+}
+
+QString column_widths(QTableView* t) {
+  QStringList out;
+  for (int c = 0; c < t->model()->columnCount(); ++c)
+    out << QStringLiteral("%1=%2")
+               .arg(t->model()->headerData(c, Qt::Horizontal).toString())
+               .arg(t->columnWidth(c));
+  return out.join(QLatin1Char(' '));
+}
+
+// A column's text, header and cells, is all in sight: not cut (or, for an elidable one, at
+// least `least` px of it) and not scrolled out of the view.
+void expect_column_readable(QTableView* t, int col, int least = 1 << 20) {
+  const QAbstractItemModel* m = t->model();
+  // What the header and the cells take, margins and the header's bold font included.
+  const int need =
+      std::min(std::max(t->horizontalHeader()->sectionSizeHint(col),
+                        static_cast<const QAbstractItemView*>(t)->sizeHintForColumn(col)),
+               least);
+  const int x = t->columnViewportPosition(col);
+  QVERIFY2(t->columnWidth(col) >= need && x >= 0 && x + need <= t->viewport()->width(),
+           qPrintable(QStringLiteral("column %1 at %2, %3 px of %4 needed, viewport %5: %6")
+                          .arg(m->headerData(col, Qt::Horizontal).toString())
+                          .arg(x)
+                          .arg(t->columnWidth(col))
+                          .arg(need)
+                          .arg(t->viewport()->width())
+                          .arg(column_widths(t))));
+}
+
+}  // namespace
+
+// On a 1280x800 screen the whole window is on it, fresh or restored from a larger one: the
+// status bar and the Warnings panel inside, and the Diff tab's verdicts and likely causes
+// readable, the long name of the expected outputs' file elided rather than them.
+void WindowViewsTest::fitsA1280x800Screen() {
+  const QRect screen(0, 0, 1280, 800);
+  const Problem problem = test::small_sample();
+  Problem gpu_like = problem;
+  gpu_like.convention = ReserveConvention::InvStd;
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(gpu_like, "cpu-reference").outputs)
+    if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString expected =
+      dir_.filePath(QStringLiteral("expected_outputs_of_the_gpu_run_of_layer_17_block_3.npz"));
+  write_npz(expected.toStdString(), members);
+  for (const bool restored : {false, true}) {
+    // Fresh: nothing an earlier window saved.
+    QSettings().remove(QStringLiteral("window/geometry"));
+    QSettings().remove(QStringLiteral("window/state"));
+    if (restored) {
+      MainWindow big;  // saved on a larger screen, away from its top left corner
+      big.setGeometry(300, 200, 1600, 1000);
+      QSettings().setValue(QStringLiteral("window/geometry"), big.saveGeometry());
+    }
+    MainWindow w;
+    QSettings().remove(QStringLiteral("window/geometry"));
+    w.controller()->setProblem(problem);
+    w.fitInto(screen);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* diff = w.findChild<DiffView*>();
+    w.viewTabs()->setCurrentWidget(diff);
+    diff->setCandidates({QStringLiteral("cpu")});
+    diff->setReferenceFile(expected);
+    QVERIFY(diff->waitForIdle());
+    QTest::qWait(50);
+    QVERIFY2(screen.contains(w.frameGeometry()), qPrintable(QStringLiteral("%1x%2+%3+%4; %5")
+                                                                .arg(w.frameGeometry().width())
+                                                                .arg(w.frameGeometry().height())
+                                                                .arg(w.frameGeometry().x())
+                                                                .arg(w.frameGeometry().y())
+                                                                .arg(widest(&w))));
+    QVERIFY(w.width() >= 1200 && w.height() >= 740);  // the screen is used, not a corner of it
+    const QRect inside = w.rect();
+    QVERIFY(w.statusBar()->isVisible());
+    QVERIFY(inside.contains(QRect(w.statusBar()->mapTo(&w, QPoint()), w.statusBar()->size())));
+    QVERIFY(w.warningsDock()->isVisible());
+    const QRect notes(w.warningsDock()->mapTo(&w, QPoint()), w.warningsDock()->size());
+    QVERIFY(inside.contains(notes));
+    QVERIFY(notes.height() >= 60);
+
+    QVERIFY(diff->verdictModel()->rowCount() > 0);
+    QVERIFY(!diff->verdictModel()->report().passed());
+    auto* verdicts = diff->findChild<QTableView*>(QStringLiteral("diffVerdictTable"));
+    QVERIFY(verdicts);
+    for (int col = VerdictModel::Atol; col <= VerdictModel::Verdict; ++col)
+      expect_column_readable(verdicts, col);
+    QVERIFY(diff->causeModel()->rowCount() > 0);
+    QTableView* causes = nullptr;
+    for (QTableView* t : diff->findChildren<QTableView*>())
+      if (t->model() == diff->causeModel()) causes = t;
+    QVERIFY(causes);
+    diff->details()->setCurrentIndex(2);
+    QTest::qWait(20);
+    if (qEnvironmentVariableIsSet("BNSCOPE_TEST_SHOT"))  // to look at it: a PNG per window
+      w.grab().save(qEnvironmentVariable("BNSCOPE_TEST_SHOT") + QString::number(restored) +
+                    QStringLiteral(".png"));
+    expect_column_readable(causes, CauseModel::Title, 180);
+    for (int col = CauseModel::Confidence; col <= CauseModel::Resolves; ++col)
+      expect_column_readable(causes, col);
+  }
 }
 
 #include "window_views_test.moc"

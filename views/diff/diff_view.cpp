@@ -40,6 +40,7 @@
 #include "number_text.h"
 #include "problem_controller.h"
 #include "process_events.h"
+#include "table_fit.h"
 
 namespace bnscope {
 
@@ -79,6 +80,11 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   verdict_table_->setObjectName(QStringLiteral("diffVerdictTable"));
   verdict_table_->setEditTriggers(QAbstractItemView::DoubleClicked |
                                   QAbstractItemView::EditKeyPressed);
+  // On a laptop's screen the comparison's and the output's names give way, never the numbers
+  // or the verdict; one line each, so that a file's name is elided in its middle.
+  verdict_table_->setWordWrap(false);
+  keep_columns_fitted(verdict_table_, {{{VerdictModel::Candidate, 70}, {VerdictModel::Output, 70}},
+                                       VerdictModel::Candidate});
   split->addWidget(verdict_table_);
 
   details_ = new QTabWidget(split);
@@ -170,10 +176,10 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   });
   cause_table->setWordWrap(true);
   cause_table->horizontalHeader()->setStretchLastSection(false);
-  connect(causes_, &QAbstractItemModel::modelReset, cause_table, [cause_table] {
-    cause_table->resizeColumnsToContents();
-    cause_table->horizontalHeader()->setSectionResizeMode(CauseModel::Title, QHeaderView::Stretch);
-  });
+  // The likely cause keeps room to be read; the backend and the fix's text give way first.
+  keep_columns_fitted(
+      cause_table, {{{CauseModel::Candidate, 50}, {CauseModel::Fix, 80}, {CauseModel::Title, 180}},
+                    CauseModel::Title});
   details_->addTab(cause_page, tr("Causes"));
   split->addWidget(details_);
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
@@ -302,6 +308,7 @@ void DiffView::buildControls(QWidget* bar) {
 }
 
 void DiffView::referenceChanged() {
+  if (fix_status_) fix_status_->clear();  // the fix was found against the reference before
   const bool file = reference_->current() == QStringLiteral("file");
   file_row_->setVisible(file);
   stale_ = true;
@@ -479,19 +486,22 @@ bool DiffView::applyFix(int row) {
     return false;
   }
   const double before = cause.before;
-  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
-                           .arg(QString::fromStdString(cause.title), number_text(before)));
   // The edit's run answers the comparison: set it first, so the problem runs once.
   controller_->setComparison(request(), false);
   waiting_ = true;
   status_->setText(tr("Comparing..."));
   controller_->editProblem(*fixed);
+  // Said after the edit, whose problemChanged clears what an earlier fix said; the next change
+  // of the problem (this fix set back, say) clears it too.
+  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
+                           .arg(QString::fromStdString(cause.title), number_text(before)));
   return true;
 }
 
 void DiffView::problemChanged() {
   // What is shown belongs to the problem before: clear it rather than let it pass for this one.
   stale_ = true;
+  fix_status_->clear();
   if (!runner_->outcome() && !runner_->isRunning()) return;
   runner_->clear();
   finished();
@@ -531,14 +541,14 @@ void DiffView::finished() {
   controller_->setShownComparison(out);
   const int keep = selected_row_;
   verdict_->setReport(out ? out->report() : DiffReport{});
-  // Fitted to rows, not to an empty table's headers alone.
-  if (verdict_->rowCount() > 0) verdict_table_->resizeColumnsToContents();
   causes_->setCauses(out ? out->causes() : std::vector<Cause>{});
   details_->setTabText(2, tr("Causes (%1)").arg(causes_->rowCount()));
   const auto& found = causes_->causes();
   apply_fix_->setEnabled(
       std::any_of(found.begin(), found.end(), [](const Cause& c) { return !c.fix.empty(); }));
   if (!out) {
+    // No comparison: none of its sub-views (channels, chart, elements, heatmap) keeps its figures.
+    selectRow(-1);
     status_->clear();
     verdict_label_->setText(tr("Not compared yet."));
     return;

@@ -157,7 +157,7 @@ class DiffView : public QWidget {
   CauseModel* causes_;
   QTableView* cause_table_;
   QPushButton* apply_fix_;
-  QLabel* fix_status_;
+  QLabel* fix_status_ = nullptr;  // made after the controls, whose first reference it follows
 };
 
 }  // namespace bnscope

@@ -20,7 +20,7 @@ VerdictModel::VerdictModel(QObject* parent) : TableModel(parent) {
               {tr("max rel")},
               {tr("max ULP")},
               {tr("mismatches")},
-              {tr("passes at atol"), tr("Smallest atol that would pass at this rtol")},
+              {QString::fromUtf8(kRequiredAtolWords), QString::fromUtf8(kRequiredAtolMeaning)},
               {tr("verdict")}});
 }
 
