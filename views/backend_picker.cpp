@@ -92,7 +92,9 @@ void BackendPicker::addMissing() {
     auto* c = new QCheckBox(name, this);
     c->setToolTip(tip);
     // Before the unavailable label, which stays last.
-    static_cast<QHBoxLayout*>(layout())->insertWidget(static_cast<int>(checks_.size()), c);
+    if (unavailable_) layout()->removeWidget(unavailable_);
+    layout()->addWidget(c);
+    if (unavailable_) layout()->addWidget(unavailable_);
     checks_ << c;
     connect(c, &QCheckBox::toggled, this, &BackendPicker::changed);
   }
