@@ -626,26 +626,41 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   }
   d.passed = d.mismatches == 0;
 
-  for (; !worst.empty(); worst.pop()) {
-    const std::int64_t i = worst.top().index;
-    ElementError e;
-    e.index = i;
-    e.coords = unravel(i, d.shape);
-    e.channel = channel_of(i, d.shape, d.count, view);
-    e.reference = rt.get(i);
-    e.candidate = ct.get(i);
-    const bool one_nan = std::isnan(e.reference) != std::isnan(e.candidate);
-    e.abs_error =
-        one_nan ? kInf : (e.reference == e.candidate ? 0 : std::fabs(e.reference - e.candidate));
-    e.rel_error =
-        e.abs_error == 0 ? 0 : (e.reference == 0 ? kInf : e.abs_error / std::fabs(e.reference));
-    e.ulp = ulp_distance(e.candidate, e.reference, d.dtype);
-    e.mismatch =
-        one_nan || !(e.abs_error <= d.tolerance.atol + d.tolerance.rtol * std::fabs(e.reference));
-    d.worst.push_back(std::move(e));
-  }
+  for (; !worst.empty(); worst.pop())
+    d.worst.push_back(element_error(d, rt, ct, worst.top().index, view));
   std::reverse(d.worst.begin(), d.worst.end());
   return d;
+}
+
+ElementError element_error(const OutputDiff& d, const Tensor& reference, const Tensor& candidate,
+                           std::int64_t i, const ChannelView* view) {
+  ElementError e;
+  e.index = i;
+  e.coords = unravel(i, d.shape);
+  e.channel = channel_of(i, d.shape, d.count, view);
+  e.reference = reference.get(i);
+  e.candidate = candidate.get(i);
+  const bool one_nan = std::isnan(e.reference) != std::isnan(e.candidate);
+  e.abs_error =
+      one_nan ? kInf : (e.reference == e.candidate ? 0 : std::fabs(e.reference - e.candidate));
+  e.rel_error =
+      e.abs_error == 0 ? 0 : (e.reference == 0 ? kInf : e.abs_error / std::fabs(e.reference));
+  e.ulp = ulp_distance(e.candidate, e.reference, d.dtype);
+  e.mismatch =
+      one_nan || !(e.abs_error <= d.tolerance.atol + d.tolerance.rtol * std::fabs(e.reference));
+  return e;
+}
+
+std::optional<ElementError> max_ulp_element(const OutputDiff& d, const Tensor& reference,
+                                            const Tensor& candidate, const ChannelView* view) {
+  if (!d.compared || d.max_ulp == 0 || reference.numel() != candidate.numel()) return std::nullopt;
+  for (const ElementError& e : d.worst)
+    if (e.ulp == d.max_ulp) return e;
+  // Not among the worst by |a-b| (a small value far off in ULP): the first element that is.
+  for (std::int64_t i = 0; i < candidate.numel(); ++i)
+    if (ulp_distance(candidate.get(i), reference.get(i), d.dtype) == d.max_ulp)
+      return element_error(d, reference, candidate, i, view);
+  return std::nullopt;
 }
 
 Comparison compare_results(const std::string& reference_name,

@@ -50,6 +50,7 @@ class DiffViewTest : public QObject {
   void problemChangeClearsTheVerdict();
   void referenceChangeComparesAgainOrClears();
   void passSaysWhereBothSidesAreNaN();
+  void theMaxUlpElementIsListed();
   void tabsAreAddedAndTheReportIsExported();
 
  private:
@@ -511,6 +512,51 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   res = export_report(t, controller, QStringLiteral("/proc/forbidden/report"));
   QVERIFY(!res.ok);
   QVERIFY(!res.error.isEmpty());
+}
+
+// The max ULP in the verdict table is an element the list shows: here a small value whose sign
+// flips (a tiny |a-b|, the largest ULP distance) below twelve larger |a-b| that fill the worst ten.
+void DiffViewTest::theMaxUlpElementIsListed() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  const Result cpu = run_problem(controller.problem(), "cpu");
+  const Tensor& dx = cpu.output("x_backprop").tensor;
+  std::int64_t smallest = 0;
+  for (std::int64_t i = 1; i < dx.numel(); ++i)
+    if (dx.get(i) != 0 &&
+        (dx.get(smallest) == 0 || std::fabs(dx.get(i)) < std::fabs(dx.get(smallest))))
+      smallest = i;
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : cpu.outputs) {
+    Tensor t = o.tensor;
+    if (o.name == "x_backprop") {
+      t.set(smallest, -t.get(smallest));
+      // Half as large again on twelve elements of |v| > 0.1: |a-b| over 0.05, no sign crossed.
+      for (std::int64_t k = 0, i = 0; k < 12; ++i)
+        if (std::fabs(t.get(i)) > 0.1) t.set(i, t.get(i) * 1.5), ++k;
+    }
+    if (o.defined) members.emplace_back(o.name, t);
+  }
+  const QString path = dir_.filePath(QStringLiteral("ulp.npz"));
+  write_npz(path.toStdString(), members);
+
+  DiffView view(&controller);
+  view.setReferenceFile(path);
+  view.setCandidates({QStringLiteral("cpu")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.selectedRow(), 0);
+  const std::uint64_t max_ulp = view.verdictModel()->output(0).max_ulp;
+  WorstElementsModel* w = view.worstModel();
+  QCOMPARE(w->rowCount(), 11);
+  QCOMPARE(w->maxUlpRow(), 10);
+  QCOMPARE(w->elements().back().index, smallest);
+  QCOMPARE(w->elements().back().ulp, max_ulp);
+  QVERIFY(w->index(10, WorstElementsModel::Coords)
+              .data()
+              .toString()
+              .endsWith(QStringLiteral("(max ULP)")));
+  for (int r = 0; r < 10; ++r) QVERIFY(w->elements()[static_cast<std::size_t>(r)].ulp < max_ulp);
 }
 
 QTEST_MAIN(DiffViewTest)

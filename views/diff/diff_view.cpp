@@ -602,7 +602,6 @@ void DiffView::showDetails() {
   }
   const OutputDiff& o = verdict_->output(selected_row_);
   channels_->setChannels(o.channels);
-  worst_->setElements(o.worst);
   updateChart();
   error_owner_.reset();
   error_ref_ = error_cand_ = nullptr;
@@ -620,6 +619,19 @@ void DiffView::showDetails() {
       error_shape_ = ref->tensor.shape();
     }
   }
+  // The max ULP the verdict table shows is one of the listed elements, added when |a-b| does
+  // not rank it among the worst (a small value far off in ULP).
+  std::vector<ElementError> listed = o.worst;
+  int max_ulp_row = -1;
+  if (error_ref_ && error_cand_)
+    if (auto e = max_ulp_element(o, error_ref_->tensor, error_cand_->tensor,
+                                 out->result ? &out->result->view : nullptr);
+        e && std::none_of(listed.begin(), listed.end(),
+                          [&](const ElementError& w) { return w.index == e->index; })) {
+      listed.push_back(std::move(*e));
+      max_ulp_row = static_cast<int>(listed.size()) - 1;
+    }
+  worst_->setElements(std::move(listed), max_ulp_row);
   const bool channels_last = out ? out->channels_last() : true;
   const TensorDims d = tensor_dims(errorShape(), channels_last);
   // Start on the slice through the worst element.

@@ -24,9 +24,10 @@ WorstElementsModel::WorstElementsModel(QObject* parent) : TableModel(parent) {
               {tr("outside tol")}});
 }
 
-void WorstElementsModel::setElements(std::vector<ElementError> elements) {
+void WorstElementsModel::setElements(std::vector<ElementError> elements, int max_ulp_row) {
   beginResetModel();
   elements_ = std::move(elements);
+  max_ulp_row_ = max_ulp_row;
   endResetModel();
 }
 
@@ -55,12 +56,16 @@ QVariant WorstElementsModel::cell(int row, int column, int role) const {
         return {};
     }
   }
+  if (role == Qt::ToolTipRole && row == max_ulp_row_)
+    return tr(
+        "The element of the output's largest ULP distance (max ULP), which |a-b| does not "
+        "rank among the worst");
   if (role == Qt::TextAlignmentRole && column != Coords)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role != Qt::DisplayRole) return {};
   switch (column) {
     case Coords:
-      return coords_text(e.coords);
+      return row == max_ulp_row_ ? coords_text(e.coords) + tr(" (max ULP)") : coords_text(e.coords);
     case Channel:
       return e.channel < 0 ? QString() : QString::number(e.channel);
     case Reference:

@@ -1,5 +1,6 @@
 #pragma once
-// The worst elements of one compared output, worst first, with full coordinates.
+// The worst elements of one compared output, worst first, with full coordinates; and, when |a-b|
+// does not rank it among them, the element of the output's largest ULP distance last.
 
 #include "analysis/diff.h"
 #include "table_model.h"
@@ -22,7 +23,9 @@ class WorstElementsModel : public TableModel {
   };
 
   explicit WorstElementsModel(QObject* parent = nullptr);
-  void setElements(std::vector<ElementError> elements);
+  // max_ulp_row: the row that is listed for its ULP distance, not its |a-b| (-1: none).
+  void setElements(std::vector<ElementError> elements, int max_ulp_row = -1);
+  int maxUlpRow() const { return max_ulp_row_; }
   const std::vector<ElementError>& elements() const { return elements_; }
 
  private:
@@ -30,6 +33,7 @@ class WorstElementsModel : public TableModel {
   QVariant cell(int row, int column, int role) const override;
 
   std::vector<ElementError> elements_;
+  int max_ulp_row_ = -1;
 };
 
 // "(0, 2, 3, 1)"
