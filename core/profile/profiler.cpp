@@ -50,6 +50,7 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   Profile prof;
   prof.op = std::string(p.op->name);
   prof.backend = std::string(backend.name());
+  const std::string host_kernel = "kernel:" + prof.backend;  // a CPU run's one host event
   prof.measures_speed = backend.measures_speed();
   prof.phase_plan = backend.phase_plan(p, options.threads);
   prof.code_path = backend.code_path();
@@ -90,12 +91,12 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
     const double t1 = clock();
     if (i == 0) origin = t0;
     wall.push_back(t1 - t0);
-    // A CPU run is one host event, kernel:cpu, with its passes below it; a device run's host
-    // event spans its phases.
+    // A CPU run is one host event, kernel:<backend> (kernel:cpu, kernel:cpu-reference), with its
+    // passes below it; a device run's host event spans its phases.
     const bool timed_device =
         std::any_of(r.timings.begin(), r.timings.end(),
                     [](const PhaseTiming& t) { return t.phase.rfind("kernel:", 0) == 0; });
-    prof.events.add(timed_device ? "run" : "kernel:cpu", prof.backend, kHostTrack, t0 - origin,
+    prof.events.add(timed_device ? "run" : host_kernel, prof.backend, kHostTrack, t0 - origin,
                     t1 - t0);
     double at = t0 - origin;
     for (const PhaseTiming& t : r.timings) {
@@ -112,10 +113,11 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   }
   prof.reps = static_cast<int>(wall.size());
   prof.wall = timing_stats(wall);
+  prof.host_run = !device;
   if (!device) {
     // A CPU run's kernel time is the whole run; its passes stay as reported, within it.
-    order.insert(order.begin(), "kernel:cpu");
-    samples["kernel:cpu"] = wall;
+    order.insert(order.begin(), host_kernel);
+    samples[host_kernel] = wall;
   }
   for (const std::string& name : order) {
     PhaseStats ps{name, samples[name], timing_stats(samples[name])};

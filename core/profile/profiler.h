@@ -63,7 +63,7 @@ struct ProfileOptions {
 };
 
 struct PhaseStats {
-  // "kernel:cpu" for a whole CPU run, then its passes ("pass:reduce", ...); the backend's own
+  // "kernel:<backend>" for a whole CPU run, then its passes ("pass:reduce", ...); the backend's own
   // phase names otherwise ("upload", "kernel:<name>", "download").
   std::string phase;
   std::vector<double> samples;  // seconds, one per repetition
@@ -83,6 +83,9 @@ struct Profile {
   int threads = 0;
   double time_budget = 0;  // ProfileOptions::time_budget; > 0: reps and warmup were adaptive
   std::vector<PhaseStats> phases;
+  // A CPU run timed whole on the host clock: its first phase is kernel:<backend> and the rest are
+  // its passes. False: the backend timed its own phases (device kernels, a worker's kernel).
+  bool host_run = false;
   // What the backend says of its phases (Backend::phase_plan) and its code path
   // (Backend::code_path): the views and writers describe a phase from these, never from the
   // backend's own files.

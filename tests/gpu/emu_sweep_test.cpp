@@ -248,7 +248,8 @@ TEST(CudaEmuBackend, ProfilingReportsHostTimeAsAHostRun) {
   o.device_peak_gbps = 3000;
   const Profile prof = profile_problem(c.build(), "cuda-emu", o);
   ASSERT_EQ(prof.phases.size(), 1u);
-  EXPECT_EQ(prof.phases[0].phase, "kernel:cpu");
+  EXPECT_TRUE(prof.host_run);
+  EXPECT_EQ(prof.phases[0].phase, "kernel:cuda-emu");
   EXPECT_EQ(prof.roofline_source, "");
   EXPECT_EQ(prof.kernel_seconds, prof.wall.median);
 }

@@ -54,6 +54,7 @@ class TimelineGlTest : public QObject {
   void rendersAFrameWithoutGlErrors();
   void wheelZoomsAroundTheCursor();
   void dragPansAndHoverFindsTheEvent();
+  void doubleClickOnALaneFits();
   void widgetsKeepTheirOwnContexts();
   void cpuPassesHaveTheirOwnLane();
 
@@ -148,6 +149,28 @@ void TimelineGlTest::dragPansAndHoverFindsTheEvent() {
   QVERIFY(e.start - 3 * px <= t && t <= e.start + e.duration + 3 * px);
   QCOMPARE(w.layout().store().name(e.name), std::string("kernel:cpu"));
   QCOMPARE(w.takeGlError(), 0u);
+}
+
+// A double click whose four events arrive before the next frame, as they do on a busy lane,
+// still fits the view: every press and release reaches ImGui in a frame of its own.
+void TimelineGlTest::doubleClickOnALaneFits() {
+  TimelineWidget w;
+  w.setEvents(sample_events(200));
+  showAndRender(w);
+  const double fitted = w.layout().viewSpan();
+  const QPointF lane(TimelineWidget::kLabelWidth + 300,
+                     TimelineWidget::kRulerHeight + TimelineWidget::kLaneHeight / 2);
+  mouse(&w, QEvent::MouseMove, lane, Qt::NoButton, Qt::NoButton);
+  wheel(&w, lane, 360);
+  (void)w.grabFramebuffer();
+  QVERIFY(w.layout().viewSpan() < fitted * 0.7);
+  mouse(&w, QEvent::MouseButtonPress, lane, Qt::LeftButton, Qt::LeftButton);
+  mouse(&w, QEvent::MouseButtonRelease, lane, Qt::LeftButton, Qt::NoButton);
+  mouse(&w, QEvent::MouseButtonDblClick, lane, Qt::LeftButton, Qt::LeftButton);
+  mouse(&w, QEvent::MouseButtonRelease, lane, Qt::LeftButton, Qt::NoButton);
+  for (int i = 0; i < 6; ++i) (void)w.grabFramebuffer();
+  QVERIFY2(std::fabs(w.layout().viewSpan() - fitted) <= fitted * 1e-9,
+           "a double click on a lane should fit the view");
 }
 
 void TimelineGlTest::widgetsKeepTheirOwnContexts() {

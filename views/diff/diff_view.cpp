@@ -485,7 +485,9 @@ bool DiffView::applyFix(int row) {
     fix_status_->setText(tr("Cannot apply: %1").arg(QString::fromStdString(why)));
     return false;
   }
+  // Copied: the edit below clears the causes table, and the reference with it.
   const double before = cause.before;
+  const std::string title = cause.title;
   // The edit's run answers the comparison: set it first, so the problem runs once.
   controller_->setComparison(request(), false);
   waiting_ = true;
@@ -494,7 +496,7 @@ bool DiffView::applyFix(int row) {
   // Said after the edit, whose problemChanged clears what an earlier fix said; the next change
   // of the problem (this fix set back, say) clears it too.
   fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
-                           .arg(QString::fromStdString(cause.title), number_text(before)));
+                           .arg(QString::fromStdString(title), number_text(before)));
   return true;
 }
 

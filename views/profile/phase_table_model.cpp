@@ -93,7 +93,8 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
     return tr("The whole run on the host clock, copies and launches included");
   if (role == Qt::ToolTipRole && col == Phase) {
     const std::string& name = p.phases[static_cast<std::size_t>(ph)].phase;
-    if (name == "kernel:cpu") return tr("The whole cpu run; its passes follow");
+    if (p.host_run && name == "kernel:" + p.backend)
+      return tr("The whole %1 run; its passes follow").arg(QString::fromStdString(p.backend));
     if (const PhaseInfo* info = find_phase(p.phase_plan, name); info && !info->description.empty())
       return QString::fromStdString(info->description);
   }

@@ -49,9 +49,7 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
   }
   std::optional<double> gbps;
   for (Profile& p : out.profiles) {
-    const bool cpu = std::any_of(p.phases.begin(), p.phases.end(),
-                                 [](const PhaseStats& s) { return s.phase == "kernel:cpu"; });
-    if (!options.measure_copy || !cpu) continue;
+    if (!options.measure_copy || !p.host_run) continue;
     try {
       if (!gbps && options.copy_probe)
         gbps = options.copy_probe(options.threads, options.copy_bytes);

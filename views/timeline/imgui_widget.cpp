@@ -190,6 +190,18 @@ void ImGuiWidget::paintGL() {
   io.DeltaTime = last_frame_ns_ ? std::max(1e-4f, (now - last_frame_ns_) * 1e-9f) : 1.0f / 60;
   last_frame_ns_ = now;
 
+  // At most one change per button this frame; the rest wait for the frames after.
+  bool changed[ImGuiMouseButton_COUNT] = {};
+  for (auto it = button_queue_.begin(); it != button_queue_.end();) {
+    if (changed[it->first]) {
+      ++it;
+      continue;
+    }
+    io.MouseDown[it->first] = it->second;
+    changed[it->first] = true;
+    it = button_queue_.erase(it);
+  }
+  if (!button_queue_.empty()) update();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
   buildFrame();
@@ -231,7 +243,7 @@ void ImGuiWidget::setMouseButton(Qt::MouseButton b, bool down) {
     default:
       return;
   }
-  ImGui::GetIO().MouseDown[i] = down;
+  button_queue_.emplace_back(i, down);
 }
 
 void ImGuiWidget::mousePressEvent(QMouseEvent* e) {

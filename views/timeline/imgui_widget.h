@@ -5,6 +5,8 @@
 
 #include <QElapsedTimer>
 #include <QOpenGLWidget>
+#include <deque>
+#include <utility>
 
 struct ImGuiContext;
 
@@ -59,6 +61,10 @@ class ImGuiWidget : public QOpenGLWidget {
   int frames_ = 0;
   bool dark_style_ = false;  // ImGui starts with its light colours
   int extra_frames_ = 0;     // ImGui settles hover and animation over a couple of frames
+  // Button presses and releases not yet shown to ImGui, one per button per frame: ImGui reads
+  // the buttons' state once a frame, so a click (or a double click's second one) whose press
+  // and release arrive between two frames would be lost.
+  std::deque<std::pair<int, bool>> button_queue_;
   QElapsedTimer clock_;
   qint64 last_frame_ns_ = 0;
 };
