@@ -651,11 +651,12 @@ ElementError element_error(const OutputDiff& d, const Tensor& reference, const T
   return e;
 }
 
-std::optional<ElementError> max_ulp_element(const OutputDiff& d, const Tensor& reference,
-                                            const Tensor& candidate, const ChannelView* view) {
+std::optional<ElementError> unlisted_max_ulp_element(const OutputDiff& d, const Tensor& reference,
+                                                     const Tensor& candidate,
+                                                     const ChannelView* view) {
   if (!d.compared || d.max_ulp == 0 || reference.numel() != candidate.numel()) return std::nullopt;
   for (const ElementError& e : d.worst)
-    if (e.ulp == d.max_ulp) return e;
+    if (e.ulp == d.max_ulp) return std::nullopt;  // listed already
   // Not among the worst by |a-b| (a small value far off in ULP): the first element that is.
   for (std::int64_t i = 0; i < candidate.numel(); ++i)
     if (ulp_distance(candidate.get(i), reference.get(i), d.dtype) == d.max_ulp)

@@ -140,12 +140,12 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
 ElementError element_error(const OutputDiff& d, const Tensor& reference, const Tensor& candidate,
                            std::int64_t i, const ChannelView* view = nullptr);
 
-// The element whose ULP distance is the output's max_ulp: from the worst list when it is there,
-// else the first such element of the tensors (one more read of both); nullopt when every element
-// agrees bit for bit or the output was not compared.
-std::optional<ElementError> max_ulp_element(const OutputDiff& d, const Tensor& reference,
-                                            const Tensor& candidate,
-                                            const ChannelView* view = nullptr);
+// The element whose ULP distance is the output's max_ulp when the worst list (ranked by |a-b|)
+// lacks it: the first such element of the tensors (one more read of both). nullopt when the list
+// holds one, every element agrees bit for bit or the output was not compared.
+std::optional<ElementError> unlisted_max_ulp_element(const OutputDiff& d, const Tensor& reference,
+                                                     const Tensor& candidate,
+                                                     const ChannelView* view = nullptr);
 
 // Matches outputs by name; outputs the reference lacks are noted, not compared.
 Comparison compare_results(const std::string& reference_name,

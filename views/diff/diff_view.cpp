@@ -626,10 +626,8 @@ void DiffView::showDetails() {
   std::vector<ElementError> listed = o.worst;
   int max_ulp_row = -1;
   if (error_ref_ && error_cand_)
-    if (auto e = max_ulp_element(o, error_ref_->tensor, error_cand_->tensor,
-                                 out->result ? &out->result->view : nullptr);
-        e && std::none_of(listed.begin(), listed.end(),
-                          [&](const ElementError& w) { return w.index == e->index; })) {
+    if (auto e = unlisted_max_ulp_element(o, error_ref_->tensor, error_cand_->tensor,
+                                          out->result ? &out->result->view : nullptr)) {
       listed.push_back(std::move(*e));
       max_ulp_row = static_cast<int>(listed.size()) - 1;
     }
