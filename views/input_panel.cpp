@@ -10,8 +10,8 @@
 #include <QSpinBox>
 #include <QTableView>
 
-#include "app_wording.h"
 #include "input_table_model.h"
+#include "option_words.h"
 #include "outcome_problems.h"
 #include "problem_controller.h"
 
@@ -98,9 +98,9 @@ void InputPanel::refresh() {
   // What TensorFlow would reject is said here too: the problem runs, but is not "ok".
   QStringList rejected, errors;
   for (const Note& n : notes)
-    if (n.kind == NoteKind::TfWouldReject) rejected << in_app_terms(note_text(n)).toHtmlEscaped();
-  for (const ValidationProblem& q : problems)
-    errors << in_app_terms(QString::fromStdString(q.message)).toHtmlEscaped();
+    if (n.kind == NoteKind::TfWouldReject)
+      rejected << QString::fromStdString(note_text(n)).toHtmlEscaped();
+  for (const ValidationProblem& q : problems) errors << app_error_text(q).toHtmlEscaped();
   const QString listed = errors.size() > 1 ? tr("%1 problems:").arg(errors.size()) +
                                                  QStringLiteral("<br>&bull; ") +
                                                  errors.join(QStringLiteral("<br>&bull; "))

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 
-#include "app_wording.h"
 #include "number_text.h"
 #include "tensor/layout.h"
 
@@ -65,7 +64,7 @@ void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationP
     const QString message = QString::fromStdString(q.message);
     const QString subject = QString::fromStdString(q.subject);
     const bool input = std::find(names.begin(), names.end(), subject) != names.end();
-    blamed[input ? subject : subject_of(message, names)] << in_app_terms(message);
+    blamed[input ? subject : subject_of(message, names)] << app_error_text(q);
   }
   for (const QString& n : names) {
     Row r;
@@ -102,7 +101,7 @@ void InputTableModel::setProblem(const Problem& p, const std::vector<ValidationP
       if (note.kind != NoteKind::Info &&
           (note.subject.empty() ? subject_of(QString::fromStdString(note.message), names)
                                 : QString::fromStdString(note.subject)) == n) {
-        warnings << in_app_terms(note_text(note));
+        warnings << QString::fromStdString(note_text(note));
         rejected |= note.kind == NoteKind::TfWouldReject;
       }
     if (auto b = blamed.find(n); b != blamed.end()) {

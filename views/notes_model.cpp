@@ -5,7 +5,7 @@
 #include <QColor>
 #include <QStyle>
 
-#include "app_wording.h"
+#include "option_words.h"
 
 namespace bnscope {
 
@@ -31,7 +31,7 @@ QVariant NotesModel::cell(int row, int, int role) const {
     const ValidationProblem& e = errors_[static_cast<std::size_t>(row)];
     switch (role) {
       case Qt::DisplayRole:
-        return tr("Error: %1").arg(in_app_terms(QString::fromStdString(e.message)));
+        return tr("Error: %1").arg(app_error_text(e));
       case Qt::ForegroundRole:
         return QBrush(QColor(220, 50, 47));
       case KindRole:
@@ -47,7 +47,7 @@ QVariant NotesModel::cell(int row, int, int role) const {
   const Note& n = notes_[static_cast<std::size_t>(row) - errors_.size()];
   switch (role) {
     case Qt::DisplayRole: {
-      QString text = in_app_terms(note_text(n));
+      QString text = QString::fromStdString(note_text(n));
       if (n.channel >= 0) text += tr(" [channel %1]").arg(n.channel);
       return text;
     }

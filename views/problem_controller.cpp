@@ -18,6 +18,7 @@
 #include "io/problem_io.h"
 #include "op_switch.h"
 #include "ops/reserve_check.h"
+#include "option_words.h"
 #include "process_events.h"
 #include "sample_source.h"
 #include "tensor/error.h"
@@ -84,7 +85,8 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
         diff->result = pipeline;
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) throw;
-        diff->error = e.what();  // the comparison alone failed: run the backend by itself
+        diff->error = error_text(
+            e, app_option_words());  // the comparison alone failed: run the backend by itself
       }
     }
     if (!pipeline)
@@ -100,11 +102,11 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                       previous ? &previous->stats : nullptr, scanned ? &data_scan->scan : nullptr);
   } catch (const Error& e) {
     out->result = nullptr;
-    out->error = QString::fromStdString(e.what());
+    out->error = app_error_text(e);
     out->cancelled = e.code() == ErrorCode::Cancelled;
   } catch (const std::exception& e) {
     out->result = nullptr;
-    out->error = QStringLiteral("internal error: ") + QString::fromUtf8(e.what());
+    out->error = QStringLiteral("internal error: ") + app_error_text(e);
   }
   if (!out->ok() && !out->cancelled) {
     // The input table still shows what the inputs hold.
@@ -113,7 +115,7 @@ std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
           input_summaries(problem, scan, previous ? &previous->stats.inputs : nullptr);
     } catch (const Error& e) {
       out->cancelled = e.code() == ErrorCode::Cancelled;
-      if (out->cancelled) out->error = QString::fromStdString(e.what());
+      if (out->cancelled) out->error = app_error_text(e);
     }
   }
   if (diff && !diff->result && diff->error.empty()) {
@@ -171,7 +173,7 @@ void ProblemController::setOp(const std::string& op) {
   try {
     s = switch_op(problem_, op, 1);
   } catch (const Error& e) {
-    emit editFailed(QString::fromStdString(e.what()));
+    emit editFailed(app_error_text(e));
     return;
   }
   problem_ = std::move(s.problem);
@@ -247,7 +249,7 @@ void ProblemController::generateInputs(std::uint64_t seed) {
     fresh.strict = problem_.strict;
     problem_ = std::move(fresh);
   } catch (const Error& e) {
-    emit editFailed(QString::fromStdString(e.what()));
+    emit editFailed(app_error_text(e));
     return;
   }
   edited();
@@ -259,7 +261,7 @@ void ProblemController::fillReserveFromForward() {
   try {
     fill_reserve_from_forward(p);
   } catch (const Error& e) {
-    emit editFailed(QString::fromStdString(e.what()));
+    emit editFailed(app_error_text(e));
     return;
   }
   problem_ = std::move(p);
@@ -297,7 +299,7 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
       fail(file + " is not a .npy or .npz file");
     }
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = app_error_text(e);
     return false;
   }
   edited();
@@ -333,7 +335,7 @@ void ProblemController::loadInBackground(const QString& path) {
     try {
       l.problem = load_problem(file);
     } catch (const std::exception& e) {
-      l.error = QString::fromUtf8(e.what());
+      l.error = app_error_text(e);
     }
     return l;
   }));
@@ -344,7 +346,7 @@ bool ProblemController::saveProblem(const QString& path, QString* error) {
   try {
     save_problem(path.toStdString(), problem_);
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = app_error_text(e);
     return false;
   }
   markSaved();
@@ -365,7 +367,7 @@ bool ProblemController::saveOutputs(const QString& path, const QString& output, 
       write_npz(path.toStdString(), members);
     }
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = app_error_text(e);
     return false;
   }
   return true;

@@ -9,6 +9,7 @@
 
 #include "background_priority.h"
 #include "engine/output_pool.h"
+#include "option_words.h"
 #include "problem_controller.h"
 #include "tensor/parallel.h"
 
@@ -69,7 +70,7 @@ void ProblemController::setDataFormat(DataFormat f, bool convertData) {
       for (const auto& [name, t] : c.from) c.to.emplace_back(name, convert(t));
     } catch (const std::exception& e) {
       c.to.clear();
-      c.error = QString::fromStdString(e.what());
+      c.error = app_error_text(e);
     }
     return c;
   }));

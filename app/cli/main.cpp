@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "backends/frameworks/python_choice.h"
 #include "command.h"
+#include "option_words.h"
 #include "plugins.h"
 #include "problem_args.h"
 #include "report/report.h"
@@ -66,7 +67,8 @@ int guarded(std::string_view command, int (*f)(Args), Args args) {
     BackendRegistry::instance().check_environment();
     return f(args);
   } catch (const Error& e) {
-    std::fprintf(stderr, "bnscope-cli %s: %s\n", std::string(command).c_str(), e.what());
+    std::fprintf(stderr, "bnscope-cli %s: %s\n", std::string(command).c_str(),
+                 error_text(e, cli_option_words()).c_str());
     switch (e.code()) {
       case ErrorCode::InvalidArgument:
       case ErrorCode::ResourceExhausted:

@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "main_window.h"
 #include "memory_policy.h"
+#include "option_words.h"
 #include "plugins.h"
 #include "tensor/error.h"
 #include "theme.h"
@@ -29,20 +30,20 @@ std::vector<std::string> load_plugins(int argc, char** argv, QStringList& errors
   try {
     flags = bnscope::app::take_plugin_flags(raw);
   } catch (const bnscope::Error& e) {
-    errors << QString::fromStdString(e.what());
+    errors << app_error_text(e);
     return raw;
   }
   for (const std::string& p : flags.paths) try {
       loaded.push_back(bnscope::app::load_plugin(p, flags.in_process));
     } catch (const bnscope::Error& e) {
-      errors << QString::fromStdString(e.what());
+      errors << app_error_text(e);
     }
   try {
     std::vector<std::string> warnings;
     bnscope::app::load_plugins({{}, flags.in_process, {}}, warnings);
     for (const std::string& w : warnings) errors << QString::fromStdString(w);
   } catch (const bnscope::Error& e) {
-    errors << QString::fromStdString(e.what());
+    errors << app_error_text(e);
   }
   for (const QString& e : errors)
     std::fprintf(stderr, "bnscope: %s\n", e.toLocal8Bit().constData());

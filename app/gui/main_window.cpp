@@ -26,7 +26,6 @@
 #include <QTimer>
 #include <algorithm>
 
-#include "app_wording.h"
 #include "backend_picker.h"
 #include "backends/frameworks/python_choice.h"
 #include "channel_panel.h"
@@ -41,6 +40,7 @@
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
 #include "notes_model.h"
+#include "option_words.h"
 #include "outcome_notes.h"
 #include "outcome_problems.h"
 #include "plugins.h"
@@ -63,7 +63,7 @@ bool MainWindow::loadPlugin(const QString& path) {
                              20000);
     return true;
   } catch (const Error& e) {
-    showError(tr("Cannot load the plugin"), QString::fromStdString(e.what()));
+    showError(tr("Cannot load the plugin"), app_error_text(e));
     return false;
   }
 }
@@ -233,7 +233,7 @@ void MainWindow::buildMenus() {
     try {
       controller_->setProblem(builtin_sample());
     } catch (const Error& e) {
-      showError(tr("Cannot open the sample"), QString::fromUtf8(e.what()));
+      showError(tr("Cannot open the sample"), app_error_text(e));
     }
   });
   file->addAction(tr("Open &capture..."), this, [this] {
@@ -389,7 +389,7 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   try {
     controller_->setProblem(problem_from_arguments(args));
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = app_error_text(e);
     return false;
   }
   updateTitle();
@@ -493,7 +493,7 @@ void MainWindow::outcomeChanged() {
                               count == 1 ? tr("1 note") : tr("%1 notes").arg(count)));
   } else {
     status_->setStyleSheet(QStringLiteral("color: #dc322f"));
-    status_->setText(out->cancelled ? tr("Cancelled") : in_app_terms(out->error));
+    status_->setText(out->cancelled ? tr("Cancelled") : out->error);
   }
 }
 

@@ -207,8 +207,9 @@ ConformanceResult run_conformance(const ConformanceRequest& request,
     if (request.filter.empty() || c.label().find(request.filter) != std::string::npos)
       cases.push_back(std::move(c));
   if (cases.empty())
-    fail("no conformance case matches --filter " + clip_for_message(request.filter) +
-         " (labels look like 'FusedBatchNormGradV3 NCHW training inv_std float16, C=1 [2,1,3,5]')");
+    fail(ErrorParts{Option::Filter, clip_for_message(request.filter), "matches no conformance case",
+                    "part of a label such as 'FusedBatchNormGradV3 NCHW training inv_std "
+                    "float16, C=1 [2,1,3,5]'"});
 
   ConformanceResult result{request.backend, request.reference, {}};
   std::string skipped_variant;  // the variant found unsupported, listed once

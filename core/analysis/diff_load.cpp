@@ -28,8 +28,9 @@ std::vector<OutputTensor> load_expected_outputs(const std::string& path, const O
       if (stem == o.name || stem == "out_" + std::string(o.name))
         out.push_back({std::string(o.name), read_npy(path), true, 0});
     if (out.empty())
-      fail("--against " + path + ": a single .npy must be named after an output of " +
-           std::string(op.name) + " (e.g. x_backprop.npy)");
+      fail(ErrorParts{
+          Option::Against, path, "a single .npy is named after the output it holds",
+          "the name of an output of " + std::string(op.name) + " (e.g. x_backprop.npy)"});
   } else {
     // Only members named after an output are inflated.
     std::map<std::string, Tensor> members = read_npz(path, [&](const std::string& key) {
@@ -45,8 +46,9 @@ std::vector<OutputTensor> load_expected_outputs(const std::string& path, const O
         }
   }
   if (out.empty())
-    fail("--against " + path + ": no member or file named after an output of " +
-         std::string(op.name) + " (expected e.g. x_backprop or out_x_backprop)");
+    fail(ErrorParts{Option::Against, path,
+                    "no member or file named after an output of " + std::string(op.name),
+                    "e.g. x_backprop or out_x_backprop"});
   return out;
 }
 

@@ -67,8 +67,12 @@ void check_missing(const PipelineRequest& request, const Prepared& prepared,
     if (!found) missing += (count++ ? ", " : "") + name;
   }
   if (count)
-    fail("--against " + request.against + " lacks " + (count == 1 ? "output " : "outputs ") +
-         missing + " (give --allow-missing to compare only the outputs it holds)");
+    fail(ErrorParts{Option::Against,
+                    request.against,
+                    (count == 1 ? "output " : "outputs ") + missing +
+                        (count == 1 ? " is missing" : " are missing"),
+                    {},
+                    Option::AllowMissing});
 }
 
 // Saved outputs with another element count cannot be of this problem: bad input, not a
@@ -78,9 +82,9 @@ void check_sizes(const PipelineRequest& request, const Prepared& prepared,
   for (const OutputTensor& e : expected) {
     const std::optional<Shape> want = output_shape(prepared, e.name);
     if (!want || !e.defined || num_elements(*want) == e.tensor.numel()) continue;
-    fail("--against " + request.against + ": " + e.name + " has shape " +
-         shape_str(e.tensor.shape()) + ", expected " + shape_str(*want) +
-         " (the op's output for these inputs)");
+    fail(ErrorParts{Option::Against, request.against,
+                    e.name + " has shape " + shape_str(e.tensor.shape()),
+                    shape_str(*want) + " (the op's output for these inputs)"});
   }
 }
 

@@ -169,9 +169,9 @@ SweepResult run_sweep(const Capture& capture, const SweepRequest& request,
         std::find(out.backends.begin(), out.backends.end(), out.reference) != out.backends.end();
     const std::size_t candidates = out.backends.size() - (listed ? 1 : 0);
     if (candidates == 0)
-      fail("--against " + out.reference +
-           ": needs another backend to compare; --backends lists "
-           "only the reference");
+      fail(ErrorParts{Option::Against, out.reference,
+                      "the backends to compare list only the reference",
+                      "another backend to compare with it"});
   }
   SweepRequest req = request;
   req.backends = out.backends;

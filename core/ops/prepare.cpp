@@ -36,7 +36,7 @@ class Checks {
       return true;
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Cancelled || e.code() == ErrorCode::Internal) throw;
-      found_->push_back({std::string(input), e.what()});
+      found_->push_back({std::string(input), e.what(), e.parts()});
       if (!input.empty()) failed_.emplace_back(input);
       return false;
     }
@@ -359,7 +359,7 @@ Prepared prepare_checked(const Problem& pb, Checks& ck) {
   if (pb.strict)
     for (const Note& n : p.notes)
       if (n.kind == NoteKind::TfWouldReject)
-        ck.run(n.subject, [&] { fail(note_text(n) + " (--strict)"); });
+        ck.run(n.subject, [&] { fail(ErrorParts{{}, {}, note_text(n), {}, Option::Strict}); });
   return p;
 }
 

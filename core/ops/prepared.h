@@ -13,6 +13,7 @@
 #include "ops/moments.h"
 #include "ops/note.h"
 #include "ops/problem.h"
+#include "tensor/error.h"
 #include "tensor/layout.h"
 
 namespace bnscope {
@@ -59,7 +60,8 @@ Prepared prepare(const Problem& problem, const Prepared* earlier = nullptr);
 
 struct ValidationProblem {
   std::string subject;  // the input or attr it is about; empty for the op as a whole
-  std::string message;  // worded as prepare() words it
+  std::string message;  // worded as prepare() words it (the neutral wording of parts)
+  ErrorParts parts;     // the structure of an error about an option (strict mode), else empty
 };
 
 // Every problem that stops prepare(), in the order prepare() meets them, so the first is the

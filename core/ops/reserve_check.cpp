@@ -116,9 +116,9 @@ void check_variance(const Prepared& p, const Moments& s, std::vector<Note>& note
   if (other && other >= bad) {
     const std::string text =
         declared_inv ? "reserve_space_2 looks like the batch variance (CPU convention) but is "
-                       "declared as 1/sqrt(variance+epsilon); pass --convention variance"
+                       "declared as 1/sqrt(variance+epsilon); declare the variance convention (CPU)"
                      : "reserve_space_2 looks like 1/sqrt(variance+epsilon) (cuDNN convention) "
-                       "but is declared as the variance; pass --convention inv_std";
+                       "but is declared as the variance; declare the inv_std convention (cuDNN)";
     notes.push_back({NoteKind::Warning, "reserve-convention",
                      text + channels_text(other, p.channels()), "reserve_space_2", -1});
     return;

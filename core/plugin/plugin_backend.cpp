@@ -16,11 +16,11 @@ class InProcessTransport : public PluginTransport {
     info_ = lib_->info();
     if (info_.device == BNSCOPE_DEVICE_CUDA)
       info_.unavailable =
-          "a CUDA plugin runs only in the helper process, which owns its device buffers (drop "
-          "--plugin-in-process)";
+          "a CUDA plugin runs only in the helper process, which owns its device buffers, not "
+          "in bnscope's own process";
   }
   const PluginInfo& info() const override { return info_; }
-  std::string where() const override { return "in bnscope's own process (--plugin-in-process)"; }
+  std::string where() const override { return "in bnscope's own process, without crash isolation"; }
   std::string supports(const CallSpec& spec, const RunContext&) override {
     const AbiCall call(spec, {}, {});
     return lib_->supports(*call.get());

@@ -16,6 +16,10 @@ bool is_device_phase(const std::string& phase) {
   return phase.rfind("kernel:", 0) == 0 || phase == "upload" || phase == "download";
 }
 
+void check_reps(int reps) {
+  if (reps < 1) fail(ErrorParts{Option::Reps, std::to_string(reps), {}, "at least 1"});
+}
+
 }  // namespace
 
 std::string speed_caveat(const Profile& p) {
@@ -36,14 +40,14 @@ std::string speed_caveat(const Profile& p) {
 
 Profile profile_problem(const Problem& problem, std::string_view backend_name,
                         const ProfileOptions& options) {
-  if (options.reps < 1) fail("--reps must be at least 1");
+  check_reps(options.reps);
   Backend& backend = backend_or_throw(backend_name);
   return profile_prepared(prepare(problem), backend.name(), options);
 }
 
 Profile profile_prepared(const Prepared& p, std::string_view backend_name,
                          const ProfileOptions& options) {
-  if (options.reps < 1) fail("--reps must be at least 1");
+  check_reps(options.reps);
   const Clock clock = options.clock ? options.clock : Clock(steady_seconds);
   Backend& backend = backend_or_throw(backend_name);
 

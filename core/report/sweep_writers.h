@@ -34,8 +34,8 @@ void write_sweep_html(const SweepResult& s, std::ostream& os,
 // (io/atomic_file.h): all three or none replace the earlier ones.
 void write_sweep_report_files(const SweepResult& s, const std::string& dir,
                               const std::vector<std::size_t>& order = {});
-// The same into a set made before the work (OutputSet(dir, sweep_report_file_names(),
-// "--report")), which checked the path then.
+// The same into a set made before the work (OutputSet(dir, sweep_report_file_names(), what)),
+// which checked the path then.
 std::vector<std::string> sweep_report_file_names();
 void write_sweep_report_files(const SweepResult& s, OutputSet& set,
                               const std::vector<std::size_t>& order = {});

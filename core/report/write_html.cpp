@@ -220,8 +220,9 @@ void profiles(std::ostream& os, const Report& r) {
                                          [](const Profile& p) { return p.time_budget > 0; });
       adaptive != r.profiles.end())
     os << " Repetitions adapt to the problem: one warm-up run (a backend's verdict run counts as "
-          "its warm-up), at least 3 timed runs (fewer only if --reps asks for fewer), more up to "
-          "--reps only while a backend's profile stays within "
+          "its warm-up), at least 3 timed runs (fewer only if fewer repetitions were asked for), "
+          "more "
+          "up to the repetitions asked for only while a backend's profile stays within "
        << n(adaptive->time_budget) << " s; reps counts the timed runs made.";
   os << "</p>\n";
   os << "<table>\n<tr><th>case</th><th>op</th><th>reps</th><th>median ms</th><th>min ms</th>"

@@ -231,7 +231,7 @@ void write_sweep_html(const SweepResult& s, std::ostream& os,
 
 void write_sweep_report_files(const SweepResult& s, const std::string& dir,
                               const std::vector<std::size_t>& order) {
-  OutputSet set(dir, sweep_report_file_names(), "--report");
+  OutputSet set(dir, sweep_report_file_names(), "the report folder");
   write_sweep_report_files(s, set, order);
 }
 

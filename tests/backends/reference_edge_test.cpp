@@ -224,7 +224,7 @@ TEST(ReserveCheck, InvStdDeclaredAsVariance) {
   EXPECT_EQ(n.subject, "reserve_space_2");
   EXPECT_EQ(n.message,
             "reserve_space_2 looks like 1/sqrt(variance+epsilon) (cuDNN convention) but is "
-            "declared as the variance; pass --convention inv_std (3 of 3 channels)");
+            "declared as the variance; declare the inv_std convention (cuDNN) (3 of 3 channels)");
   EXPECT_FALSE(has_note(r.notes, "reserve-mismatch"));
 }
 
@@ -234,7 +234,7 @@ TEST(ReserveCheck, VarianceDeclaredAsInvStd) {
   ASSERT_EQ(count_code(r.notes, "reserve-convention"), 1u);
   EXPECT_EQ(find_note(r.notes, "reserve-convention")->message,
             "reserve_space_2 looks like the batch variance (CPU convention) but is declared as "
-            "1/sqrt(variance+epsilon); pass --convention variance (3 of 3 channels)");
+            "1/sqrt(variance+epsilon); declare the variance convention (CPU) (3 of 3 channels)");
 }
 
 TEST(ReserveCheck, WrongMeanNamesTheWorstChannel) {

@@ -44,7 +44,11 @@ TEST(CliDiff, AgainstADirectoryLackingOutputsFailsNamingThem) {
   const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.err.find("scale_backprop, offset_backprop"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--allow-missing"), std::string::npos) << r.err;
+  // In the CLI's words: the flag that named the outputs, and the one that accepts them.
+  EXPECT_NE(r.err.find("--against " + saved + ": outputs scale_backprop, offset_backprop are"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("give --allow-missing"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
 
   const CliRun ok = run_cli({"diff", "--problem", problem, "--against", saved, "--allow-missing"});

@@ -512,7 +512,7 @@ TEST(Validation, FreezeModeNchwGradIsNotedAndStrictRejects) {
   p.strict = true;
   EXPECT_EQ(error_of(p),
             "TensorFlow would reject this: The implementation of FusedBatchNormGrad with "
-            "is_training=False only support NHWC tensor format for now. (--strict)");
+            "is_training=False only support NHWC tensor format for now. (strict mode)");
 }
 
 TEST(Validation, DeprecatedGlobalOpsAreNotedAndStrictRejects) {
@@ -520,9 +520,10 @@ TEST(Validation, DeprecatedGlobalOpsAreNotedAndStrictRejects) {
     Problem p = global(is_grad);
     EXPECT_TRUE(has_note(prepare(p), "tf-reject-deprecated", NoteKind::TfWouldReject));
     p.strict = true;
-    EXPECT_EQ(error_of(p), "TensorFlow would reject this: Op " + p.op +
-                               " is not available in GraphDef version 9 or later. It has been "
-                               "removed in version 9. Use tf.nn.batch_normalization(). (--strict)");
+    EXPECT_EQ(error_of(p),
+              "TensorFlow would reject this: Op " + p.op +
+                  " is not available in GraphDef version 9 or later. It has been "
+                  "removed in version 9. Use tf.nn.batch_normalization(). (strict mode)");
   }
 }
 
@@ -558,7 +559,14 @@ TEST(Validation, UnregisteredDtypeIsNotedAndStrictRejects) {
   p.strict = true;
   EXPECT_EQ(error_of(p),
             "TensorFlow would reject this: No registered kernel for FusedBatchNormGrad with "
-            "T=half on CPU (--strict)");
+            "T=half on CPU (strict mode)");
+  // The rejection is structured: strict mode made it an error, for the front ends to word.
+  const std::vector<ValidationProblem> all = validation_problems(p);
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.front().parts.hint, Option::Strict);
+  EXPECT_EQ(all.front().parts.problem,
+            "TensorFlow would reject this: No registered kernel for FusedBatchNormGrad with "
+            "T=half on CPU");
   Problem ok = grad("FusedBatchNormGradV2");
   ok.strict = true;
   EXPECT_NO_THROW(prepare(ok));

@@ -9,12 +9,12 @@
 #include <cfloat>
 #include <cmath>
 
-#include "app_wording.h"
 #include "channel_table_model.h"
 #include "chart_axes.h"
 #include "input_table_model.h"
 #include "notes_model.h"
 #include "ops/prepared.h"
+#include "option_words.h"
 #include "qt_suites.h"
 #include "tensor/error.h"
 #include "tensor/layout.h"
@@ -157,18 +157,36 @@ void ModelsTest::inputTableIsHonestAboutTensorFlow() {
 }
 
 void ModelsTest::messagesSpeakTheAppsTerms() {
-  const QString m = in_app_terms(std::string(
-      "reserve_space_2 looks like 1/sqrt(variance+epsilon); pass --convention variance"));
-  QVERIFY2(!m.contains(QStringLiteral("--")), qPrintable(m));
-  QVERIFY(m.contains(QStringLiteral("Reserve convention")));
-  QVERIFY(!in_app_terms(std::string("x is float64 (--strict)")).contains(QStringLiteral("--")));
-  QVERIFY(!in_app_terms(std::string("--against /a/b.npz lacks output y"))
-               .contains(QStringLiteral("--")));
-  Note n;
-  n.kind = NoteKind::Warning;
-  n.code = "reserve";
-  n.message = "pass --convention inv_std";
+  // Every option core's errors can be about has a name in the app's words, never a flag.
+  for (Option o : all_options()) {
+    const QString name = QString::fromUtf8(app_option_words().name(o).data());
+    QVERIFY(!name.isEmpty());
+    QVERIFY2(!name.contains(QStringLiteral("--")), qPrintable(name));
+  }
+  // A strict-mode rejection from prepare() itself, as the Notes panel shows it.
+  Problem p = test::small_sample();
+  p.dtype = DType::F64;
+  for (auto& [name, t] : p.inputs) t = t.to(DType::F64);
+  p.strict = true;
+  const std::vector<ValidationProblem> problems = validation_problems(p);
+  QVERIFY(!problems.empty());
   NotesModel notes;
+  notes.setNotes({}, problems);
+  const QString shown = notes.index(0, 0).data().toString();
+  QVERIFY2(shown.endsWith(QStringLiteral("(strict mode)")), qPrintable(shown));
+  QVERIFY2(!shown.contains(QStringLiteral("--")), qPrintable(shown));
+  // Saved outputs that lack one: the Diff tab's control by name, and what the tab does.
+  const Error missing(
+      ErrorCode::InvalidArgument,
+      ErrorParts{Option::Against, "/a/b.npz", "output y is missing", {}, Option::AllowMissing});
+  QCOMPARE(app_error_text(missing),
+           QStringLiteral("expected outputs /a/b.npz: output y is missing (the Diff tab compares "
+                          "every output the op writes)"));
+  // The reserve-convention warning core makes names the convention, not a flag.
+  const Note n{NoteKind::Warning, "reserve-convention",
+               "reserve_space_2 looks like the batch variance; declare the variance convention "
+               "(CPU)",
+               "reserve_space_2", -1};
   notes.setNotes({n});
   QVERIFY(!notes.index(0, 0).data().toString().contains(QStringLiteral("--")));
 }

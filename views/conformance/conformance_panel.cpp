@@ -10,6 +10,7 @@
 #include "backend_picker.h"
 #include "background_job.h"
 #include "conformance/conformance_table_model.h"
+#include "option_words.h"
 #include "tensor/error.h"
 
 namespace bnscope {
@@ -81,7 +82,7 @@ void ConformancePanel::run(const QString& backend) {
         ctx.cancel = &cancelled;
         o.result = std::make_shared<const ConformanceResult>(run_conformance(request, {}, ctx));
       } catch (const std::exception& e) {
-        o.error = QString::fromStdString(e.what());
+        o.error = app_error_text(e);
       }
       return o;
     };
@@ -122,7 +123,7 @@ void ConformancePanel::activateRow(int row) {
   try {
     emit caseActivated(r->c.build(), QString::fromStdString(model_->result()->backend));
   } catch (const Error& e) {
-    summary_->setText(tr("Cannot open the case: %1").arg(QString::fromStdString(e.what())));
+    summary_->setText(tr("Cannot open the case: %1").arg(app_error_text(e)));
   }
 }
 

@@ -3,7 +3,6 @@
 #include <QBrush>
 #include <QColor>
 
-#include "app_wording.h"
 #include "number_text.h"
 
 namespace bnscope {
@@ -30,7 +29,7 @@ QVariant CauseModel::cell(int r, int column, int role) const {
   const auto row = static_cast<std::size_t>(r);
   const Cause& c = causes_[row];
   if (role == Qt::ToolTipRole)
-    return in_app_terms(c.explanation) +
+    return QString::fromStdString(c.explanation) +
            QStringLiteral(" (%1)").arg(QString::fromStdString(c.code));
   if (role == SortRole && column == Fitted) return c.fitted;
   if (role == Qt::BackgroundRole && column == Resolves && c.resolves)

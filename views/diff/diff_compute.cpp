@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "option_words.h"
 #include "tensor/error.h"
 #include "tensor_axes.h"
 
@@ -94,9 +95,9 @@ std::shared_ptr<const DiffOutcome> compute_diff(const Problem& problem, const Di
     out->result = std::make_shared<const PipelineResult>(run_pipeline(problem, r, ctx));
   } catch (const Error& e) {
     out->cancelled = e.code() == ErrorCode::Cancelled;
-    if (!out->cancelled) out->error = e.what();
+    if (!out->cancelled) out->error = error_text(e, app_option_words());
   } catch (const std::exception& e) {
-    out->error = e.what();
+    out->error = error_text(e, app_option_words());
   }
   return out;
 }
@@ -115,9 +116,9 @@ std::shared_ptr<const DiffOutcome> recompare(const DiffOutcome& previous,
         previous.problem, *previous.result, options, previous.request.find_causes, ctx));
   } catch (const Error& e) {
     out->cancelled = e.code() == ErrorCode::Cancelled;
-    if (!out->cancelled) out->error = e.what();
+    if (!out->cancelled) out->error = error_text(e, app_option_words());
   } catch (const std::exception& e) {
-    out->error = e.what();
+    out->error = error_text(e, app_option_words());
   }
   return out;
 }

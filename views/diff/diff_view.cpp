@@ -24,7 +24,6 @@
 #include <cmath>
 #include <utility>
 
-#include "app_wording.h"
 #include "backend_picker.h"
 #include "chart_axes.h"
 #include "chart_theme.h"
@@ -38,6 +37,7 @@
 #include "diff/worst_elements_model.h"
 #include "io/npz.h"
 #include "number_text.h"
+#include "option_words.h"
 #include "problem_controller.h"
 #include "process_events.h"
 #include "table_fit.h"
@@ -365,7 +365,7 @@ bool DiffView::pinBaseline(const QString& name, QString* error) {
       if (o.defined) members.emplace_back(o.name, o.tensor);
     write_npz(path.toStdString(), members);
   } catch (const std::exception& e) {
-    if (error) *error = QString::fromUtf8(e.what());
+    if (error) *error = app_error_text(e);
     return false;
   }
   if (!baselines_.contains(name)) {

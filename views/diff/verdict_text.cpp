@@ -3,7 +3,6 @@
 #include <QObject>
 #include <QStringList>
 
-#include "app_wording.h"
 #include "diff/diff_compute.h"
 
 namespace bnscope {
@@ -61,7 +60,7 @@ QString verdict_text(const DiffOutcome& out, bool dark) {
 
 QString cannot_compare_text(const DiffOutcome& out, bool dark) {
   return QObject::tr("<b style='color:%2'>Cannot compare:</b> %1")
-      .arg(in_app_terms(out.error).toHtmlEscaped(), bad_colour(dark));
+      .arg(QString::fromStdString(out.error).toHtmlEscaped(), bad_colour(dark));
 }
 
 }  // namespace bnscope

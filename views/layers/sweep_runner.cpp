@@ -3,6 +3,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "background_priority.h"
+#include "option_words.h"
 #include "process_events.h"
 #include "tensor/error.h"
 
@@ -20,10 +21,10 @@ std::shared_ptr<const SweepOutcome> compute_sweep(const QString& dir, const Swee
     out->result = run_sweep(capture, request, progress, ctx);
   } catch (const Error& e) {
     out->cancelled = e.code() == ErrorCode::Cancelled;
-    out->error = QString::fromUtf8(e.what());
+    out->error = app_error_text(e);
   } catch (const std::exception& e) {
     // Anything else (out of memory, a filesystem error) still ends the sweep with a message.
-    out->error = QString::fromUtf8(e.what());
+    out->error = app_error_text(e);
   }
   return out;
 }

@@ -14,7 +14,8 @@ const CauseSpec kCatalog[] = {
      "reserve_space_2 holds 1/sqrt(variance + epsilon) (cuDNN) where the variance was read, or "
      "the reverse",
      "re-run with the other convention", "high when the re-run passes",
-     "flip --convention (variance / inv_std)", detect_convention, fix_convention},
+     "declare the other reserve convention (variance / inv_std)", detect_convention,
+     fix_convention},
     {"reserve-inverse-variance", "reserve space holds 1/(var + eps)",
      "reserve_space_2 holds the inverse variance 1/(variance + epsilon)",
      "re-run with reserve_space_2 read as 1/(variance + epsilon)", "high when the re-run passes",

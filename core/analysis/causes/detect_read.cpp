@@ -98,7 +98,7 @@ std::optional<Cause> detect_reduction_order(const Search& s) {
   cause.benign = true;
   cause.candidate = s.candidate_backend();
   cause.confidence = Confidence::Medium;
-  cause.suggestion = "compare at the dtype's default tolerance (drop --atol/--rtol)";
+  cause.suggestion = "compare at the dtype's default tolerance (no atol/rtol of your own)";
   return cause;
 }
 

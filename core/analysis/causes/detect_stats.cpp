@@ -73,7 +73,8 @@ std::vector<Trial> detect_convention(const Search& s, const Trial&) {
                            std::string("reserve_space_2 holds ") +
                                (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
                                ", not " + (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
-                           "re-ran with --convention " + other, "set --convention " + other));
+                           "re-ran with the " + other + " convention",
+                           "declare the " + other + " convention"));
   out.back().in_kernel = std::string("the kernel reads reserve_space_2 as ") +
                          (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
                          " where it holds " +
