@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "device_memory.h"
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope::gpu {
 

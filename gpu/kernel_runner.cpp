@@ -4,8 +4,8 @@
 
 #include "channel_io.h"
 #include "device_memory.h"
-#include "engine/outputs.h"
 #include "ops/catalog.h"
+#include "ops/outputs.h"
 #include "phase_timer.h"
 
 namespace bnscope::gpu {

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "device_runtime.h"
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope::gpu {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "device_runtime.h"
-#include "engine/result.h"
+#include "ops/result.h"
 
 namespace bnscope::gpu {
 

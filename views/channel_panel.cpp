@@ -25,11 +25,11 @@
 #include "channel_table_model.h"
 #include "chart_axes.h"
 #include "chart_theme.h"
+#include "heatmap_slice.h"
 #include "heatmap_widget.h"
 #include "number_text.h"
 #include "outcome_problems.h"
 #include "problem_controller.h"
-#include "tensor_slice.h"
 
 namespace bnscope {
 

@@ -5,7 +5,7 @@
 #include <QImage>
 #include <QWidget>
 
-#include "tensor_slice.h"
+#include "heatmap_slice.h"
 
 namespace bnscope {
 

@@ -7,7 +7,7 @@
 #include "command.h"
 #include "flag_reader.h"
 #include "io/atomic_file.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 #include "problem_args.h"
 #include "problem_setup.h"

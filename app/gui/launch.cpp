@@ -5,7 +5,7 @@
 #include <QFileInfo>
 #include <vector>
 
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "problem_args.h"
 #include "sample_source.h"
 #include "tensor/error.h"

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/channel_scan.h"
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

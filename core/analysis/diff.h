@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/result.h"
 #include "ops/catalog.h"
+#include "ops/result.h"
 #include "tensor/layout.h"
 
 namespace bnscope {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/cause_finder.h"
-#include "engine/result.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -5,7 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/output_pool.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "tensor/error.h"
 
 namespace bnscope {

@@ -10,8 +10,8 @@
 #include "analysis/cause_finder.h"
 #include "analysis/diff.h"
 #include "backends/backend.h"
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

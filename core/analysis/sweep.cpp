@@ -5,7 +5,7 @@
 
 #include "engine/engine.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "tensor/error.h"
 
 namespace bnscope {

@@ -3,7 +3,7 @@
 #include <type_traits>
 
 #include "backends/reference/reference_ops.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "tensor/parallel.h"
 
 namespace bnscope {

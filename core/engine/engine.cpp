@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "engine/output_health.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "tensor/error.h"
 
 namespace bnscope {

@@ -6,7 +6,7 @@
 #include <functional>
 #include <optional>
 
-#include "engine/result.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "engine/result.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "plugin/plugin_library.h"
 #include "tensor/error.h"
 

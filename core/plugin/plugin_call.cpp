@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "plugin/plugin_info.h"
 #include "tensor/error.h"
 

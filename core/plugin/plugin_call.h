@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "bnscope/plugin.h"
-#include "engine/result.h"
 #include "io/json_value.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "engine/result.h"
 #include "ops/problem.h"
+#include "ops/result.h"
 #include "profile/clock.h"
 #include "profile/counters.h"
 #include "profile/event_store.h"

@@ -1,6 +1,6 @@
 #include "profile/traffic.h"
 
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 
 namespace bnscope {
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -1,4 +1,4 @@
-"""bnscope problem files (.npz), written the way core/io/problem_io.cpp reads them.
+"""bnscope problem files (.npz), written the way core/ops/problem_io.cpp reads them.
 
 An archive of NAME.npy members (the op's inputs, plus out_<output> for TensorFlow's outputs) and a
 text member problem.json: {"bnscope_problem": 1, "op": ..., "attrs": {...}, "convention": ...,

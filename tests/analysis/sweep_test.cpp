@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "io/npz.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "tensor/error.h"
 
 namespace bnscope {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/result.h"
 #include "ops/problem.h"
+#include "ops/result.h"
 
 namespace bnscope::testing {
 

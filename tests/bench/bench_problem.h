@@ -10,7 +10,7 @@
 #include "analysis/diff.h"
 #include "backends/backend.h"
 #include "engine/engine.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "ops/prepared.h"
 #include "profile/profiler.h"
 

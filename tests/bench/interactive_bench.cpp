@@ -9,8 +9,8 @@
 #include <string>
 
 #include "engine/engine.h"
-#include "io/problem_io.h"
 #include "ops/catalog.h"
+#include "ops/problem_io.h"
 
 namespace bnscope {
 namespace {

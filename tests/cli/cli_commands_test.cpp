@@ -9,8 +9,8 @@
 
 #include "cli_harness.h"
 #include "io/npy.h"
-#include "io/problem_io.h"
 #include "ops/catalog.h"
+#include "ops/problem_io.h"
 
 namespace bnscope::test {
 

@@ -12,7 +12,7 @@
 #include "cli_harness.h"
 #include "io/npy.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 
 namespace bnscope::test {

@@ -10,8 +10,8 @@
 
 #include "fuzz_input.h"
 #include "io/npy.h"
-#include "io/problem_io.h"
 #include "ops/prepared.h"
+#include "ops/problem_io.h"
 #include "problem_args.h"
 #include "tensor/error.h"
 

@@ -8,7 +8,7 @@
 
 #include "fuzz_input.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "tensor/error.h"
 
 namespace {

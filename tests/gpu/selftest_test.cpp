@@ -7,7 +7,7 @@
 
 #include "analysis/diff.h"
 #include "backends/backend.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "ops/prepared.h"
 #include "ops/reserve_check.h"
 #include "tensor/error.h"

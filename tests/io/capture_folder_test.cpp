@@ -6,8 +6,8 @@
 
 #include "io/atomic_file.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
 #include "io_test_util.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 
 namespace bnscope::test {

@@ -17,8 +17,8 @@
 #include <string>
 #include <utility>
 
-#include "io/problem_io.h"
 #include "io_test_util.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 
 namespace bnscope {

@@ -11,9 +11,9 @@
 
 #include "io/npy.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
 #include "io_test_util.h"
 #include "ops/prepared.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 #include "tensor/non_finite.h"
 

@@ -12,10 +12,10 @@
 #include "analysis/diff.h"
 #include "io/npy.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
 #include "io/zip_stored.h"
 #include "io_test_util.h"
 #include "ops/catalog.h"
+#include "ops/problem_io.h"
 #include "tensor/memory_limit.h"
 
 namespace bnscope {

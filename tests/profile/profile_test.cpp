@@ -10,7 +10,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "engine/engine.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "ops/sample.h"
 #include "profile/copy_bandwidth.h"
 #include "profile/event_store.h"

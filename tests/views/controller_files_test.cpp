@@ -8,7 +8,7 @@
 
 #include "controller_test_util.h"
 #include "io/npy.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
 #include "qt_suites.h"

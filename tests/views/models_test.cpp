@@ -11,6 +11,7 @@
 
 #include "channel_table_model.h"
 #include "chart_axes.h"
+#include "heatmap_slice.h"
 #include "input_table_model.h"
 #include "notes_model.h"
 #include "ops/prepared.h"
@@ -18,7 +19,6 @@
 #include "qt_suites.h"
 #include "tensor/error.h"
 #include "tensor/layout.h"
-#include "tensor_slice.h"
 #include "views_test_util.h"
 
 using namespace bnscope;

@@ -10,7 +10,7 @@
 #include "engine/engine.h"
 #include "io/json_value.h"
 #include "io/npz.h"
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 #include "problem_controller.h"
 #include "report/report.h"
 #include "report/writers.h"

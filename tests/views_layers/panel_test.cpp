@@ -14,13 +14,13 @@
 #include <memory>
 
 #include "diff/diff_view.h"
-#include "io/problem_io.h"
 #include "launch.h"
 #include "layers/layer_table_model.h"
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
 #include "layers_test_util.h"
 #include "main_window.h"
+#include "ops/problem_io.h"
 #include "problem_controller.h"
 
 using namespace bnscope;

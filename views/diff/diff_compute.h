@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/pipeline.h"
+#include "heatmap_slice.h"
 #include "ops/problem.h"
-#include "tensor_slice.h"
 
 namespace bnscope {
 

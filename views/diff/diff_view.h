@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "diff/diff_compute.h"
-#include "tensor_slice.h"
+#include "heatmap_slice.h"
 
 class QCheckBox;
 class QChartView;

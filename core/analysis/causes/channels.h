@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/result.h"
 #include "ops/catalog.h"
 #include "ops/problem.h"
+#include "ops/result.h"
 #include "tensor/layout.h"
 
 namespace bnscope::causes {

@@ -11,10 +11,10 @@
 
 #include "backends/cpu/host_caches.h"
 #include "backends/cpu/ops.h"
-#include "backends/cpu/planner.h"
 #include "backends/cpu/pass_plan.h"
+#include "backends/cpu/planner.h"
 #include "backends/cpu/simd.h"
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
 #include "tensor/thread_pool.h"

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "backends/frameworks/python_choice.h"
-#include "engine/outputs.h"
 #include "ipc/json_channel.h"
+#include "ops/outputs.h"
 #include "tensor/error.h"
 
 namespace bnscope {

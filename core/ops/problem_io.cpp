@@ -1,4 +1,4 @@
-#include "io/problem_io.h"
+#include "ops/problem_io.h"
 
 #include <algorithm>
 #include <condition_variable>

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/result.h"
 #include "ops/prepared.h"
+#include "ops/result.h"
 
 namespace bnscope {
 

@@ -1,4 +1,4 @@
-#include "engine/outputs.h"
+#include "ops/outputs.h"
 
 #include <cmath>
 #include <limits>

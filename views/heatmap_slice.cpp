@@ -1,4 +1,4 @@
-#include "tensor_slice.h"
+#include "heatmap_slice.h"
 
 #include <algorithm>
 
