@@ -14,13 +14,8 @@
 namespace bnscope {
 
 class ProblemController;
-struct DiffOutcome;
 
-// The report of problem with a diff and profiles already computed (either may be absent);
-// source: ProblemInfo::source, the file the problem came from.
-Report analysis_report(const Problem& problem, const DiffOutcome* diff,
-                       const std::vector<Profile>& profiles, const std::string& source = {});
-// ProblemInfo::source of the controller's problem.
+// ProblemInfo::source of the controller's problem (assemble_report's source).
 std::string problem_source(const ProblemController& controller);
 
 struct ExportResult {
@@ -34,8 +29,9 @@ struct ExportResult {
 ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& controller,
                            const QString& dir);
 
-// The files of report into dir: the three report files always, trace.json only with profiles
-// (an old one is removed, so the folder never mixes two problems).
+// The files of report into dir as one set (write_report_files): the three report files always,
+// trace.json only with profiles (an old one is removed, so the folder never mixes two problems).
+// A failure leaves the earlier files as they were; its error names the folder.
 ExportResult write_report_folder(const Report& report, const QString& dir);
 
 }  // namespace bnscope

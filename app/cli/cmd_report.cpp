@@ -1,8 +1,8 @@
 // bnscope-cli report: diff, likely causes and profiles of one problem written as report.html,
 // report.json, report.csv and trace.json.
 
-#include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <future>
 #include <optional>
 #include <string>
@@ -13,28 +13,13 @@
 #include "command.h"
 #include "flag_reader.h"
 #include "problem_setup.h"
-#include "profile/copy_bandwidth.h"
+#include "profile/profile_batch.h"
 #include "report/writers.h"
 #include "tensor/error.h"
 
 namespace bnscope::cli {
 
 namespace {
-
-// GB/s of the copy probe, in the largest output buffer of `spare` (a finished run's, already
-// touched: no fresh pages) when its halves hold at least half of `bytes` each, else in fresh
-// buffers of `bytes`.
-double copy_probe_gbps(int threads, std::size_t bytes, Result* spare) {
-  Tensor* largest = nullptr;
-  if (spare)
-    for (OutputTensor& o : spare->outputs)
-      if (!largest || o.tensor.nbytes() > largest->nbytes()) largest = &o.tensor;
-  const std::size_t half = largest ? largest->nbytes() / 2 / 64 * 64 : 0;
-  if (!largest || half < bytes / 2 || !largest->sole_owner())
-    return measure_copy_bandwidth(threads, bytes) / 1e9;
-  auto* base = static_cast<std::byte*>(largest->raw());
-  return measure_copy_bandwidth(threads, base, base + half, std::min(bytes, half)) / 1e9;
-}
 
 int run(Args args) {
   app::ProblemArgs pa = app::parse_problem_args(args);
@@ -72,42 +57,28 @@ int run(Args args) {
   const Prepared prepared = prepare(problem);  // once: the runs and the profiles share it
   PipelineResult result = run_pipeline(problem, prepared, request);
 
-  Report report = new_report("bnscope report: " + describe_case(problem));
-  report.has_problem = true;
-  report.problem = info.get();
-  set_verdict(report, result);
   std::vector<std::string> profiled;
   for (const Result& r : result.runs) profiled.push_back(r.backend);
-  // The verdict is made: the first run's outputs are reused by the profiles, the second's
-  // serve the copy probe and go after it, the others' go now.
+  // The verdict is made: the first run's outputs are reused by the profiles and the copy probe,
+  // the others' go now.
   result.expected.clear();
-  std::optional<Result> first, spare;
+  std::optional<Result> first;
   if (!result.runs.empty()) first = std::move(result.runs.front());
-  if (result.runs.size() > 1) spare = std::move(result.runs[1]);
   result.runs.clear();
   // One copy-bandwidth roofline for every CPU profile of the report, from buffers a few times
-  // the last-level cache rather than the default's 2 x 256 MiB, which would outweigh the data.
+  // the last-level cache rather than the default's 2 x 256 MiB, which would outweigh the data:
+  // in the outputs' largest buffer when it holds both arrays.
   options.copy_bytes = std::size_t{64} << 20;
-  std::optional<double> copy_gbps;
-  options.copy_probe = [&copy_gbps, &spare](int threads, std::size_t bytes) {
-    if (!copy_gbps) {
-      copy_gbps = copy_probe_gbps(threads, bytes, spare ? &*spare : nullptr);
-      spare.reset();
-    }
-    return *copy_gbps;
-  };
   // Every profile runs into those buffers (every backend's outputs come from allocate_outputs,
   // the same shapes and dtypes): no fresh pages to fault in per backend. Every profiled backend
   // made its verdict run just before: that run is its warm-up.
-  for (std::size_t k = 0; k < profiled.size(); ++k) {
-    options.result = first ? &*first : nullptr;
-    options.result_is_warmup = k == 0 && first;
-    options.ran_before = first.has_value();
-    report.profiles.push_back(profile_prepared(prepared, profiled[k], options));
-  }
+  options.result = first ? &*first : nullptr;
+  options.ran_before = first.has_value();
+  ProfileBatch batch = profile_backends(prepared, profiled, options);
   first.reset();
-  add_devices(report);
-  write_report_files(report, files);
+  if (batch.first_error) std::rethrow_exception(batch.first_error);
+  const Report report = assemble_report(problem, info.get(), &result, std::move(batch.profiles));
+  const std::vector<std::string> written = write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"
               : report.diff.passed() ? "all outputs agree"
@@ -115,8 +86,7 @@ int run(Args args) {
   if (report.has_diff)
     std::printf("reference: %s (%s)\n", result.reference.c_str(),
                 result.reference_is_backend ? "backend" : "saved outputs");
-  for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
-    std::printf("wrote %s/%s\n", out.c_str(), f);
+  for (const std::string& f : written) std::printf("wrote %s/%s\n", out.c_str(), f.c_str());
   return report.has_diff && !report.diff.passed() ? kExitMismatch : kExitOk;
 }
 

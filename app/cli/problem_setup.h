@@ -1,6 +1,7 @@
 #pragma once
 // The problem a command works on: the one given on the command line, or a seeded sample when none
-// was, and its one-line description. The flag value parsers are in flag_reader.h.
+// was; its one-line description is describe_case (ops/problem.h). The flag value parsers are in
+// flag_reader.h.
 
 #include <cstdint>
 #include <string>
@@ -19,8 +20,5 @@ Problem problem_or_sample(const app::ProblemArgs& pa, const Shape& logical_shape
 // Refuses, from the shape alone, a sample that would not fit the memory limit, or whose run
 // would not: before any of it is made.
 void check_sample_runs(const SampleSpec& spec);
-
-// A one-line description: op, shape, dtype, format, mode.
-std::string describe_case(const Problem& p);
 
 }  // namespace bnscope::cli

@@ -265,6 +265,8 @@ void OutputSet::check_targets() const {
 void OutputSet::write(const std::string& name, const std::function<void(std::FILE*)>& writer) {
   if (std::find(names_.begin(), names_.end(), name) == names_.end())
     throw Error(ErrorCode::Internal, "output set: unexpected file " + name);
+  if (std::find(removed_.begin(), removed_.end(), name) != removed_.end())
+    throw Error(ErrorCode::Internal, "output set: " + name + " is to be removed");
   const std::string file = tmp_ + "/" + name;
   temps_.emplace_back(file);  // before it exists: a signal in between finds nothing to remove
   std::FILE* f = std::fopen(file.c_str(), "wb");
@@ -320,9 +322,20 @@ void OutputSet::write_stream(const std::string& name,
   });
 }
 
+void OutputSet::remove(const std::string& name) {
+  if (std::find(names_.begin(), names_.end(), name) == names_.end())
+    throw Error(ErrorCode::Internal, "output set: unexpected file " + name);
+  if (std::find(written_.begin(), written_.end(), name) != written_.end())
+    throw Error(ErrorCode::Internal, "output set: " + name + " was written");
+  if (std::find(removed_.begin(), removed_.end(), name) == removed_.end()) removed_.push_back(name);
+}
+
 void OutputSet::commit() {
+  const auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
   for (const std::string& name : names_)
-    if (std::find(written_.begin(), written_.end(), name) == written_.end())
+    if (!listed(written_, name) && !listed(removed_, name))
       throw Error(ErrorCode::Internal, "output set: " + name + " was not written");
   sync_written();
   check_targets();  // again: something may have appeared while the work ran
@@ -333,18 +346,22 @@ void OutputSet::commit() {
   std::vector<std::string> had;
   for (const std::string& name : names_)
     if (::link(path(name).c_str(), (old + "/" + name).c_str()) == 0) had.push_back(name);
+  // A removed name is undone as a moved one is: its earlier file comes back from the links.
   std::vector<std::string> moved;
   for (const std::string& name : names_) {
-    if (::rename((tmp_ + "/" + name).c_str(), path(name).c_str()) != 0) {
+    const bool drop = listed(removed_, name);
+    const bool done = drop ? ::unlink(path(name).c_str()) == 0 || errno == ENOENT
+                           : ::rename((tmp_ + "/" + name).c_str(), path(name).c_str()) == 0;
+    if (!done) {
       const std::string why = errno_text();
       for (const std::string& m : moved) {
-        if (std::find(had.begin(), had.end(), m) != had.end())
+        if (listed(had, m))
           ::rename((old + "/" + m).c_str(), path(m).c_str());
         else
           ::unlink(path(m).c_str());
       }
-      fail(flag_ + " " + dir_ + ": cannot move " + name + " into place: " + why +
-           "; the earlier files are unchanged");
+      fail(flag_ + " " + dir_ + ": cannot " + (drop ? "remove the earlier " : "move ") + name +
+           (drop ? "" : " into place") + ": " + why + "; the earlier files are unchanged");
     }
     moved.push_back(name);
   }

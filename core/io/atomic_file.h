@@ -37,6 +37,8 @@ namespace bnscope {
 // moved over their targets. Any failure (while writing or moving) leaves the earlier set as it
 // was and no temporary behind. Constructing one checks the path, so commands can build it before
 // their work: `dir` is created when missing, and a name in the way (a directory) is refused.
+// A name the new set lacks is removed instead: its earlier file goes with the same commit, so the
+// folder never holds files of two sets.
 class OutputSet {
  public:
   OutputSet(std::string dir, std::vector<std::string> names, std::string flag = "--out");
@@ -47,7 +49,10 @@ class OutputSet {
   // `name` must be one of the names given at construction.
   void write(const std::string& name, const std::function<void(std::FILE*)>& writer);
   void write_stream(const std::string& name, const std::function<void(std::ostream&)>& writer);
-  void commit();  // every name must have been written
+  // `name` (one of the names, not written) has no file in the new set: commit() deletes its
+  // earlier file, if any, as it moves the others in, and a failed commit leaves it.
+  void remove(const std::string& name);
+  void commit();  // every name must have been written or removed
   std::string path(const std::string& name) const;
 
  private:
@@ -58,7 +63,7 @@ class OutputSet {
   void close_pending() noexcept;
 
   std::string dir_, flag_, tmp_;
-  std::vector<std::string> names_, written_;
+  std::vector<std::string> names_, written_, removed_;
   std::vector<int> unsynced_;  // descriptors of written files, synced together by commit()
   std::vector<TempRegistration> temps_;  // the folder and its files, removed on SIGINT/SIGTERM
   bool created_dir_ = false, committed_ = false;

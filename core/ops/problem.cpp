@@ -130,4 +130,16 @@ std::string attr_value_text(const AttrValue& v) {
   return std::get<std::string>(v);
 }
 
+std::string describe_case(const Problem& p) {
+  std::string s = p.op;
+  const OpSpec* op = find_op(p.op);
+  const std::string x = op ? std::string(op->data_input()) : "x";
+  if (auto it = p.inputs.find(x); it != p.inputs.end())
+    s += " " + shape_str(it->second.shape()) + " " +
+         std::string(dtype_name(p.dtype.value_or(it->second.dtype())));
+  if (op && op->has_attr("data_format")) s += " " + attr_string(p, "data_format");
+  if (op && op->has_modes()) s += " " + std::string(mode_name(attr_bool(p, "is_training")));
+  return s;
+}
+
 }  // namespace bnscope

@@ -44,4 +44,8 @@ std::string attr_value_text(const AttrValue& v);
 // true/false/1/0, case-insensitive: the one spelling rule for boolean attrs everywhere.
 std::optional<bool> parse_bool_text(std::string_view text);
 
+// A one-line description: op, shape and dtype of x, format, mode ("FusedBatchNormGradV3
+// [2,3,4,5] float32 NHWC training"), as the CLI prints a case and a report is titled.
+std::string describe_case(const Problem& p);
+
 }  // namespace bnscope

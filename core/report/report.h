@@ -83,4 +83,15 @@ void add_devices(Report& report);
 // The notes, the comparisons and the causes of one pipeline run.
 void set_verdict(Report& report, const PipelineResult& result);
 
+// The report of one problem, as bnscope-cli report and the app's File > Export report make it:
+// titled "bnscope report: " + describe_case(problem), the problem described (source:
+// ProblemInfo::source), the verdict's notes, comparisons and causes when there is one (else the
+// notes prepare() attaches), the profiles, and the devices all of them ran on.
+Report assemble_report(const Problem& problem, const PipelineResult* verdict,
+                       std::vector<Profile> profiles, std::string source = {});
+// The same with the problem described already (describe_problem): its checksums read every input
+// byte, which the CLI does beside the runs.
+Report assemble_report(const Problem& problem, ProblemInfo info, const PipelineResult* verdict,
+                       std::vector<Profile> profiles);
+
 }  // namespace bnscope

@@ -20,11 +20,13 @@ void write_report_html(const Report& r, std::ostream& os);
 
 // report.html, report.json, report.csv and trace.json: the names of a report's file set.
 std::vector<std::string> report_file_names();
-// Writes the four into dir (created if missing) as one set: all replace the earlier ones, or
-// none does.
-void write_report_files(const Report& r, const std::string& dir);
+// Writes the report into dir (created if missing) as one set: report.html, report.json,
+// report.csv and, when the report has profiles, trace.json, all replacing the earlier ones or
+// none doing so. Without profiles an earlier trace.json is removed with them, so the folder
+// never mixes two problems. Returns the names written.
+std::vector<std::string> write_report_files(const Report& r, const std::string& dir);
 // The same into a set made before the work (OutputSet(dir, report_file_names())), which checked
-// the path already.
-void write_report_files(const Report& r, OutputSet& set);
+// the path already; the set is committed.
+std::vector<std::string> write_report_files(const Report& r, OutputSet& set);
 
 }  // namespace bnscope

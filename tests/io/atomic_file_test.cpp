@@ -162,5 +162,77 @@ TEST(AtomicFile, OutputFileChecksFollowLinksAndNameWhatIsInTheWay) {
                {"--json", "link.json", "does not exist"});
 }
 
+// A set replaces its earlier version whole: the new files appear together at commit, and a name
+// the new set removes loses its earlier file with that commit, not before.
+TEST(OutputSet, ReplacesTheEarlierFilesAndRemovesTheDroppedOnesAtCommit) {
+  test::ScratchDir dir;
+  {
+    OutputSet first(dir.path().string(), {"a.txt", "b.txt"});
+    first.write_stream("a.txt", [](std::ostream& out) { out << "a1"; });
+    first.write_stream("b.txt", [](std::ostream& out) { out << "b1"; });
+    first.commit();
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"a.txt", "b.txt"}));
+  OutputSet second(dir.path().string(), {"a.txt", "b.txt"});
+  second.write_stream("a.txt", [](std::ostream& out) { out << "a2"; });
+  second.remove("b.txt");
+  // Nothing has changed before the commit.
+  EXPECT_EQ(slurp(dir / "a.txt"), "a1");
+  EXPECT_EQ(slurp(dir / "b.txt"), "b1");
+  second.commit();
+  EXPECT_EQ(slurp(dir / "a.txt"), "a2");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.txt"});
+  // Removing a name that has no earlier file is no error.
+  OutputSet third(dir.path().string(), {"a.txt", "b.txt"});
+  third.write_stream("a.txt", [](std::ostream& out) { out << "a3"; });
+  third.remove("b.txt");
+  third.commit();
+  EXPECT_EQ(slurp(dir / "a.txt"), "a3");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.txt"});
+}
+
+// A failure while the set is written leaves every earlier file, the one it would remove too,
+// and no temporary.
+TEST(OutputSet, AFailedWriteLeavesTheEarlierFilesAndRemovesNothing) {
+  test::ScratchDir dir;
+  {
+    OutputSet first(dir.path().string(), {"a.txt", "b.txt", "c.txt"});
+    for (const char* name : {"a.txt", "b.txt", "c.txt"})
+      first.write_stream(name, [&](std::ostream& out) { out << name; });
+    first.commit();
+  }
+  {
+    OutputSet second(dir.path().string(), {"a.txt", "b.txt", "c.txt"});
+    second.write_stream("a.txt", [](std::ostream& out) { out << "new a"; });
+    second.remove("c.txt");
+    EXPECT_THROW(second.write_stream("b.txt",
+                                     [](std::ostream& out) {
+                                       out << "half of b";
+                                       throw Error(ErrorCode::Internal, "serializer failed");
+                                     }),
+                 Error);
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"a.txt", "b.txt", "c.txt"}));
+  EXPECT_EQ(slurp(dir / "a.txt"), "a.txt");
+  EXPECT_EQ(slurp(dir / "b.txt"), "b.txt");
+  EXPECT_EQ(slurp(dir / "c.txt"), "c.txt");
+}
+
+// A name is written or removed, once, and only a name of the set; commit wants every name
+// accounted for.
+TEST(OutputSet, RemoveTakesOnlyAnUnwrittenNameOfTheSet) {
+  test::ScratchDir dir;
+  OutputSet set(dir.path().string(), {"a.txt", "b.txt"});
+  expect_error([&] { set.remove("other.txt"); }, {"unexpected file other.txt"});
+  set.write_stream("a.txt", [](std::ostream& out) { out << "a"; });
+  expect_error([&] { set.remove("a.txt"); }, {"a.txt was written"});
+  expect_error([&] { set.commit(); }, {"b.txt was not written"});
+  set.remove("b.txt");
+  expect_error([&] { set.write_stream("b.txt", [](std::ostream& out) { out << "b"; }); },
+               {"b.txt is to be removed"});
+  set.commit();
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.txt"});
+}
+
 }  // namespace
 }  // namespace bnscope

@@ -1,18 +1,22 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "analysis/cause_finder.h"
 #include "engine/engine.h"
 #include "io/json_value.h"
+#include "ops/prepared.h"
 #include "ops/sample.h"
 #include "report/writers.h"
+#include "tensor/error.h"
 
 namespace bnscope {
 namespace {
@@ -317,6 +321,124 @@ TEST(ReportFiles, WritesAllFour) {
   for (const char* f : {"report.html", "report.json", "report.csv", "trace.json"})
     EXPECT_GT(std::filesystem::file_size(dir / f), 100u) << f;
   std::filesystem::remove_all(dir);
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A scratch folder of its own, removed afterwards.
+struct ReportDir {
+  std::filesystem::path path;
+  explicit ReportDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(path);
+  }
+  ~ReportDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+// The one report of a problem, as the CLI and the app make it.
+TEST(AssembleReport, TitlesDescribesAndTakesTheVerdictOrThePreparedNotes) {
+  SampleSpec spec;
+  spec.shape = {2, 3, 4, 6};
+  const Problem p = random_problem(spec);
+  PipelineRequest request;
+  request.backends = {"cpu-reference", "cpu"};
+  const PipelineResult verdict = run_pipeline(p, request);
+  ProfileOptions options;
+  options.reps = 2;
+  options.measure_copy = false;
+  Report r = assemble_report(p, &verdict, {profile_problem(p, "cpu", options)}, "given.npz");
+  EXPECT_EQ(r.title, "bnscope report: " + describe_case(p));
+  EXPECT_NE(r.title.find("[2,3,4,6]"), std::string::npos) << r.title;
+  EXPECT_TRUE(r.has_problem);
+  EXPECT_EQ(r.problem.source, "given.npz");
+  EXPECT_EQ(r.problem.op, p.op);
+  EXPECT_EQ(r.problem.inputs.size(), p.inputs.size());
+  EXPECT_TRUE(r.has_diff);
+  EXPECT_EQ(r.diff.comparisons.size(), verdict.diff.comparisons.size());
+  ASSERT_EQ(r.profiles.size(), 1u);
+  EXPECT_EQ(r.profiles.front().backend, "cpu");
+  EXPECT_FALSE(r.created.empty());
+  // Without a verdict: no diff, and the notes prepare() attaches (here the inputs' NaN).
+  Problem bad = p;
+  bad.inputs.at("x").set(0, std::nan(""));
+  r = assemble_report(bad, nullptr, {});
+  EXPECT_FALSE(r.has_diff);
+  EXPECT_TRUE(r.profiles.empty());
+  EXPECT_TRUE(r.problem.source.empty());
+  const std::vector<Note> notes = prepare(bad).notes;
+  ASSERT_FALSE(notes.empty());
+  ASSERT_EQ(r.notes.size(), notes.size());
+  EXPECT_EQ(r.notes.front().message, notes.front().message);
+}
+
+// Without profiles the set is three files, and an earlier report's trace.json goes with the
+// commit: the folder never mixes two problems. With profiles it is four.
+TEST(ReportFiles, ATraceOnlyWithProfilesAndNoEarlierOneLeftBehind) {
+  const ReportDir dir("bnscope_report_trace_test");
+  SampleSpec spec;
+  spec.shape = {2, 3, 4, 6};
+  const Problem p = random_problem(spec);
+  PipelineRequest request;
+  request.backends = {"cpu-reference", "cpu"};
+  const PipelineResult verdict = run_pipeline(p, request);
+  ProfileOptions options;
+  options.reps = 2;
+  options.measure_copy = false;
+  const Report profiled = assemble_report(p, &verdict, {profile_problem(p, "cpu", options)});
+  const std::vector<std::string> four = report_file_names();
+  EXPECT_EQ(write_report_files(profiled, dir.path.string()), four);
+  for (const std::string& f : four) EXPECT_GT(std::filesystem::file_size(dir.path / f), 100u) << f;
+
+  spec.shape = {1, 2, 2, 3};
+  const Problem other = random_problem(spec);
+  const Report plain = assemble_report(other, nullptr, {});
+  OutputSet set(dir.path.string(), report_file_names());
+  EXPECT_EQ(write_report_files(plain, set),
+            (std::vector<std::string>{"report.html", "report.json", "report.csv"}));
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "trace.json"));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path))
+    left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"report.csv", "report.html", "report.json"}));
+  // The three are the new problem's.
+  const JsonValue written = parse(read_text(dir.path / "report.json"));
+  EXPECT_EQ(written.at("title").string, plain.title);
+  EXPECT_NE(plain.title, profiled.title);
+  std::ostringstream csv;
+  write_report_csv(plain, csv);
+  EXPECT_EQ(read_text(dir.path / "report.csv"), csv.str());
+}
+
+// A failure while the set is written (here its temporary folder gone) leaves every earlier file
+// as it was, the trace that would have been removed too.
+TEST(ReportFiles, AFailedWriteLeavesTheEarlierFiles) {
+  const ReportDir dir("bnscope_report_failed_test");
+  write_report_files(report(), dir.path.string());
+  std::map<std::string, std::string> before;
+  for (const std::string& f : report_file_names()) before[f] = read_text(dir.path / f);
+  Report plain = report();
+  plain.profiles.clear();
+  plain.title = "another report";
+  OutputSet set(dir.path.string(), report_file_names());
+  int temps = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path))
+    if (e.path().filename().string().rfind(".bnscope-tmp-", 0) == 0) {
+      std::filesystem::remove_all(e.path());
+      ++temps;
+    }
+  ASSERT_EQ(temps, 1);
+  EXPECT_THROW(write_report_files(plain, set), Error);
+  for (const std::string& f : report_file_names())
+    EXPECT_EQ(read_text(dir.path / f), before[f]) << f;
 }
 
 }  // namespace

@@ -372,7 +372,7 @@ void DiffViewTest::baselineComparesLaterRuns() {
               .contains(QStringLiteral("before")));
   // The report says which baseline it compared with.
   std::ostringstream os;
-  write_report_json(analysis_report(controller.problem(), view.outcome().get(), {}), os);
+  write_report_json(assemble_report(controller.problem(), view.outcome()->result.get(), {}), os);
   QVERIFY(QString::fromStdString(os.str()).contains(QStringLiteral("before.npz")));
   // Back to the pinned settings: the same outputs.
   controller.setAttr("epsilon", eps);

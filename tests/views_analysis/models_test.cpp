@@ -19,7 +19,6 @@
 #include "ops/prepared.h"
 #include "ops/sample.h"
 #include "profile/phase_table_model.h"
-#include "profile/profile_compute.h"
 #include "timeline/timeline_layout.h"
 
 using namespace bnscope;
@@ -210,15 +209,6 @@ void ModelsTest::phaseTableModelMatchesTheProfile() {
   QVERIFY(std::isnan(m.value(per - 1, PhaseTableModel::Gbps)));
   QCOMPARE(m.index(per - 1, PhaseTableModel::Gbps).data().toString(), QString());
   check_all_cells(m);
-
-  // The timeline gets both profiles' events, the second after the first.
-  const EventStore all = combined_events({p, p});
-  QCOMPARE(all.events().size(), 2 * p.events.events().size());
-  double end_first = 0;
-  for (std::size_t i = 0; i < p.events.events().size(); ++i)
-    end_first = std::max(end_first, all.events()[i].start + all.events()[i].duration);
-  for (std::size_t i = p.events.events().size(); i < all.events().size(); ++i)
-    QVERIFY(all.events()[i].start >= end_first);
 }
 
 void ModelsTest::errorTensorAndPlacesAgreeWithSlices() {

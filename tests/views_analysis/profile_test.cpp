@@ -14,7 +14,6 @@
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile/phase_table_model.h"
-#include "profile/profile_compute.h"
 #include "profile/profile_view.h"
 #include "sample_source.h"
 #include "timeline/timeline_widget.h"
@@ -29,8 +28,7 @@ class ProfileViewTest : public QObject {
   void backendsThatDoNotMeasureSpeedAreNotProfiledByDefault();
   void cancelStopsTheProfile();
   void cpuPassesAreRowsAndALane();
-  void backendsShareOneProbeAndOneOutputSet();
-  void aLentOutputSetIsRestored();
+  void theTabTakesTheSpareOutputsAndTheSmallerProbe();
   void profileAfterDiffWritesIntoTheReferenceOutputs();
   void cancelledProfileRestoresTheReference();
   void aToleranceEditWaitsForTheLentOutputs();
@@ -252,38 +250,12 @@ void ProfileViewTest::cpuPassesAreRowsAndALane() {
   }
 }
 
-void ProfileViewTest::backendsShareOneProbeAndOneOutputSet() {
+// The tab asks for the smaller probe, and takes the controller's spare outputs rather than
+// holding them beside its own (core's profile_backends shares one probe and one output set:
+// tests/profile/profile_batch_test.cpp).
+void ProfileViewTest::theTabTakesTheSpareOutputsAndTheSmallerProbe() {
   const Problem problem = test::analysis_sample();
-  ProfileOptions options;
-  options.reps = 2;
   std::vector<std::size_t> probes;
-  options.copy_probe = [&probes](int, std::size_t bytes) {
-    probes.push_back(bytes);
-    return 20.0;
-  };
-  Result lent = run_problem(problem, "cpu");
-  const void* buffer = static_cast<const Tensor&>(lent.outputs.front().tensor).raw();
-  options.result = &lent;
-  const ProfileBatch batch = profile_backends(problem, {"cpu", "cpu-reference"}, options);
-  QVERIFY(batch.errors.empty());
-  QCOMPARE(batch.profiles.size(), std::size_t{2});
-  // Both backends' repetitions wrote into the one output set they were given.
-  QCOMPARE(static_cast<const Tensor&>(lent.outputs.front().tensor).raw(), buffer);
-  QCOMPARE(lent.backend, std::string("cpu-reference"));
-  // One probe for the batch, its figure the roofline of every CPU profile.
-  QCOMPARE(probes.size(), std::size_t{1});
-  for (const Profile& p : batch.profiles) {
-    QCOMPARE(p.roofline_gbps, 20.0);
-    QCOMPARE(p.roofline_source, std::string("copy bandwidth measured in this run"));
-    QCOMPARE(p.roofline_fraction, p.achieved_gbps / 20.0);
-  }
-  options.measure_copy = false;
-  options.result = nullptr;
-  QCOMPARE(profile_backends(problem, {"cpu"}, options).profiles.front().roofline_gbps, 0.0);
-  QCOMPARE(probes.size(), std::size_t{1});
-
-  // The tab asks for the smaller probe, and takes the controller's spare outputs rather than
-  // holding them beside its own.
   ProblemController controller;
   controller.setProblem(problem);
   QVERIFY(controller.waitForIdle());
@@ -291,33 +263,17 @@ void ProfileViewTest::backendsShareOneProbeAndOneOutputSet() {
   QVERIFY(controller.waitForIdle());
   QVERIFY(!controller.spareResults().empty());
   ProfileView view(&controller);
-  view.setCopyProbe(options.copy_probe);
+  view.setCopyProbe([&probes](int, std::size_t bytes) {
+    probes.push_back(bytes);
+    return 20.0;
+  });
   view.setBackends({QStringLiteral("cpu")});
   view.setReps(2);
   view.run();
   QVERIFY(controller.spareResults().empty());
   QVERIFY(view.waitForIdle());
-  QCOMPARE(probes.size(), std::size_t{2});
+  QCOMPARE(probes.size(), std::size_t{1});
   QCOMPARE(probes.back(), ProfileView::kCopyProbeBytes);
-}
-
-// A lent output set holds its owner's outputs again after the profile, the copy probe included
-// (run in the set's largest buffer when no probe is given), in the same buffers.
-void ProfileViewTest::aLentOutputSetIsRestored() {
-  const Problem problem = test::analysis_sample();
-  Result lent = run_problem(problem, "cpu-reference");
-  const std::vector<double> values = lent.outputs.front().tensor.to_doubles();
-  const void* buffer = std::as_const(lent.outputs.front().tensor).raw();
-  ProfileOptions options;
-  options.reps = 2;
-  options.result = &lent;
-  options.copy_bytes = lent.outputs.front().tensor.nbytes() / 2;
-  const ProfileBatch batch = profile_backends(problem, {"cpu"}, options, "cpu-reference");
-  QVERIFY(batch.errors.empty());
-  QVERIFY(batch.profiles.front().roofline_gbps > 0);
-  QCOMPARE(std::as_const(lent.outputs.front().tensor).raw(), buffer);
-  QCOMPARE(lent.outputs.front().tensor.to_doubles(), values);
-  QCOMPARE(lent.backend, std::string("cpu-reference"));
 }
 
 // Profile after Diff writes its repetitions into the Diff tab's reference outputs (no third

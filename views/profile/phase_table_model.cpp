@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "profile/profile_compute.h"
+#include "profile/profile_batch.h"
 
 namespace bnscope {
 

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "background_job.h"
-#include "profile/profile_compute.h"
+#include "profile/profile_batch.h"
 #include "timeline/timeline_layout.h"
 
 class QBarSet;

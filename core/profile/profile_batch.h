@@ -1,10 +1,13 @@
 #pragma once
-// The profile tab's work without Qt: profile the problem on each chosen backend, and lay the
-// profiles' events one after another on a single time axis for the timeline.
+// Profiles of one problem on several backends as one batch (the Profile tab, bnscope-cli
+// report): one output set and one copy probe for all of them; and the batch's profiles laid one
+// after another on a single time axis for the timeline.
 
+#include <exception>
 #include <string>
 #include <vector>
 
+#include "ops/prepared.h"
 #include "profile/profiler.h"
 
 namespace bnscope {
@@ -12,6 +15,9 @@ namespace bnscope {
 struct ProfileBatch {
   std::vector<Profile> profiles;
   std::vector<std::string> errors;  // "<backend>: <why>" for backends that could not be profiled
+  // The first of those failures as it was thrown, for a caller that stops at any (its message
+  // and error code as they were).
+  std::exception_ptr first_error;
 };
 
 // Never throws; a backend that fails is reported and the others still run, until one is
@@ -20,6 +26,10 @@ struct ProfileBatch {
 // holds both of the probe's arrays) write into that output set. restore: the backend whose
 // outputs that set held (another run's, lent); it runs into the set once more at the end,
 // cancelled or not, so the set holds that run's outputs again.
+ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::string>& backends,
+                              const ProfileOptions& options, const std::string& restore = {});
+// The same on problem, prepared once for every backend; a problem prepare() refuses is every
+// backend's error.
 ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
                               const ProfileOptions& options, const std::string& restore = {});
 

@@ -1,4 +1,4 @@
-#include "profile/profile_compute.h"
+#include "profile/profile_batch.h"
 
 #include <algorithm>
 #include <optional>
@@ -14,7 +14,7 @@ namespace {
 
 // The copy probe in the output set's largest buffer, when it holds both arrays: no fresh pages
 // beside the outputs. Zero when it does not.
-double probe_in(Result& r, int threads, std::size_t bytes) {
+double copy_probe_in_outputs(Result& r, int threads, std::size_t bytes) {
   Tensor* largest = nullptr;
   for (OutputTensor& o : r.outputs)
     if (o.tensor.sole_owner() && (!largest || o.tensor.nbytes() > largest->nbytes()))
@@ -27,9 +27,13 @@ double probe_in(Result& r, int threads, std::size_t bytes) {
 
 }  // namespace
 
-ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
+ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::string>& backends,
                               const ProfileOptions& options, const std::string& restore) {
   ProfileBatch out;
+  const auto failed = [&out](const std::string& what, const std::exception& e) {
+    out.errors.push_back(what + ": " + e.what());
+    if (!out.first_error) out.first_error = std::current_exception();
+  };
   // Every backend's repetitions write into one set of output buffers, and the copy-bandwidth
   // probe runs once, after them: on a real layer neither the outputs nor the probe's buffers
   // are held twice.
@@ -39,12 +43,12 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
   if (!each.result) each.result = &shared;
   for (const std::string& b : backends) {
     try {
-      out.profiles.push_back(profile_problem(problem, b, each));
+      out.profiles.push_back(profile_prepared(prepared, b, each));
     } catch (const Error& e) {
-      out.errors.push_back(b + ": " + e.what());
+      failed(b, e);
       if (e.code() == ErrorCode::Cancelled) break;  // the clock stops every later backend too
     } catch (const std::exception& e) {
-      out.errors.push_back(b + ": " + e.what());
+      failed(b, e);
     }
   }
   std::optional<double> gbps;
@@ -54,7 +58,8 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
       if (!gbps && options.copy_probe)
         gbps = options.copy_probe(options.threads, options.copy_bytes);
       if (!gbps) {
-        const double in_place = probe_in(*each.result, options.threads, options.copy_bytes);
+        const double in_place =
+            copy_probe_in_outputs(*each.result, options.threads, options.copy_bytes);
         if (in_place > 0) gbps = in_place;
       }
       if (!gbps) {
@@ -62,7 +67,7 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
         gbps = measure_copy_bandwidth(options.threads, options.copy_bytes) / 1e9;
       }
     } catch (const std::exception& e) {
-      out.errors.push_back(std::string("copy bandwidth: ") + e.what());
+      failed("copy bandwidth", e);
       break;
     }
     p.roofline_gbps = *gbps;
@@ -72,12 +77,26 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
   if (!restore.empty() && options.result) {
     try {
       // No cancel: the lent set must go back whole. The threads of the app's own runs.
-      run_backend_into(prepare(problem), backend_or_throw(restore), *options.result, RunContext{});
+      run_backend_into(prepared, backend_or_throw(restore), *options.result, RunContext{});
     } catch (const std::exception& e) {
-      out.errors.push_back(restore + ": " + e.what());
+      failed(restore, e);
     }
   }
   return out;
+}
+
+ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
+                              const ProfileOptions& options, const std::string& restore) {
+  std::optional<Prepared> prepared;
+  ProfileBatch refused;
+  try {
+    prepared = prepare(problem);
+  } catch (const std::exception& e) {
+    for (const std::string& b : backends) refused.errors.push_back(b + ": " + e.what());
+    refused.first_error = std::current_exception();
+    return refused;
+  }
+  return profile_backends(*prepared, backends, options, restore);
 }
 
 EventStore combined_events(const std::vector<Profile>& profiles, double gap_fraction) {
