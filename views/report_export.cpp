@@ -7,6 +7,7 @@
 #include "diff/diff_compute.h"
 #include "diff/diff_view.h"
 #include "io/atomic_file.h"
+#include "option_words.h"
 #include "problem_controller.h"
 #include "process_events.h"
 #include "profile/phase_table_model.h"
@@ -27,7 +28,7 @@ ExportResult write_report_folder(const Report& report, const QString& dir) {
       res.skipped << QObject::tr("trace.json (nothing profiled: press Profile first)");
     res.ok = true;
   } catch (const std::exception& e) {
-    res.error = QString::fromUtf8(e.what());
+    res.error = app_error_text(e);
   }
   return res;
 }

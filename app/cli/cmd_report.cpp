@@ -48,7 +48,7 @@ int run(Args args) {
       .read(pa.rest);
   if (out.empty()) fail("report needs --out DIR (where report.html and the others go)");
   if (request.backends.empty()) fail("--backends needs at least one backend");
-  OutputSet files(out, report_file_names());  // the path is checked before the work
+  OutputSet files(out, report_file_names(), "--out");  // the path is checked before the work
   app::register_all_backends();
   const Problem problem = problem_or_sample(pa, shape, seed);
   // The inputs' checksums, a pass over every byte, are made beside the runs.

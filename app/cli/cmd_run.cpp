@@ -85,7 +85,7 @@ int run(Args args) {
   if (!sample && !pa.inputs_given)
     fail("run needs inputs: --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz, or --sample");
   const Problem problem = problem_or_sample(pa, {}, 1);
-  OutputSet set(out, output_files(problem.op));  // the path is checked before the work
+  OutputSet set(out, output_files(problem.op), "--out");  // the path is checked before the work
   app::register_all_backends();
   RunContext ctx;
   ctx.threads = threads;

@@ -38,10 +38,11 @@ namespace bnscope {
 // was and no temporary behind. Constructing one checks the path, so commands can build it before
 // their work: `dir` is created when missing, and a name in the way (a directory) is refused.
 // A name the new set lacks is removed instead: its earlier file goes with the same commit, so the
-// folder never holds files of two sets.
+// folder never holds files of two sets. `what` names the folder in the caller's words in every
+// error (the CLI's flag, "--out"; the app's "report folder").
 class OutputSet {
  public:
-  OutputSet(std::string dir, std::vector<std::string> names, std::string flag = "--out");
+  OutputSet(std::string dir, std::vector<std::string> names, std::string what);
   ~OutputSet();
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;

@@ -8,7 +8,7 @@ std::vector<std::string> report_file_names() {
 }
 
 std::vector<std::string> write_report_files(const Report& r, const std::string& dir) {
-  OutputSet set(dir, report_file_names());
+  OutputSet set(dir, report_file_names(), "the report folder");
   return write_report_files(r, set);
 }
 

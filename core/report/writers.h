@@ -25,8 +25,8 @@ std::vector<std::string> report_file_names();
 // none doing so. Without profiles an earlier trace.json is removed with them, so the folder
 // never mixes two problems. Returns the names written.
 std::vector<std::string> write_report_files(const Report& r, const std::string& dir);
-// The same into a set made before the work (OutputSet(dir, report_file_names())), which checked
-// the path already; the set is committed.
+// The same into a set made before the work (OutputSet(dir, report_file_names(), what)), which
+// checked the path already; the set is committed.
 std::vector<std::string> write_report_files(const Report& r, OutputSet& set);
 
 }  // namespace bnscope

@@ -28,6 +28,9 @@ std::uint64_t input_bytes(const Problem& p) {
 class WorkerTransfer : public ::testing::Test {
  protected:
   void SetUp() override {
+    // FrameworkWorker::run starts the worker in the user's Python (framework_python()): make
+    // that the test's, or every run would restart it in another and the counts mean nothing.
+    ::setenv("BNSCOPE_PYTHON", worker_python().c_str(), 0);
     SampleSpec spec;
     spec.shape = {4, 6, 6, 8};
     problem_ = random_problem(spec);

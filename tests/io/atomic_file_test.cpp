@@ -167,13 +167,13 @@ TEST(AtomicFile, OutputFileChecksFollowLinksAndNameWhatIsInTheWay) {
 TEST(OutputSet, ReplacesTheEarlierFilesAndRemovesTheDroppedOnesAtCommit) {
   test::ScratchDir dir;
   {
-    OutputSet first(dir.path().string(), {"a.txt", "b.txt"});
+    OutputSet first(dir.path().string(), {"a.txt", "b.txt"}, "--out");
     first.write_stream("a.txt", [](std::ostream& out) { out << "a1"; });
     first.write_stream("b.txt", [](std::ostream& out) { out << "b1"; });
     first.commit();
   }
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"a.txt", "b.txt"}));
-  OutputSet second(dir.path().string(), {"a.txt", "b.txt"});
+  OutputSet second(dir.path().string(), {"a.txt", "b.txt"}, "--out");
   second.write_stream("a.txt", [](std::ostream& out) { out << "a2"; });
   second.remove("b.txt");
   // Nothing has changed before the commit.
@@ -183,7 +183,7 @@ TEST(OutputSet, ReplacesTheEarlierFilesAndRemovesTheDroppedOnesAtCommit) {
   EXPECT_EQ(slurp(dir / "a.txt"), "a2");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.txt"});
   // Removing a name that has no earlier file is no error.
-  OutputSet third(dir.path().string(), {"a.txt", "b.txt"});
+  OutputSet third(dir.path().string(), {"a.txt", "b.txt"}, "--out");
   third.write_stream("a.txt", [](std::ostream& out) { out << "a3"; });
   third.remove("b.txt");
   third.commit();
@@ -196,13 +196,13 @@ TEST(OutputSet, ReplacesTheEarlierFilesAndRemovesTheDroppedOnesAtCommit) {
 TEST(OutputSet, AFailedWriteLeavesTheEarlierFilesAndRemovesNothing) {
   test::ScratchDir dir;
   {
-    OutputSet first(dir.path().string(), {"a.txt", "b.txt", "c.txt"});
+    OutputSet first(dir.path().string(), {"a.txt", "b.txt", "c.txt"}, "--out");
     for (const char* name : {"a.txt", "b.txt", "c.txt"})
       first.write_stream(name, [&](std::ostream& out) { out << name; });
     first.commit();
   }
   {
-    OutputSet second(dir.path().string(), {"a.txt", "b.txt", "c.txt"});
+    OutputSet second(dir.path().string(), {"a.txt", "b.txt", "c.txt"}, "--out");
     second.write_stream("a.txt", [](std::ostream& out) { out << "new a"; });
     second.remove("c.txt");
     EXPECT_THROW(second.write_stream("b.txt",
@@ -222,7 +222,7 @@ TEST(OutputSet, AFailedWriteLeavesTheEarlierFilesAndRemovesNothing) {
 // accounted for.
 TEST(OutputSet, RemoveTakesOnlyAnUnwrittenNameOfTheSet) {
   test::ScratchDir dir;
-  OutputSet set(dir.path().string(), {"a.txt", "b.txt"});
+  OutputSet set(dir.path().string(), {"a.txt", "b.txt"}, "--out");
   expect_error([&] { set.remove("other.txt"); }, {"unexpected file other.txt"});
   set.write_stream("a.txt", [](std::ostream& out) { out << "a"; });
   expect_error([&] { set.remove("a.txt"); }, {"a.txt was written"});

@@ -400,7 +400,7 @@ TEST(ReportFiles, ATraceOnlyWithProfilesAndNoEarlierOneLeftBehind) {
   spec.shape = {1, 2, 2, 3};
   const Problem other = random_problem(spec);
   const Report plain = assemble_report(other, nullptr, {});
-  OutputSet set(dir.path.string(), report_file_names());
+  OutputSet set(dir.path.string(), report_file_names(), "--out");
   EXPECT_EQ(write_report_files(plain, set),
             (std::vector<std::string>{"report.html", "report.json", "report.csv"}));
   EXPECT_FALSE(std::filesystem::exists(dir.path / "trace.json"));
@@ -428,7 +428,7 @@ TEST(ReportFiles, AFailedWriteLeavesTheEarlierFiles) {
   Report plain = report();
   plain.profiles.clear();
   plain.title = "another report";
-  OutputSet set(dir.path.string(), report_file_names());
+  OutputSet set(dir.path.string(), report_file_names(), "--out");
   int temps = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path))
     if (e.path().filename().string().rfind(".bnscope-tmp-", 0) == 0) {
