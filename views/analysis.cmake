@@ -27,7 +27,7 @@ endif()
 
 file(GLOB BNSCOPE_ANALYSIS_VIEW_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_SOURCE_DIR}/diff/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/diff/*.h
-     ${CMAKE_CURRENT_SOURCE_DIR}/profile/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/profile/*.h
+     ${CMAKE_CURRENT_SOURCE_DIR}/profile_tab/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/profile_tab/*.h
      ${CMAKE_CURRENT_SOURCE_DIR}/timeline/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/timeline/*.h)
 target_sources(bnscope_views PRIVATE ${BNSCOPE_ANALYSIS_VIEW_SOURCES})
 target_link_libraries(bnscope_views PUBLIC Qt6::OpenGLWidgets bnscope_imgui_gl3)

@@ -3,7 +3,7 @@
 #include <QTabWidget>
 
 #include "diff/diff_view.h"
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 
 namespace bnscope {
 

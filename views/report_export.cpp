@@ -10,8 +10,8 @@
 #include "option_words.h"
 #include "problem_controller.h"
 #include "process_events.h"
-#include "profile/phase_table_model.h"
-#include "profile/profile_view.h"
+#include "profile_tab/phase_table_model.h"
+#include "profile_tab/profile_view.h"
 #include "report/report.h"
 #include "report/writers.h"
 

@@ -46,7 +46,7 @@
 #include "plugins.h"
 #include "problem_controller.h"
 #include "problem_form.h"
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 #include "tensor/error.h"
 #include "tensor_browser.h"
 

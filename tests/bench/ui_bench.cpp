@@ -39,7 +39,7 @@
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "process_events.h"
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "engine/engine.h"
 #include "io/npz.h"
 #include "problem_controller.h"
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 #include "sample_source.h"
 #include "timeline/timeline_widget.h"
 

@@ -28,7 +28,7 @@
 #include "ops/prepared.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 #include "report/writers.h"
 #include "report_export.h"
 

@@ -18,7 +18,7 @@
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
-#include "profile/phase_table_model.h"
+#include "profile_tab/phase_table_model.h"
 #include "timeline/timeline_layout.h"
 
 using namespace bnscope;

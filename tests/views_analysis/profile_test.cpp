@@ -13,8 +13,8 @@
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "problem_controller.h"
-#include "profile/phase_table_model.h"
-#include "profile/profile_view.h"
+#include "profile_tab/phase_table_model.h"
+#include "profile_tab/profile_view.h"
 #include "sample_source.h"
 #include "timeline/timeline_widget.h"
 

@@ -1,4 +1,4 @@
-#include "profile/profile_view.h"
+#include "profile_tab/profile_view.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,7 +23,7 @@
 #include "problem_controller.h"
 #include "process_events.h"
 #include "profile/clock.h"
-#include "profile/phase_table_model.h"
+#include "profile_tab/phase_table_model.h"
 #include "tensor/error.h"
 #include "timeline/timeline_widget.h"
 

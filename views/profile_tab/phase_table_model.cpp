@@ -1,4 +1,4 @@
-#include "profile/phase_table_model.h"
+#include "profile_tab/phase_table_model.h"
 
 #include <cmath>
 #include <limits>
