@@ -171,6 +171,7 @@ int run(Args args) {
   Report report = new_report("bnscope diff: " + describe_case(problem));
   report.has_problem = true;
   report.problem = describe_problem(problem);
+  report.problem.source = pa.source;
   set_verdict(report, result);
   add_devices(report);
   std::printf("%s (%s)\n", describe_case(problem).c_str(), input_source(args, pa).c_str());

@@ -77,7 +77,10 @@ int run(Args args) {
   ProfileBatch batch = profile_backends(prepared, profiled, options);
   first.reset();
   if (batch.first_error) std::rethrow_exception(batch.first_error);
-  const Report report = assemble_report(problem, info.get(), &result, std::move(batch.profiles));
+  ProblemInfo described = info.get();
+  described.source = pa.source;
+  const Report report =
+      assemble_report(problem, std::move(described), &result, std::move(batch.profiles));
   const std::vector<std::string> written = write_report_files(report, files);
   std::printf("%s: %s\n", describe_case(problem).c_str(),
               !report.has_diff       ? "no diff (one backend)"

@@ -65,6 +65,7 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
           if (const std::string why = float32_attr_problem(name, *d); !why.empty())
             fail("--problem " + path + ": problem.json: " + why);
       out.op_given = out.inputs_given = true;
+      out.source = std::filesystem::path(path).filename().string();
     } else if (args[i] == "--op") {
       p.op = value(i);
       if (!find_op(p.op))
@@ -77,7 +78,14 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
     const std::string& a = args[i];
     if (a == "--problem" || a == "--op") {
       ++i;
-    } else if (a == "--input") {
+      continue;
+    }
+    // Anything else given beside a problem file changes what the file holds.
+    const bool edits =
+        a == "--input" || a == "--inputs" || a == "--attr" || a == "--dtype" || a == "--convention";
+    if (edits && !out.source.empty() && !out.source.ends_with(" (edited)"))
+      out.source += " (edited)";
+    if (a == "--input") {
       auto [name, path] = split_assignment(a, value(i));
       once("input " + clip_for_message(name));
       const OpSpec* op = find_op(p.op);
@@ -88,6 +96,7 @@ ProblemArgs parse_problem_args(std::span<const std::string> args) {
     } else if (a == "--inputs") {
       once(a);
       add_npz_inputs(p, value(i));
+      if (out.source.empty()) out.source = std::filesystem::path(args[i]).filename().string();
       out.inputs_given = true;
     } else if (a == "--attr") {
       auto [key, text] = split_assignment(a, value(i));

@@ -14,6 +14,10 @@ struct ProblemArgs {
   bool op_given = false;          // --op, --problem or a problem file set the op
   bool inputs_given = false;      // at least one input came from the command line
   std::vector<std::string> rest;  // flags this parser does not know, in order, for the command
+  // The file the problem came from, by name (--problem or --inputs), with " (edited)" when other
+  // flags changed what it holds, as the app names its source (ProblemInfo::source); empty for a
+  // problem built from flags alone.
+  std::string source;
 };
 
 // Parses --op OP, --input NAME=PATH.npy | NAME=FILE.npz:MEMBER, --inputs FILE.npz,

@@ -100,6 +100,29 @@ TEST(CliDiff, NaNFacingANumberIsNotPassedByAnyTolerance) {
   EXPECT_EQ(r.out.find("passes at atol inf"), std::string::npos) << r.out;
 }
 
+// The report and diff JSON name the problem file by name, marked edited when flags changed it,
+// as the app does; a problem made from flags alone has no source.
+TEST(CliReport, NamesTheProblemFileItCameFrom) {
+  TempDir dir;
+  const std::string problem = dir.path("layer3.npz");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  const auto source_of = [](const std::string& json) {
+    const JsonValue j = parse_json(slurp(json), json);
+    const JsonValue* s = j.at("problem").find("source");
+    return s ? s->string : std::string("(none)");
+  };
+  ASSERT_EQ(run_cli({"report", "--problem", problem, "--reps", "1", "--out", dir.path("r")}).status,
+            0);
+  EXPECT_EQ(source_of(dir.path("r/report.json")), "layer3.npz");
+  ASSERT_EQ(run_cli({"diff", "--problem", problem, "--attr", "epsilon=0.01", "--json",
+                     dir.path("d.json")})
+                .status,
+            0);
+  EXPECT_EQ(source_of(dir.path("d.json")), "layer3.npz (edited)");
+  ASSERT_EQ(run_cli({"diff", "--shape", "2,3,3,4", "--json", dir.path("g.json")}).status, 0);
+  EXPECT_EQ(source_of(dir.path("g.json")), "(none)");
+}
+
 // The inference mode has one name in the CLI, JSON, CSV, HTML and the trace.
 TEST(CliReport, ModeWordIsTheSameInEveryFormat) {
   TempDir dir;
