@@ -24,6 +24,7 @@
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <algorithm>
 
 #include "backend_picker.h"
@@ -35,6 +36,7 @@
 #include "input_table_model.h"
 #include "io/npz.h"
 #include "launch.h"
+#include "layers/layer_banner.h"
 #include "layers/layers_dock.h"
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
@@ -93,7 +95,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   conformance_ = new ConformancePanel(tabs_);
   tabs_->addTab(conformance_, tr("C&onformance"));
   connect(conformance_, &ConformancePanel::caseActivated, this, &MainWindow::openConformanceCase);
-  setCentralWidget(tabs_);
+  // Above every tab: a layer chosen that cannot be shown says so where the views are.
+  banner_ = new LayerBanner(controller_, this);
+  auto* central = new QWidget(this);
+  auto* central_layout = new QVBoxLayout(central);
+  central_layout->setContentsMargins(0, 0, 0, 0);
+  central_layout->setSpacing(0);
+  central_layout->addWidget(banner_);
+  central_layout->addWidget(tabs_, 1);
+  setCentralWidget(central);
 
   form_ = new ProblemForm(controller_, this);
   auto* scroll = new QScrollArea(this);
@@ -125,6 +135,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(
         tr("%1. No layer is loaded: the views still show the problem open before.").arg(why));
   });
+  connect(layers_, &LayersPanel::layerChosen, banner_, &LayerBanner::layerChosen);
   connect(layers_, &LayersPanel::layerActivated, this, [this](const QString& path) {
     if (openPath(path)) analysis_.diff->setReferenceFile(path);
   });

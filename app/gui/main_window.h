@@ -19,6 +19,7 @@ namespace bnscope {
 
 class ProblemController;
 class ProblemForm;
+class LayerBanner;
 class ChannelPanel;
 class InputPanel;
 class TensorBrowser;
@@ -70,6 +71,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* viewTabs() const { return tabs_; }
   QString lastError() const { return last_error_; }
   QLabel* runStatus() const { return status_; }
+  // The line above the tabs while a chosen layer cannot be shown (hidden otherwise).
+  LayerBanner* layerBanner() const { return banner_; }
   // Replaces the "save changes?" question of Quit and Open (tests); returns a
   // QMessageBox::StandardButton.
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
@@ -110,6 +113,7 @@ class MainWindow : public QMainWindow {
   NotesModel* notes_;
   QListView* notes_view_;
   QTabWidget* tabs_;
+  LayerBanner* banner_;
   AnalysisTabs analysis_;
   LayersPanel* layers_;
   ConformancePanel* conformance_;

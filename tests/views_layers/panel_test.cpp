@@ -1,6 +1,7 @@
 // The Layers panel in the main window (offscreen): `bnscope DIR`, choosing a layer loads it with
 // TensorFlow's outputs as the Diff reference, cancel, and broken captures.
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -15,6 +16,7 @@
 
 #include "diff/diff_view.h"
 #include "launch.h"
+#include "layers/layer_banner.h"
 #include "layers/layer_table_model.h"
 #include "layers/layers_panel.h"
 #include "layers/sweep_runner.h"
@@ -230,6 +232,20 @@ void LayersPanelTest::brokenLayerRowSaysWhyAndLoadsNothing() {
   QVERIFY2(status.startsWith(QStringLiteral("bn_nhwc: ")) &&
                status.contains(QStringLiteral("layer_000_bn_nhwc.npz")),
            qPrintable(status));
+  // Said above the views too, whatever tab is open: which layer, and what they still show.
+  const QString shown = QFileInfo(w.controller()->path()).fileName();
+  QVERIFY(w.layerBanner()->isVisibleTo(&w));
+  const QString banner = w.layerBanner()->text();
+  QVERIFY2(banner.contains(QStringLiteral("bn_nhwc")) &&
+               banner.contains(QStringLiteral("broken")) && banner.contains(shown),
+           qPrintable(banner));
+  // Choosing a layer that can be shown again clears it; so does opening another problem.
+  panel->selectRow(1);
+  QVERIFY(!w.layerBanner()->isVisibleTo(&w));
+  panel->selectRow(0);
+  QVERIFY(w.layerBanner()->isVisibleTo(&w));
+  w.controller()->setProblem(builtin_sample());
+  QVERIFY(!w.layerBanner()->isVisibleTo(&w));
 }
 
 void LayersPanelTest::closingDuringTheSweepStopsIt() {

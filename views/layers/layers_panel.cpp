@@ -173,12 +173,14 @@ void LayersPanel::currentRowChanged() {
   const QModelIndex current = table_->currentIndex();
   const SweepRow* row = model_->rowAt(current.row());
   if (!row) return;
+  const QString name = QString::fromStdString(row->layer.name);
   if (row->broken()) {
-    setStatus(tr("%1: %2").arg(QString::fromStdString(row->layer.name),
-                               QString::fromStdString(row->error)),
-              true);
+    const QString why = QString::fromStdString(row->error);
+    setStatus(tr("%1: %2").arg(name, why), true);
+    emit layerChosen(name, why);
     return;
   }
+  emit layerChosen(name, QString());
   const QString path = QString::fromStdString(row->layer.path);
   if (path == announced_) return;
   announced_ = path;

@@ -43,6 +43,9 @@ class LayersPanel : public QWidget {
   void layerActivated(const QString& path);
   // The folder could not be swept (no capture, a broken manifest): no layer will be loaded.
   void captureFailed(const QString& why);
+  // A layer row was chosen. why: empty when the views show that layer (it is loaded or already
+  // open), else why it cannot be loaded: the views still show the problem open before.
+  void layerChosen(const QString& name, const QString& why);
 
  private:
   void started();
