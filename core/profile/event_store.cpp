@@ -25,13 +25,14 @@ std::uint32_t EventStore::intern(std::string_view s) {
 }
 
 void EventStore::add(std::string_view name, std::string_view backend, std::uint32_t track,
-                     double start, double duration) {
-  events_.push_back({intern(name), intern(backend), track, start, duration});
+                     double start, double duration, std::uint32_t rep) {
+  events_.push_back({intern(name), intern(backend), track, start, duration, rep});
 }
 
 void EventStore::append(const EventStore& other, double time_offset) {
   for (const TraceEvent& e : other.events_)
-    add(other.name(e.name), other.name(e.backend), e.track, e.start + time_offset, e.duration);
+    add(other.name(e.name), other.name(e.backend), e.track, e.start + time_offset, e.duration,
+        e.rep);
 }
 
 }  // namespace bnscope

@@ -24,13 +24,14 @@ struct TraceEvent {
   std::uint32_t track = 0;    // kHostTrack, kDeviceTrack, kPassTrack, ...
   double start = 0;           // seconds
   double duration = 0;        // seconds
+  std::uint32_t rep = 0;      // the timed repetition it belongs to, from 0
 };
 
 class EventStore {
  public:
   std::uint32_t intern(std::string_view s);
   void add(std::string_view name, std::string_view backend, std::uint32_t track, double start,
-           double duration);
+           double duration, std::uint32_t rep = 0);
   const std::vector<TraceEvent>& events() const { return events_; }
   const std::string& name(std::uint32_t id) const { return names_.at(id); }
   const std::vector<std::string>& names() const { return names_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "engine/engine.h"
 #include "ops/prepared.h"
@@ -123,6 +124,19 @@ std::vector<PhaseInfo> combined_phase_plan(const std::vector<Profile>& profiles)
     for (const PhaseInfo& info : p.phase_plan)
       if (!find_phase(all, info.name)) all.push_back(info);
   return all;
+}
+
+std::vector<PhaseBytes> combined_phase_bytes(const std::vector<Profile>& profiles) {
+  std::vector<PhaseBytes> out;
+  for (const Profile& p : profiles) {
+    std::set<std::uint32_t> seen;
+    for (const TraceEvent& e : p.events.events())
+      if (seen.insert(e.name).second) {
+        const std::string& phase = p.events.name(e.name);
+        out.push_back({p.backend, phase, phase_bytes(p, phase)});
+      }
+  }
+  return out;
 }
 
 std::int64_t phase_bytes(const Profile& p, const std::string& phase) {

@@ -40,6 +40,15 @@ EventStore combined_events(const std::vector<Profile>& profiles, double gap_frac
 // Every profile's phase plan (Profile::phase_plan), each phase name once, for the timeline.
 std::vector<PhaseInfo> combined_phase_plan(const std::vector<Profile>& profiles);
 
+// What one event of a backend's phase moves under the minimum-traffic model (phase_bytes), for
+// the GB/s beside its time; bytes < 0 where the model does not say.
+struct PhaseBytes {
+  std::string backend, phase;
+  std::int64_t bytes = -1;
+};
+// Every profile's phases that appear in its events, with their bytes.
+std::vector<PhaseBytes> combined_phase_bytes(const std::vector<Profile>& profiles);
+
 // Bytes the minimum-traffic model charges to a phase: the whole traffic for the phase that
 // runs the op ("kernel:..."), a cpu pass's own x-sized tensors once each, unknown (-1) for
 // copies and host spans.

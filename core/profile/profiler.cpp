@@ -100,8 +100,9 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
     const bool timed_device =
         std::any_of(r.timings.begin(), r.timings.end(),
                     [](const PhaseTiming& t) { return t.phase.rfind("kernel:", 0) == 0; });
+    const auto rep = static_cast<std::uint32_t>(i);
     prof.events.add(timed_device ? "run" : host_kernel, prof.backend, kHostTrack, t0 - origin,
-                    t1 - t0);
+                    t1 - t0, rep);
     double at = t0 - origin;
     for (const PhaseTiming& t : r.timings) {
       if (!samples.count(t.phase)) order.push_back(t.phase);
@@ -111,7 +112,8 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
       // Phases with a start (CPU passes, host clock) sit where they ran; device phases have
       // durations only and are laid end to end from the run's start.
       const double start = t.start >= 0 ? t0 - origin + t.start : at;
-      prof.events.add(t.phase, prof.backend, dev ? kDeviceTrack : kPassTrack, start, t.seconds);
+      prof.events.add(t.phase, prof.backend, dev ? kDeviceTrack : kPassTrack, start, t.seconds,
+                      rep);
       at = start + t.seconds;
     }
   }

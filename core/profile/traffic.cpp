@@ -1,5 +1,7 @@
 #include "profile/traffic.h"
 
+#include <cstdio>
+
 #include "ops/outputs.h"
 
 namespace bnscope {
@@ -25,6 +27,19 @@ Traffic minimum_traffic(const Prepared& p) {
   Result shapes;
   allocate_outputs(p, shapes);
   return minimum_traffic(p, shapes.outputs);
+}
+
+std::string bytes_text(double b) {
+  char text[64];
+  if (b >= 1e9)
+    std::snprintf(text, sizeof text, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(text, sizeof text, "%.2f MB", b / 1e6);
+  else if (b >= 1e3)
+    std::snprintf(text, sizeof text, "%.1f kB", b / 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.0f B", b);
+  return text;
 }
 
 }  // namespace bnscope

@@ -8,6 +8,7 @@
 // so achieved bandwidth compares across implementations.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/prepared.h"
@@ -26,5 +27,8 @@ struct Traffic {
 Traffic minimum_traffic(const Prepared& p, const std::vector<OutputTensor>& outputs);
 // Same, allocating the outputs' shapes itself.
 Traffic minimum_traffic(const Prepared& p);
+
+// A byte count for people, in decimal units: "602.8 kB", "205.52 MB", "1.23 GB", "12 B".
+std::string bytes_text(double bytes);
 
 }  // namespace bnscope

@@ -57,6 +57,7 @@ void write_chrome_trace(const Report& r, std::ostream& os) {
           .field("op", p.op)
           .field("backend", p.events.name(e.backend))
           .field("phase", phase)
+          .field("rep", static_cast<double>(e.rep))
           .field("dtype", dtype_name(p.dtype))
           .field("shape", shape_str(p.shape))
           .field("data_format", p.format)

@@ -407,3 +407,14 @@ TEST(StreamBandwidth, WritesTheSumOfBothArraysOnAnyThreadCount) {
 
 }  // namespace
 }  // namespace bnscope
+
+namespace bnscope::test {
+
+TEST(Traffic, BytesReadInDecimalUnits) {
+  EXPECT_EQ(bytes_text(12), "12 B");
+  EXPECT_EQ(bytes_text(602800), "602.8 kB");
+  EXPECT_EQ(bytes_text(205.52e6), "205.52 MB");
+  EXPECT_EQ(bytes_text(1.234e9), "1.23 GB");
+}
+
+}  // namespace bnscope::test

@@ -57,6 +57,7 @@ class ModelsTest : public QObject {
   void timelineCullsLikeBruteForce();
   void timelineZoomKeepsTheAnchorAndPans();
   void rulerTicksAreRoundAndInside();
+  void timelineTooltipSaysWhichRepetitionAndTheBandwidth();
 };
 
 void ModelsTest::channelErrorModelMatchesTheDiff() {
@@ -352,6 +353,41 @@ void ModelsTest::rulerTicksAreRoundAndInside() {
   QCOMPARE(time_text(2.5e-6), std::string("2.50 us"));
   QCOMPARE(time_text(1.5), std::string("1.50 s"));
   QVERIFY(ruler_ticks(1, 1, 5, &step).empty());
+}
+
+// Every timed repetition's events carry its index; the tooltip says which of how many, and the
+// bandwidth of what the traffic model says the phase moved in that event's time.
+void ModelsTest::timelineTooltipSaysWhichRepetitionAndTheBandwidth() {
+  const Profile p = profile_problem(test::analysis_sample(), "cpu", test::quick_profile_options());
+  std::vector<std::uint32_t> host_reps;
+  for (const TraceEvent& e : p.events.events())
+    if (e.track == kHostTrack) host_reps.push_back(e.rep);
+  std::vector<std::uint32_t> expected(static_cast<std::size_t>(p.reps));
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = static_cast<std::uint32_t>(i);
+  QCOMPARE(host_reps, expected);
+
+  TimelineLayout l;
+  l.setEvents(p.events, p.phase_plan, combined_phase_bytes({p}));
+  const TimelineLane& host = l.lanes().front();
+  QCOMPARE(host.track, kHostTrack);
+  const TraceEvent& last = host.events.back();
+  const std::vector<std::string> lines = l.describe(last, 0);
+  const auto has = [&lines](const std::string& want) {
+    return std::find(lines.begin(), lines.end(), want) != lines.end();
+  };
+  QVERIFY(has("repetition " + std::to_string(p.reps) + " of " + std::to_string(p.reps)));
+  char rate[64];
+  std::snprintf(rate, sizeof rate, " at %.1f GB/s",
+                static_cast<double>(p.traffic.total()) / last.duration / 1e9);
+  const std::string moved =
+      "moved     " + bytes_text(static_cast<double>(p.traffic.total())) + rate;
+  QVERIFY2(has(moved), lines.back().c_str());
+  // A phase the model says nothing of gets no bandwidth line.
+  TimelineLayout bare;
+  bare.setEvents(p.events, p.phase_plan);
+  const std::vector<std::string> plain = bare.describe(last, 0);
+  QVERIFY(std::none_of(plain.begin(), plain.end(),
+                       [](const std::string& s) { return s.rfind("moved", 0) == 0; }));
 }
 
 QTEST_MAIN(ModelsTest)

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "profile/profile_batch.h"
+#include "profile/traffic.h"
 
 namespace bnscope {
 
@@ -14,13 +15,6 @@ QString duration_text(double s) {
   if (a >= 1e-3) return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 3);
   if (a >= 1e-6) return QStringLiteral("%1 us").arg(s * 1e6, 0, 'f', 2);
   return QStringLiteral("%1 ns").arg(s * 1e9, 0, 'f', 1);
-}
-
-QString bytes_text(double b) {
-  if (b >= 1e9) return QStringLiteral("%1 GB").arg(b / 1e9, 0, 'f', 2);
-  if (b >= 1e6) return QStringLiteral("%1 MB").arg(b / 1e6, 0, 'f', 2);
-  if (b >= 1e3) return QStringLiteral("%1 kB").arg(b / 1e3, 0, 'f', 1);
-  return QStringLiteral("%1 B").arg(b, 0, 'f', 0);
 }
 
 PhaseTableModel::PhaseTableModel(QObject* parent) : TableModel(parent) {
@@ -123,7 +117,7 @@ QVariant PhaseTableModel::cell(int row, int col, int role) const {
   if (!std::isfinite(v)) return QString();
   switch (col) {
     case Bytes:
-      return bytes_text(v);
+      return QString::fromStdString(bytes_text(v));
     case Gbps:
       return QString::number(v, 'f', 2);
     case Roofline:

@@ -29,7 +29,5 @@ class PhaseTableModel : public TableModel {
 
 // "1.23 ms", "45.6 us": time with a unit fit for the value.
 QString duration_text(double seconds);
-// "12.6 MB" (1e6 bytes per MB, as bandwidth is counted)
-QString bytes_text(double bytes);
 
 }  // namespace bnscope

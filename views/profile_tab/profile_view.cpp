@@ -249,8 +249,9 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
   profiled_.reset();
   const EventStore events = combined_events(profiles);
   const std::vector<PhaseInfo> phases = combined_phase_plan(profiles);
-  timeline_layout_.setEvents(events, phases);
-  if (timeline_) timeline_->setEvents(events, phases);
+  const std::vector<PhaseBytes> bytes = combined_phase_bytes(profiles);
+  timeline_layout_.setEvents(events, phases, bytes);
+  if (timeline_) timeline_->setEvents(events, phases, bytes);
   phases_->setProfiles(std::move(profiles));
   table_->resizeColumnsToContents();
   updateChart();

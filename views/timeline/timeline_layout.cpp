@@ -5,11 +5,19 @@
 #include <cstdio>
 #include <map>
 
+#include "profile/traffic.h"
+
 namespace bnscope {
 
-void TimelineLayout::setEvents(const EventStore& store, std::vector<PhaseInfo> phases) {
+void TimelineLayout::setEvents(const EventStore& store, std::vector<PhaseInfo> phases,
+                               std::vector<PhaseBytes> bytes) {
   store_ = store;
   phases_ = std::move(phases);
+  bytes_.clear();
+  for (PhaseBytes& b : bytes) bytes_[{std::move(b.backend), std::move(b.phase)}] = b.bytes;
+  reps_.clear();
+  for (const TraceEvent& e : store_.events())
+    reps_[e.backend] = std::max(reps_[e.backend], e.rep + 1);
   lanes_.clear();
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
   // Lanes in order of first appearance: the profiler appends backends one after another.
@@ -38,6 +46,35 @@ void TimelineLayout::setEvents(const EventStore& store, std::vector<PhaseInfo> p
     }
   }
   fit();
+}
+
+std::int64_t TimelineLayout::bytes(const TraceEvent& e) const {
+  const auto it = bytes_.find({store_.name(e.backend), store_.name(e.name)});
+  return it == bytes_.end() ? -1 : it->second;
+}
+
+std::uint32_t TimelineLayout::reps(const TraceEvent& e) const {
+  const auto it = reps_.find(e.backend);
+  return it == reps_.end() ? 0 : it->second;
+}
+
+std::vector<std::string> TimelineLayout::describe(const TraceEvent& e, std::size_t lane) const {
+  std::vector<std::string> out;
+  const std::string& name = store_.name(e.name);
+  out.push_back(name);
+  if (const PhaseInfo* info = phase(name); info && !info->description.empty())
+    out.push_back(info->description);
+  if (lane < lanes_.size()) out.push_back(lanes_[lane].label);
+  char line[128];
+  std::snprintf(line, sizeof line, "repetition %u of %u", e.rep + 1, std::max(reps(e), e.rep + 1));
+  out.emplace_back(line);
+  out.push_back("start     " + time_text(e.start - begin_));
+  out.push_back("duration  " + time_text(e.duration));
+  if (const std::int64_t b = bytes(e); b > 0 && e.duration > 0) {
+    std::snprintf(line, sizeof line, " at %.1f GB/s", static_cast<double>(b) / e.duration / 1e9);
+    out.push_back("moved     " + bytes_text(static_cast<double>(b)) + line);
+  }
+  return out;
 }
 
 void TimelineLayout::fit() {

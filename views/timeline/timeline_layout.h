@@ -5,12 +5,14 @@
 // tested without a GL context.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/backend.h"
 #include "profile/event_store.h"
+#include "profile/profile_batch.h"
 
 namespace bnscope {
 
@@ -25,8 +27,10 @@ struct TimelineLane {
 class TimelineLayout {
  public:
   // phases: what the backends that made the events say of their phases (Profile::phase_plan),
-  // for the boxes' shades and the tooltips.
-  void setEvents(const EventStore& store, std::vector<PhaseInfo> phases = {});
+  // for the boxes' shades and the tooltips; bytes: what each phase's event moves
+  // (combined_phase_bytes), for its GB/s.
+  void setEvents(const EventStore& store, std::vector<PhaseInfo> phases = {},
+                 std::vector<PhaseBytes> bytes = {});
   const EventStore& store() const { return store_; }
   // What the backend says of the phase of that name; nullptr when it says nothing.
   const PhaseInfo* phase(const std::string& name) const { return find_phase(phases_, name); }
@@ -34,6 +38,13 @@ class TimelineLayout {
   std::uint32_t colour(const std::string& name) const;
   const std::vector<TimelineLane>& lanes() const { return lanes_; }
   std::size_t eventCount() const { return store_.events().size(); }
+  // What the event moves under the minimum-traffic model; < 0 where that is not known.
+  std::int64_t bytes(const TraceEvent& e) const;
+  // The timed repetitions of the event's backend (its events' largest rep + 1).
+  std::uint32_t reps(const TraceEvent& e) const;
+  // The tooltip's lines for an event: phase, its description, lane, repetition, start,
+  // duration and, where its bytes are known, what it moved and at what bandwidth.
+  std::vector<std::string> describe(const TraceEvent& e, std::size_t lane) const;
 
   double begin() const { return begin_; }  // extent of all events
   double end() const { return end_; }
@@ -54,6 +65,8 @@ class TimelineLayout {
  private:
   EventStore store_;
   std::vector<PhaseInfo> phases_;
+  std::map<std::pair<std::string, std::string>, std::int64_t> bytes_;  // (backend, phase)
+  std::map<std::uint32_t, std::uint32_t> reps_;                        // backend id -> count
   std::vector<TimelineLane> lanes_;
   double begin_ = 0, end_ = 0;
   double view_start_ = 0, view_end_ = 1;

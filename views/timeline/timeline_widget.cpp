@@ -30,8 +30,9 @@ TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiWidget(parent) {
   setMinimumHeight(120);
 }
 
-void TimelineWidget::setEvents(const EventStore& events, std::vector<PhaseInfo> phases) {
-  layout_.setEvents(events, std::move(phases));
+void TimelineWidget::setEvents(const EventStore& events, std::vector<PhaseInfo> phases,
+                               std::vector<PhaseBytes> bytes) {
+  layout_.setEvents(events, std::move(phases), std::move(bytes));
   hovered_lane_ = -1;
   update();
 }
@@ -105,12 +106,18 @@ void TimelineWidget::buildFrame() {
       const TraceEvent& e = lane.events[j];
       float a = x_of(e.start), b = std::max(x_of(e.start + e.duration), a + 1.0f);
       if (b <= drawn_to + 1.0f) continue;
+      // Whether a box is labelled follows from its own width, before it is trimmed to where the
+      // previous box ended: boxes of one phase and duration are all labelled or none is.
+      const float own = b - a;
       a = std::max(a, drawn_to);
       const std::string& name = layout_.store().name(e.name);
       dl->AddRectFilled(ImVec2(a, top + 4), ImVec2(b, bottom - 4), layout_.colour(name), 2.0f);
       const ImVec2 text = ImGui::CalcTextSize(name.c_str());
-      if (b - a > text.x + 8)
+      if (own > text.x + 8) {
+        dl->PushClipRect(ImVec2(a, top), ImVec2(b, bottom), true);
         dl->AddText(ImVec2(a + 4, top + (kLaneHeight - text.y) / 2), IM_COL32_WHITE, name.c_str());
+        dl->PopClipRect();
+      }
       drawn_to = b;
       ++boxes_drawn_;
     }
@@ -130,13 +137,17 @@ void TimelineWidget::buildFrame() {
   if (hovered_lane_ >= 0) {
     const TraceEvent& e = hovered_event_;
     ImGui::BeginTooltip();
+    const std::vector<std::string> lines =
+        layout_.describe(e, static_cast<std::size_t>(hovered_lane_));
     const std::string& name = layout_.store().name(e.name);
-    ImGui::Text("%s", name.c_str());
-    if (const PhaseInfo* info = layout_.phase(name); info && !info->description.empty())
-      ImGui::TextDisabled("%s", info->description.c_str());
-    ImGui::Text("%s", layout_.lanes()[static_cast<std::size_t>(hovered_lane_)].label.c_str());
-    ImGui::Text("start     %s", time_text(e.start - layout_.begin()).c_str());
-    ImGui::Text("duration  %s", time_text(e.duration).c_str());
+    const PhaseInfo* info = layout_.phase(name);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      // The phase's description, when there is one, is the second line: dimmed.
+      if (i == 1 && info && !info->description.empty())
+        ImGui::TextDisabled("%s", lines[i].c_str());
+      else
+        ImGui::Text("%s", lines[i].c_str());
+    }
     ImGui::EndTooltip();
   }
   ImGui::SetCursorScreenPos(ImVec2(6, y1 + 6));

@@ -15,7 +15,8 @@ class TimelineWidget : public ImGuiWidget {
  public:
   explicit TimelineWidget(QWidget* parent = nullptr);
   // phases: TimelineLayout::setEvents.
-  void setEvents(const EventStore& events, std::vector<PhaseInfo> phases = {});
+  void setEvents(const EventStore& events, std::vector<PhaseInfo> phases = {},
+                 std::vector<PhaseBytes> bytes = {});
   const TimelineLayout& layout() const { return layout_; }
   TimelineLayout& layout() { return layout_; }
   // Of the last frame: boxes drawn, and the event under the mouse (-1 lane when none).
