@@ -7,11 +7,14 @@
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QStringList>
 #include <cmath>
 
 #include "backend_picker.h"
 #include "number_spin_box.h"
+#include "ops/dtype_cost.h"
 #include "problem_controller.h"
+#include "profile/traffic.h"
 #include "qt_text.h"
 #include "tensor/layout.h"
 
@@ -176,6 +179,23 @@ void ProblemForm::rebuildAttrs() {
   layout_->insertRow(attrs_row, attrs_box_);
 }
 
+QString ProblemForm::dtypeCostText(const Problem& p) {
+  // What each choice would hold, before it is made: on a real layer float64 doubles the memory.
+  std::optional<DType> now = p.dtype;
+  if (const OpSpec* op = find_op(p.op); !now && op)
+    if (auto x = p.inputs.find(std::string(op->data_input())); x != p.inputs.end())
+      now = x->second.dtype();
+  QStringList lines;
+  for (DType t : kAllDTypes) {
+    QString line =
+        tr("%1: %2").arg(qs(dtype_name(t)), QString::fromStdString(bytes_text(run_bytes_at(p, t))));
+    if (now && t == *now) line += tr(" (now)");
+    lines << line;
+  }
+  return tr("The dtype the op runs in. Memory for a run of this problem:\n") +
+         lines.join(QStringLiteral("\n"));
+}
+
 void ProblemForm::syncFromProblem() {
   const Problem& p = controller_->problem();
   if (built_for_ != p.op || !attrs_box_) rebuildAttrs();
@@ -183,16 +203,16 @@ void ProblemForm::syncFromProblem() {
   op_->setCurrentText(QString::fromStdString(p.op));
   backend_->setCurrent(QString::fromStdString(controller_->backend()));
   dtype_->setCurrentIndex(p.dtype ? dtype_->findData(qs(dtype_name(*p.dtype))) : 0);
+  dtype_->setToolTip(dtypeCostText(p));
   convention_->setCurrentIndex(p.convention == ReserveConvention::Variance ? 0 : 1);
   // Only the fused grad ops read a reserve_space_2 (the global-normalization grad takes v, the
   // forward ops write theirs): elsewhere the choice would change nothing.
   const OpSpec* spec = find_op(p.op);
   const bool reads_reserve = spec && spec->input_index("reserve_space_2") >= 0;
   convention_->setEnabled(reads_reserve);
-  convention_->setToolTip(reads_reserve
-                              ? tr("What reserve_space_2 holds in training mode")
-                              : tr("%1 reads no reserve_space_2: the fused grad ops do")
-                                    .arg(QString::fromStdString(p.op)));
+  convention_->setToolTip(reads_reserve ? tr("What reserve_space_2 holds in training mode")
+                                        : tr("%1 reads no reserve_space_2: the fused grad ops do")
+                                              .arg(QString::fromStdString(p.op)));
   if (const OpSpec* op = spec) {
     for (const AttrSpec& a : op->attrs) {
       QWidget* w = attrEditor(qs(a.name));

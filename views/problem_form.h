@@ -6,6 +6,8 @@
 #include <QWidget>
 #include <map>
 
+#include "ops/problem.h"
+
 class QComboBox;
 class QCheckBox;
 class QDoubleSpinBox;
@@ -25,6 +27,8 @@ class ProblemForm : public QWidget {
   QComboBox* opBox() const { return op_; }
   QComboBox* backendBox() const;
   QComboBox* dtypeBox() const { return dtype_; }
+  // The dtype box's tooltip: the memory a run of p holds at each dtype, the current one marked.
+  static QString dtypeCostText(const Problem& p);
   QComboBox* conventionBox() const { return convention_; }
   QCheckBox* convertLayoutBox() const { return convert_; }
   // The editor of an attr of the current op (QComboBox, QCheckBox or QDoubleSpinBox).

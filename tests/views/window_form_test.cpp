@@ -18,8 +18,10 @@
 #include "diff/diff_view.h"
 #include "main_window.h"
 #include "number_spin_box.h"
+#include "ops/dtype_cost.h"
 #include "problem_controller.h"
 #include "problem_form.h"
+#include "profile/traffic.h"
 #include "qt_suites.h"
 #include "views_test_util.h"
 #include "window_test_util.h"
@@ -83,6 +85,14 @@ void WindowFormTest::formControlsRerunAndMatchTheEngine() {
     test::expect_table_is_engine(w);
   }
   f->dtypeBox()->setCurrentIndex(0);
+  // What each dtype would cost is said before it is chosen: float64's memory for this problem,
+  // and which dtype the problem has now.
+  const QString tip = f->dtypeBox()->toolTip();
+  const std::string f64 = bytes_text(run_bytes_at(w.controller()->problem(), DType::F64));
+  QVERIFY2(tip.contains(QStringLiteral("float64: ") + QString::fromStdString(f64)),
+           qPrintable(tip));
+  QVERIFY2(tip.contains(QStringLiteral("float32: ")) && tip.contains(QStringLiteral("(now)")),
+           qPrintable(tip));
 
   // Every backend a user can pick (those that cannot run here are greyed out).
   const auto* backends = qobject_cast<const QStandardItemModel*>(f->backendBox()->model());
