@@ -44,6 +44,11 @@ RooflineMeasurement CopyRoofline::measure(int threads, std::size_t bytes) {
   m.threads_used = resolve_threads(threads);
   m.bytes = bytes;
   m.probes = probes_;
+  measuring_now_ = true;
+  struct Done {
+    std::atomic<bool>& flag;
+    ~Done() { flag = false; }
+  } done{measuring_now_};
   // The default probe's arrays are allocated and touched once for all its probes, and freed
   // after: nothing is held between measurements.
   std::unique_ptr<CopyProbe> own;

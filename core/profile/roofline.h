@@ -4,6 +4,7 @@
 // profile makes "% of roofline" incomparable across runs. Here the best of several probes is
 // taken once, remembered with when and how it was measured, and measured again only on request.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -52,6 +53,8 @@ class CopyRoofline {
   std::optional<RooflineMeasurement> latest() const;
   // Measurements made so far (each of `probes` probes).
   int measurements() const;
+  // A measurement is in flight (for a progress line).
+  bool measuring() const { return measuring_now_.load(std::memory_order_relaxed); }
 
  private:
   RooflineMeasurement measure(int threads, std::size_t bytes);
@@ -63,6 +66,7 @@ class CopyRoofline {
   std::map<std::pair<int, std::size_t>, RooflineMeasurement> measured_;
   std::optional<RooflineMeasurement> latest_;
   int measurements_ = 0;
+  std::atomic<bool> measuring_now_{false};
 };
 
 // Sets p's roofline to m (its GB/s, source and p's fraction of it).

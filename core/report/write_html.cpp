@@ -292,8 +292,9 @@ void baseline(std::ostream& os, const Report& r) {
      << (b.same_problem ? "" : " (another problem than this report's)") << ", " << b.reps
      << " reps, " << (b.threads > 0 ? std::to_string(b.threads) : std::string("all"))
      << " threads. &Delta;: this report's median minus the baseline's; negative is faster.</p>\n";
-  os << "<table>\n<tr><th>backend</th><th>phase</th><th>median ms</th><th>baseline ms</th>"
-        "<th>&Delta; ms</th><th>&Delta; %</th><th>GB/s</th><th>baseline GB/s</th></tr>\n";
+  if (!baseline_comparisons(r).empty())
+    os << "<table>\n<tr><th>backend</th><th>phase</th><th>median ms</th><th>baseline ms</th>"
+          "<th>&Delta; ms</th><th>&Delta; %</th><th>GB/s</th><th>baseline GB/s</th></tr>\n";
   std::vector<std::string> notes;
   for (const Profile& p : r.profiles) {
     const Profile* base = b.find(p.backend);
@@ -317,7 +318,7 @@ void baseline(std::ostream& os, const Report& r) {
     for (const std::string& ph : c.only_in_baseline)
       notes.push_back(p.backend + " " + ph + ": in the baseline only");
   }
-  os << "</table>\n";
+  if (!baseline_comparisons(r).empty()) os << "</table>\n";
   for (const Profile& base : b.profiles) {
     const bool profiled = std::any_of(r.profiles.begin(), r.profiles.end(),
                                       [&](const Profile& p) { return p.backend == base.backend; });

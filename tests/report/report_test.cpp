@@ -374,6 +374,14 @@ TEST(ReportHtml, ShowsTheBaselineWithDeltas) {
   EXPECT_NE(html.find("<td class=\"n\">+100 %</td>"), std::string::npos);
   EXPECT_NE(html.find("cpu-reference: not in the baseline"), std::string::npos);
   EXPECT_NE(html.find("tf: in the baseline only (2 ms median)"), std::string::npos);
+  // Without profiles of its own the report lists what the baseline holds, and no empty table.
+  Report alone = report_with_baseline();
+  alone.profiles.clear();
+  std::ostringstream bare;
+  write_report_html(alone, bare);
+  EXPECT_EQ(tag_balance(bare.str()), "");
+  EXPECT_EQ(bare.str().find("<th>baseline ms</th>"), std::string::npos);
+  EXPECT_NE(bare.str().find("cpu: in the baseline only"), std::string::npos);
 }
 
 TEST(ReportCsv, HasTheBaselinesRows) {
