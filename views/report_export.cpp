@@ -11,6 +11,7 @@
 #include "problem_controller.h"
 #include "process_events.h"
 #include "profile_tab/phase_table_model.h"
+#include "profile_tab/profile_history_model.h"
 #include "profile_tab/profile_view.h"
 #include "report/report.h"
 #include "report/writers.h"
@@ -57,9 +58,14 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
   std::vector<Profile> profiles;
   if (tabs.profile && tabs.profile->profiledRevision() == controller.revision())
     profiles = tabs.profile->phaseModel()->profiles();
+  // The pinned baseline goes along, of this problem or another, the report saying which.
+  std::optional<ReportBaseline> baseline;
+  if (tabs.profile)
+    if (const ProfileRun* run = tabs.profile->historyModel()->history().baseline())
+      baseline = report_baseline(*run, tabs.profile->historyModel()->ofCurrentProblem(*run));
   controller.beginComparisonRead();
   QFuture<ExportResult> job = QtConcurrent::run([problem, diff, request = std::move(request),
-                                                 profiles, dir,
+                                                 profiles, baseline = std::move(baseline), dir,
                                                  source = problem_source(controller)]() {
     yield_to_ui_thread();
     std::shared_ptr<const DiffOutcome> d = diff ? diff : compute_diff(problem, request);
@@ -68,7 +74,9 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
       failed.error = d->cancelled ? QObject::tr("cancelled") : QString::fromStdString(d->error);
       return failed;
     }
-    return write_report_folder(assemble_report(problem, d->result.get(), profiles, source), dir);
+    Report report = assemble_report(problem, d->result.get(), profiles, source);
+    report.baseline = baseline;
+    return write_report_folder(report, dir);
   });
   process_events_while([&job] { return !job.isFinished(); }, 24 * 3600 * 1000);
   controller.endComparisonRead();

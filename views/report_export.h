@@ -1,7 +1,7 @@
 #pragma once
 // File > Export report: report.html, report.json, report.csv and, when the Profile tab has
-// measured this problem, trace.json. What the tabs already hold for the current problem is
-// reused; a missing diff is computed off the UI thread.
+// measured this problem, trace.json; with the Profile tab's pinned baseline. What the tabs
+// already hold for the current problem is reused; a missing diff is computed off the UI thread.
 
 #include <QString>
 #include <QStringList>

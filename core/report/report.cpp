@@ -12,6 +12,7 @@
 
 #include "backends/backend.h"
 #include "io/crc32.h"
+#include "profile/clock.h"
 
 namespace bnscope {
 
@@ -38,12 +39,7 @@ std::string file_field(const char* path, const std::string& key, char sep) {
 }  // namespace
 
 std::string utc_now_iso8601() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return iso8601_utc(std::chrono::system_clock::now());
 }
 
 MachineInfo describe_machine() {

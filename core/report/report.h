@@ -4,7 +4,9 @@
 // mutable state. Schema of the JSON form: SCHEMA.md.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "analysis/pipeline.h"
 #include "ops/note.h"
 #include "ops/problem.h"
+#include "profile/profile_history.h"
 #include "profile/profiler.h"
 
 namespace bnscope {
@@ -51,6 +54,18 @@ struct ProblemInfo {
   std::vector<InputInfo> inputs;
 };
 
+// The profile run pinned as the baseline (the app's Profile tab) that the report's profiles are
+// set against, phase by phase (compare_profiles).
+struct ReportBaseline {
+  std::string problem;       // describe_case of the problem it was measured on
+  bool same_problem = true;  // measured on the report's problem as it is now
+  std::string measured_at;   // ISO 8601 UTC
+  int reps = 0;
+  int threads = 0;  // 0: all
+  std::vector<Profile> profiles;
+  const Profile* find(std::string_view backend) const;  // null when it has none of that backend
+};
+
 struct Report {
   std::string title = "bnscope report";
   std::string created;  // ISO 8601, UTC
@@ -63,6 +78,7 @@ struct Report {
   DiffReport diff;
   std::vector<Cause> causes;
   std::vector<Profile> profiles;
+  std::optional<ReportBaseline> baseline;
 };
 
 MachineInfo describe_machine();
@@ -79,6 +95,13 @@ Report new_report(std::string title);
 // comparison's backend), each once, in report.machine.devices. Called once the runs are in:
 // a report of CPU runs does not start a GPU runtime only to name the card.
 void add_devices(Report& report);
+
+// The baseline of a history's run; same_problem: whether the caller knows it for the report's
+// problem as it is now.
+ReportBaseline report_baseline(const ProfileRun& run, bool same_problem);
+// Each of the report's profiles set against the baseline's profile of the same backend, in the
+// report's order; empty without a baseline. Profiles of backends the baseline lacks have none.
+std::vector<ProfileComparison> baseline_comparisons(const Report& report);
 
 // The notes, the comparisons and the causes of one pipeline run.
 void set_verdict(Report& report, const PipelineResult& result);

@@ -47,6 +47,28 @@ void write_report_csv(const Report& r, std::ostream& os) {
                 p.roofline_fraction, ""});
     }
   }
+  // The baseline's figures beside each profile's: one row per phase and metric.
+  for (const Profile& p : r.profiles) {
+    const Profile* b = r.baseline ? r.baseline->find(p.backend) : nullptr;
+    if (!b) continue;
+    const ProfileComparison c = compare_profiles(p, *b);
+    const std::string m(mode_name(p.is_training));
+    std::vector<const PhaseDelta*> rows;
+    for (const PhaseDelta& d : c.phases) rows.push_back(&d);
+    rows.push_back(&c.wall);
+    for (const PhaseDelta* d : rows) {
+      auto row = [&](const std::string& metric, double v, const std::string& unit) {
+        emit(os, {"baseline", p.op, m, p.backend, "", "", "", d->phase, metric, v, unit});
+      };
+      row("baseline_median", d->baseline_seconds, "s");
+      row("delta_median", d->delta_seconds, "s");
+      row("delta_percent", d->percent, "%");
+      if (std::isfinite(d->gbps)) {
+        row("baseline_gbps", d->baseline_gbps, "GB/s");
+        row("delta_gbps", d->delta_gbps, "GB/s");
+      }
+    }
+  }
   if (!r.has_diff) return;
   for (const Comparison& c : r.diff.comparisons)
     for (const OutputDiff& o : c.outputs) {

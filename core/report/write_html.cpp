@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "report/cells.h"
@@ -214,8 +215,8 @@ void profiles(std::ostream& os, const Report& r) {
   if (r.profiles.empty()) return;
   os << "<h2 id=\"profile\">Profile</h2>\n<p class=\"sub\">Bytes follow the minimum-traffic model: "
         "every input "
-        "read once, every output written once. Roofline: copy bandwidth measured in the same run "
-        "(CPU) or the device's peak (GPU).";
+        "read once, every output written once. Roofline: the copy bandwidth (CPU; when and how it "
+        "was measured below the table) or the device's peak (GPU).";
   if (const auto adaptive = std::find_if(r.profiles.begin(), r.profiles.end(),
                                          [](const Profile& p) { return p.time_budget > 0; });
       adaptive != r.profiles.end())
@@ -240,6 +241,13 @@ void profiles(std::ostream& os, const Report& r) {
     bars.push_back({case_label(p), p.achieved_gbps, p.roofline_gbps});
   }
   os << "</table>\n";
+  std::vector<std::string> sources;  // each roofline's, once
+  for (const Profile& p : r.profiles)
+    if (!p.roofline_source.empty() &&
+        std::find(sources.begin(), sources.end(), p.roofline_source) == sources.end())
+      sources.push_back(p.roofline_source);
+  for (const std::string& source : sources)
+    os << "<p class=\"note\">Roofline: " << e(source) << ".</p>\n";
   for (const Profile& p : r.profiles)
     if (p.roofline_fraction > 1) {
       os << "<p class=\"note\">Above 100 %: the working set fits in a cache, which the "
@@ -264,6 +272,63 @@ void profiles(std::ostream& os, const Report& r) {
   }
 }
 
+std::string signed_ms(double s) {
+  return (s > 0 ? "+" : "") + ms(s);
+}
+std::string percent(double v) {
+  return std::isfinite(v) ? (v > 0 ? "+" : "") + format_si(v) + " %" : "-";
+}
+std::string gbps(double v) {
+  return std::isfinite(v) ? n(v) : "-";
+}
+
+// The pinned baseline's figures beside the profiles', per backend and phase.
+void baseline(std::ostream& os, const Report& r) {
+  if (!r.baseline) return;
+  const ReportBaseline& b = *r.baseline;
+  os << "<h2 id=\"baseline\">Against the baseline</h2>\n<p class=\"sub\">Baseline: the profile "
+        "run of "
+     << e(b.measured_at) << " on <code>" << e(b.problem) << "</code>"
+     << (b.same_problem ? "" : " (another problem than this report's)") << ", " << b.reps
+     << " reps, " << (b.threads > 0 ? std::to_string(b.threads) : std::string("all"))
+     << " threads. &Delta;: this report's median minus the baseline's; negative is faster.</p>\n";
+  if (!baseline_comparisons(r).empty())
+    os << "<table>\n<tr><th>backend</th><th>phase</th><th>median ms</th><th>baseline ms</th>"
+          "<th>&Delta; ms</th><th>&Delta; %</th><th>GB/s</th><th>baseline GB/s</th></tr>\n";
+  std::vector<std::string> notes;
+  for (const Profile& p : r.profiles) {
+    const Profile* base = b.find(p.backend);
+    if (!base) {
+      notes.push_back(p.backend + ": not in the baseline");
+      continue;
+    }
+    const ProfileComparison c = compare_profiles(p, *base);
+    std::vector<const PhaseDelta*> rows;
+    for (const PhaseDelta& d : c.phases) rows.push_back(&d);
+    rows.push_back(&c.wall);
+    for (const PhaseDelta* d : rows)
+      os << "<tr><td>" << e(p.backend) << "</td><td>"
+         << (d == &c.wall ? std::string("whole run (wall)") : e(d->phase))
+         << "</td><td class=\"n\">" << ms(d->seconds) << "</td><td class=\"n\">"
+         << ms(d->baseline_seconds) << "</td><td class=\"n\">" << signed_ms(d->delta_seconds)
+         << "</td><td class=\"n\">" << percent(d->percent) << "</td><td class=\"n\">"
+         << gbps(d->gbps) << "</td><td class=\"n\">" << gbps(d->baseline_gbps) << "</td></tr>\n";
+    for (const std::string& ph : c.only_in_profile)
+      notes.push_back(p.backend + " " + ph + ": not in the baseline");
+    for (const std::string& ph : c.only_in_baseline)
+      notes.push_back(p.backend + " " + ph + ": in the baseline only");
+  }
+  if (!baseline_comparisons(r).empty()) os << "</table>\n";
+  for (const Profile& base : b.profiles) {
+    const bool profiled = std::any_of(r.profiles.begin(), r.profiles.end(),
+                                      [&](const Profile& p) { return p.backend == base.backend; });
+    if (!profiled)
+      notes.push_back(base.backend + ": in the baseline only (" + ms(base.kernel_seconds) +
+                      " ms median)");
+  }
+  for (const std::string& note : notes) os << "<p class=\"note\">" << e(note) << "</p>\n";
+}
+
 }  // namespace
 
 void write_report_html(const Report& r, std::ostream& os) {
@@ -279,6 +344,7 @@ void write_report_html(const Report& r, std::ostream& os) {
   problem(os, r);
   diff(os, r);
   profiles(os, r);
+  baseline(os, r);
   machine(os, r);
   // The full report, machine-readable, for tools that scrape the page.
   std::ostringstream json;

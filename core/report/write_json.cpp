@@ -107,6 +107,37 @@ void profile(JsonWriter& w, const Profile& p) {
   w.field("measures_speed", p.measures_speed).end_object();
 }
 
+void phase_delta(JsonWriter& w, const PhaseDelta& d) {
+  w.begin_object().field("phase", d.phase).field("seconds", d.seconds);
+  w.field("baseline_seconds", d.baseline_seconds).field("delta_seconds", d.delta_seconds);
+  w.field("percent", d.percent).field("gbps", d.gbps).field("baseline_gbps", d.baseline_gbps);
+  w.field("delta_gbps", d.delta_gbps).end_object();
+}
+
+void profile_comparison(JsonWriter& w, const ProfileComparison& c) {
+  w.begin_object().field("backend", c.backend);
+  list(w, "phases", c.phases, phase_delta);
+  w.key("wall");
+  phase_delta(w, c.wall);
+  list(w, "only_in_profile", c.only_in_profile);
+  list(w, "only_in_baseline", c.only_in_baseline);
+  w.end_object();
+}
+
+void baseline(JsonWriter& w, const Report& r) {
+  w.key("baseline");
+  if (!r.baseline) {
+    w.null();
+    return;
+  }
+  const ReportBaseline& b = *r.baseline;
+  w.begin_object().field("problem", b.problem).field("same_problem", b.same_problem);
+  w.field("measured_at", b.measured_at).field("reps", b.reps).field("threads", b.threads);
+  list(w, "profiles", b.profiles, profile);
+  list(w, "comparisons", baseline_comparisons(r), profile_comparison);
+  w.end_object();
+}
+
 void machine(JsonWriter& w, const MachineInfo& m) {
   w.key("machine").begin_object().field("cpu_model", m.cpu_model);
   w.field("logical_cores", m.logical_cores).field("memory_bytes", m.memory_bytes);
@@ -184,6 +215,7 @@ void write_report_json(const Report& r, std::ostream& os) {
   }
   list(w, "causes", r.causes, cause);
   list(w, "profiles", r.profiles, profile);
+  baseline(w, r);
   w.end_object();
 }
 

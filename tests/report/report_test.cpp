@@ -308,6 +308,102 @@ TEST(ReportJson, GivesTheWarmUpRunsMade) {
   EXPECT_EQ(profile.find("calibration_runs"), nullptr);
 }
 
+// The report with a baseline: its cpu profile twice as fast in every phase as the report's, taken
+// a minute before and of another problem; no cpu-reference in it, and a backend only it has.
+Report report_with_baseline() {
+  Report r = report();
+  ProfileRun run;
+  Profile cpu = r.profiles.at(0);
+  for (PhaseStats& ps : cpu.phases) ps.stats.median /= 2;
+  cpu.wall.median /= 2;
+  Profile other;
+  other.backend = "tf";
+  other.kernel_seconds = 2e-3;
+  run.profiles = {cpu, other};
+  run.problem = "FusedBatchNormGradV3 [2,3,4,6] float32 NCHW training";
+  run.reps = 7;
+  run.threads = 2;
+  run.when = std::chrono::system_clock::from_time_t(1767225600);  // 2026-01-01T00:00:00Z
+  r.baseline = report_baseline(run, false);
+  return r;
+}
+
+TEST(ReportJson, CarriesTheBaselineAndItsDeltas) {
+  EXPECT_EQ(parse(render(write_report_json)).at("baseline").kind, JsonValue::Kind::Null);
+  const Report r = report_with_baseline();
+  std::ostringstream os;
+  write_report_json(r, os);
+  const JsonValue j = parse(os.str());
+  const JsonValue& b = j.at("baseline");
+  EXPECT_EQ(b.at("problem").string, "FusedBatchNormGradV3 [2,3,4,6] float32 NCHW training");
+  EXPECT_FALSE(b.at("same_problem").boolean);
+  EXPECT_EQ(b.at("measured_at").string, "2026-01-01T00:00:00Z");
+  EXPECT_EQ(b.at("reps").number, 7);
+  EXPECT_EQ(b.at("threads").number, 2);
+  ASSERT_EQ(b.at("profiles").items.size(), 2u);
+  EXPECT_EQ(b.at("profiles").items[1].at("backend").string, "tf");
+  // One comparison: cpu's; cpu-reference has no baseline profile.
+  ASSERT_EQ(b.at("comparisons").items.size(), 1u);
+  const JsonValue& c = b.at("comparisons").items[0];
+  EXPECT_EQ(c.at("backend").string, "cpu");
+  const Profile& cpu = r.profiles.at(0);
+  ASSERT_EQ(c.at("phases").items.size(), cpu.phases.size());
+  for (std::size_t i = 0; i < cpu.phases.size(); ++i) {
+    const JsonValue& d = c.at("phases").items[i];
+    EXPECT_EQ(d.at("phase").string, cpu.phases[i].phase);
+    EXPECT_DOUBLE_EQ(d.at("seconds").number, cpu.phases[i].stats.median);
+    EXPECT_DOUBLE_EQ(d.at("baseline_seconds").number, cpu.phases[i].stats.median / 2);
+    EXPECT_DOUBLE_EQ(d.at("percent").number, 100.0);
+  }
+  // The first phase is the whole cpu run, charged every byte: half the baseline's bandwidth.
+  const JsonValue& k = c.at("phases").items[0];
+  EXPECT_DOUBLE_EQ(k.at("delta_gbps").number, -k.at("gbps").number);
+  EXPECT_DOUBLE_EQ(c.at("wall").at("percent").number, 100.0);
+  EXPECT_EQ(c.at("only_in_profile").items.size(), 0u);
+}
+
+TEST(ReportHtml, ShowsTheBaselineWithDeltas) {
+  EXPECT_EQ(render(write_report_html).find("id=\"baseline\""), std::string::npos);
+  std::ostringstream os;
+  write_report_html(report_with_baseline(), os);
+  const std::string html = os.str();
+  EXPECT_EQ(tag_balance(html), "");
+  EXPECT_NE(html.find("id=\"baseline\">Against the baseline</h2>"), std::string::npos);
+  EXPECT_NE(html.find("2026-01-01T00:00:00Z"), std::string::npos);
+  EXPECT_NE(html.find("(another problem than this report's)"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">+100 %</td>"), std::string::npos);
+  EXPECT_NE(html.find("cpu-reference: not in the baseline"), std::string::npos);
+  EXPECT_NE(html.find("tf: in the baseline only (2 ms median)"), std::string::npos);
+  // Without profiles of its own the report lists what the baseline holds, and no empty table.
+  Report alone = report_with_baseline();
+  alone.profiles.clear();
+  std::ostringstream bare;
+  write_report_html(alone, bare);
+  EXPECT_EQ(tag_balance(bare.str()), "");
+  EXPECT_EQ(bare.str().find("<th>baseline ms</th>"), std::string::npos);
+  EXPECT_NE(bare.str().find("cpu: in the baseline only"), std::string::npos);
+}
+
+TEST(ReportCsv, HasTheBaselinesRows) {
+  const Report r = report_with_baseline();
+  std::ostringstream os;
+  write_report_csv(r, os);
+  std::istringstream in(os.str());
+  std::string line;
+  int baseline = 0;
+  std::string percent_row;
+  while (std::getline(in, line)) {
+    if (line.rfind("baseline,", 0) != 0) continue;
+    ++baseline;
+    if (line.find(",kernel:cpu,delta_percent,") != std::string::npos) percent_row = line;
+  }
+  // Per cpu phase and the wall: baseline_median, delta_median, delta_percent, and the two
+  // bandwidth rows for the phases charged bytes.
+  EXPECT_GE(baseline, 3 * static_cast<int>(r.profiles.at(0).phases.size() + 1));
+  EXPECT_EQ(percent_row,
+            "baseline,FusedBatchNormGradV3,training,cpu,,,,kernel:cpu,delta_percent,100,%");
+}
+
 TEST(ReportHtml, TagCheckerCatchesMistakes) {
   EXPECT_NE(tag_balance("<div><p></div>"), "");
   EXPECT_NE(tag_balance("<table><tr><td>x</td></tr>"), "");

@@ -4,6 +4,9 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -498,17 +501,39 @@ void DiffViewTest::tabsAreAddedAndTheReportIsExported() {
   const QByteArray text = json.readAll();
   QVERIFY(text.contains("\"cpu-reference\""));  // the diff computed for the export
   QVERIFY(text.contains("kernel:cpu"));         // the profile measured in the tab
+  QVERIFY(QJsonDocument::fromJson(text).object().value(QStringLiteral("baseline")).isNull());
+  // The pinned baseline goes along, said to be of this problem, then of another.
+  t.profile->pinBaseline(1);
+  const auto baseline = [&out] {
+    QFile f(QDir(out).filePath(QStringLiteral("report.json")));
+    return f.open(QIODevice::ReadOnly)
+               ? QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("baseline"))
+               : QJsonValue();
+  };
+  res = export_report(t, controller, out);
+  QVERIFY(res.ok);
+  QVERIFY(baseline().isObject());
+  QVERIFY(baseline()[QStringLiteral("same_problem")].toBool());
+  QCOMPARE(baseline()[QStringLiteral("comparisons")].toArray().size(), 1);
   // A changed problem drops the stale profile from the export.
   controller.generateInputs(99);
   QVERIFY(controller.waitForIdle());
   res = export_report(t, controller, out);
   QVERIFY(res.ok);
+  QVERIFY(baseline().isObject());
+  QVERIFY(!baseline()[QStringLiteral("same_problem")].toBool(true));
+  QCOMPARE(baseline()[QStringLiteral("profiles")].toArray().size(), 1);
   // Nothing was profiled for this problem: no trace.json, rather than an empty one.
   QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral("trace.json"))));
   QVERIFY(res.skipped.join(QString()).contains(QStringLiteral("trace.json")));
   QFile json2(QDir(out).filePath(QStringLiteral("report.json")));
   QVERIFY(json2.open(QIODevice::ReadOnly));
-  QVERIFY(!json2.readAll().contains("kernel:cpu"));
+  // The stale profile is only the baseline's now, not one of the report's.
+  QVERIFY(QJsonDocument::fromJson(json2.readAll())
+              .object()
+              .value(QStringLiteral("profiles"))
+              .toArray()
+              .isEmpty());
   res = export_report(t, controller, QStringLiteral("/proc/forbidden/report"));
   QVERIFY(!res.ok);
   QVERIFY(!res.error.isEmpty());

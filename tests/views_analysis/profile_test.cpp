@@ -3,6 +3,8 @@
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPushButton>
+#include <QTableView>
 #include <QtCharts/QBarSet>
 #include <QtTest>
 
@@ -14,6 +16,7 @@
 #include "ops/prepared.h"
 #include "problem_controller.h"
 #include "profile_tab/phase_table_model.h"
+#include "profile_tab/profile_history_model.h"
 #include "profile_tab/profile_view.h"
 #include "sample_source.h"
 #include "timeline/timeline_widget.h"
@@ -32,6 +35,10 @@ class ProfileViewTest : public QObject {
   void profileAfterDiffWritesIntoTheReferenceOutputs();
   void cancelledProfileRestoresTheReference();
   void aToleranceEditWaitsForTheLentOutputs();
+  void runsAreKeptInTheHistory();
+  void aPinnedBaselineGivesTheDeltas();
+  void aProblemChangeKeepsTheHistoryMarked();
+  void theRooflineIsMeasuredOncePerSession();
 };
 
 namespace {
@@ -272,7 +279,8 @@ void ProfileViewTest::theTabTakesTheSpareOutputsAndTheSmallerProbe() {
   view.run();
   QVERIFY(controller.spareResults().empty());
   QVERIFY(view.waitForIdle());
-  QCOMPARE(probes.size(), std::size_t{1});
+  // The session's roofline: the best of its probes, each of the smaller size.
+  QCOMPARE(probes.size(), static_cast<std::size_t>(CopyRoofline::kProbes));
   QCOMPARE(probes.back(), ProfileView::kCopyProbeBytes);
 }
 
@@ -390,6 +398,214 @@ void ProfileViewTest::aToleranceEditWaitsForTheLentOutputs() {
   QCOMPARE(view.outputBuffer(), buffer);
   QCOMPARE(recompared->expected("x_backprop")->tensor.to_doubles(), reference);
   QCOMPARE(controller.outcome()->diff->expected("x_backprop")->tensor.to_doubles(), reference);
+}
+
+// Two profiles of the tab are two runs of the history, newest first, each with its problem,
+// settings, median and bandwidth.
+void ProfileViewTest::runsAreKeptInTheHistory() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  QAbstractItemModelTester tester(view.historyModel(),
+                                  QAbstractItemModelTester::FailureReportingMode::QtTest);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu"), QStringLiteral("cpu-reference")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  const std::vector<Profile> first = view.phaseModel()->profiles();
+  view.setReps(3);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  ProfileHistoryModel* h = view.historyModel();
+  const std::vector<ProfileRun>& runs = h->history().runs();
+  QCOMPARE(runs.size(), std::size_t{2});
+  QCOMPARE(view.shownRun(), std::optional<std::uint64_t>(runs[1].id));
+  QCOMPARE(runs[0].reps, 2);
+  QCOMPARE(runs[1].reps, 3);
+  QCOMPARE(runs[0].problem, describe_case(controller.problem()));
+  QCOMPARE(runs[0].profiles.size(), std::size_t{2});
+  QCOMPARE(runs[0].profiles[0].kernel_seconds, first[0].kernel_seconds);
+  // One row per backend of each run, the latest run first.
+  QCOMPARE(h->rowCount(), 4);
+  QCOMPARE(h->index(0, ProfileHistoryModel::Run).data().toString(), QStringLiteral("#2"));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Run).data().toString(), QStringLiteral("#1"));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Backend).data().toString(),
+           QString::fromStdString(first[0].backend));
+  QCOMPARE(h->index(3, ProfileHistoryModel::Backend).data().toString(),
+           QString::fromStdString(first[1].backend));
+  QVERIFY(first[0].backend != first[1].backend);
+  QCOMPARE(h->index(2, ProfileHistoryModel::Reps).data().toInt(), 2);
+  QCOMPARE(h->index(0, ProfileHistoryModel::Reps).data().toInt(), 3);
+  QCOMPARE(h->index(2, ProfileHistoryModel::Threads).data().toString(), QStringLiteral("all"));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Median).data().toString(),
+           duration_text(first[0].kernel_seconds));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Gbps).data().toString(),
+           QString::number(first[0].achieved_gbps, 'f', 2));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Roofline).data().toString(),
+           QStringLiteral("%1 %").arg(first[0].achieved_gbps / 20.0 * 100, 0, 'f', 1));
+  QCOMPARE(h->index(2, ProfileHistoryModel::Problem).data().toString(),
+           QString::fromStdString(describe_case(controller.problem())));
+  QVERIFY(!h->index(2, ProfileHistoryModel::Problem).data(Qt::ForegroundRole).isValid());
+}
+
+// Pinned, a run is what the phase table's rows are set against: each backend and phase against
+// its own, the columns gone again when the baseline is cleared.
+void ProfileViewTest::aPinnedBaselineGivesTheDeltas() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  QAbstractItemModelTester tester(view.phaseModel(),
+                                  QAbstractItemModelTester::FailureReportingMode::QtTest);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(3);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  PhaseTableModel* m = view.phaseModel();
+  QCOMPARE(m->columnCount(), static_cast<int>(PhaseTableModel::DeltaTime));
+  auto* pin = view.findChild<QPushButton*>(QStringLiteral("profilePin"));
+  auto* unpin = view.findChild<QPushButton*>(QStringLiteral("profileUnpin"));
+  QVERIFY(pin && unpin);
+  QVERIFY(pin->isEnabled());
+  QVERIFY(!unpin->isEnabled());
+  // Pinned with the button, no row selected: the latest run.
+  pin->click();
+  QVERIFY(view.historyModel()->history().baseline());
+  const ProfileRun base = *view.historyModel()->history().baseline();  // a copy: runs are added
+  QCOMPARE(base.id, std::uint64_t{1});
+  QVERIFY(unpin->isEnabled());
+  QCOMPARE(m->columnCount(), static_cast<int>(PhaseTableModel::ColumnCount));
+  QCOMPARE(m->headerData(PhaseTableModel::DeltaTime, Qt::Horizontal).toString(),
+           QString::fromUtf8("\u0394 vs #1"));
+  QCOMPARE(m->value(0, PhaseTableModel::DeltaTime), 0.0);  // the run shown is the baseline
+  QVERIFY(view.baselineLabel()->text().contains(QStringLiteral("run #1")));
+  QCOMPARE(view.historyModel()->index(0, ProfileHistoryModel::Run).data().toString(),
+           QString::fromUtf8("\u2605 #1"));
+
+  view.run();
+  QVERIFY(view.waitForIdle());
+  const Profile& now = m->profiles().front();
+  const Profile& then = base.profiles.front();
+  QCOMPARE(now.phases.size(), then.phases.size());
+  for (int row = 0; row < m->rowCount(); ++row) {
+    const auto [pi, ph] = m->rowSource(row);
+    QCOMPARE(pi, 0);
+    const double a =
+        ph < 0 ? now.wall.median : now.phases[static_cast<std::size_t>(ph)].stats.median;
+    const double b =
+        ph < 0 ? then.wall.median : then.phases[static_cast<std::size_t>(ph)].stats.median;
+    QCOMPARE(m->value(row, PhaseTableModel::DeltaTime), a - b);
+    QCOMPARE(m->value(row, PhaseTableModel::DeltaPercent), 100 * (a - b) / b);
+    const QString text = m->index(row, PhaseTableModel::DeltaPercent).data().toString();
+    QCOMPARE(text, QStringLiteral("%1%2 %")
+                       .arg(a > b ? QStringLiteral("+") : QString())
+                       .arg(100 * (a - b) / b, 0, 'f', 1));
+    QVERIFY(m->index(row, PhaseTableModel::DeltaTime)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(duration_text(b)));
+  }
+  // Another backend has no baseline of its own: its rows stay empty there.
+  view.setBackends({QStringLiteral("cpu-reference")});
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(m->index(0, PhaseTableModel::DeltaTime).data().toString(), QString());
+  QVERIFY(std::isnan(m->value(0, PhaseTableModel::DeltaPercent)));
+
+  // Pinned from a selected row: that row's run.
+  view.historyTable()->selectRow(view.historyModel()->firstRow(2));
+  pin->click();
+  QCOMPARE(view.historyModel()->history().baseline()->id, std::uint64_t{2});
+  unpin->click();
+  QVERIFY(!view.historyModel()->history().baseline());
+  QCOMPARE(m->columnCount(), static_cast<int>(PhaseTableModel::DeltaTime));
+  QVERIFY(!unpin->isEnabled());
+}
+
+// A change of problem keeps the history, its runs marked as of another problem, and the baseline
+// still pinned; the next run is of the current problem.
+void ProfileViewTest::aProblemChangeKeepsTheHistoryMarked() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  QVERIFY(controller.waitForIdle());
+  ProfileView view(&controller);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  view.pinBaseline(1);
+  const QString before = QString::fromStdString(describe_case(controller.problem()));
+  controller.setAttr("is_training", false);
+  QVERIFY(controller.waitForIdle());
+  ProfileHistoryModel* h = view.historyModel();
+  QCOMPARE(h->history().runs().size(), std::size_t{1});
+  QCOMPARE(h->index(0, ProfileHistoryModel::Problem).data().toString(),
+           QStringLiteral("(other problem) ") + before);
+  QVERIFY(h->index(0, ProfileHistoryModel::Backend).data(Qt::ForegroundRole).isValid());
+  QVERIFY(h->history().baseline());
+  QVERIFY(view.baselineLabel()->text().contains(QStringLiteral("of another problem")));
+  QCOMPARE(view.phaseModel()->rowCount(), 0);  // the table holds this problem's figures only
+  QVERIFY(view.statusLabel()->text().contains(QStringLiteral("history keeps")));
+
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(h->history().runs().size(), std::size_t{2});
+  const QString after = QString::fromStdString(describe_case(controller.problem()));
+  QVERIFY(after != before);
+  QCOMPARE(h->index(0, ProfileHistoryModel::Problem).data().toString(), after);
+  QVERIFY(!h->index(0, ProfileHistoryModel::Problem).data(Qt::ForegroundRole).isValid());
+  QCOMPARE(h->index(1, ProfileHistoryModel::Problem).data().toString(),
+           QStringLiteral("(other problem) ") + before);
+  // Set against the other problem's run all the same: the rows both have.
+  QVERIFY(view.phaseModel()->hasBaseline());
+  QVERIFY(std::isfinite(view.phaseModel()->value(0, PhaseTableModel::DeltaTime)));
+}
+
+// The roofline is measured at the first profile only, as the best of its probes, and again on
+// request; every profile in between is set against the same figure.
+void ProfileViewTest::theRooflineIsMeasuredOncePerSession() {
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  int calls = 0;
+  view.setCopyProbe([&calls](int, std::size_t) { return 10.0 * ++calls; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  QVERIFY(view.rooflineLabel()->text().contains(QStringLiteral("not measured yet")));
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(calls, CopyRoofline::kProbes);
+  const Profile first = view.phaseModel()->profiles().front();
+  QCOMPARE(first.roofline_gbps, 10.0 * CopyRoofline::kProbes);  // the best of them
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(calls, CopyRoofline::kProbes);
+  const Profile second = view.phaseModel()->profiles().front();
+  QCOMPARE(second.roofline_gbps, first.roofline_gbps);
+  QCOMPARE(second.roofline_source, first.roofline_source);
+  QVERIFY(QString::fromStdString(first.roofline_source)
+              .startsWith(QStringLiteral("copy roofline, best of 5 copy probes of 48 MiB on ")));
+  const QString label = view.rooflineLabel()->text();
+  QVERIFY2(label.startsWith(QStringLiteral("Copy roofline 50.0 GB/s, best of 5 copy probes of 48 "
+                                           "MiB on ")),
+           qPrintable(label));
+  QVERIFY(label.contains(QStringLiteral("measured at ")));
+  // Not repeated in the status: the label says it.
+  QVERIFY(!view.statusLabel()->text().contains(QStringLiteral("best of 5")));
+  QCOMPARE(view.historyModel()->index(0, ProfileHistoryModel::Roofline).data().toString(),
+           QStringLiteral("%1 %").arg(second.achieved_gbps / 50.0 * 100, 0, 'f', 1));
+
+  view.remeasureRoofline();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(calls, 2 * CopyRoofline::kProbes);
+  QVERIFY(view.rooflineLabel()->text().startsWith(QStringLiteral("Copy roofline 100.0 GB/s")));
+  QCOMPARE(view.phaseModel()->profiles().front().roofline_gbps, 50.0);  // measured before
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(calls, 2 * CopyRoofline::kProbes);
+  QCOMPARE(view.phaseModel()->profiles().front().roofline_gbps, 100.0);
 }
 
 QTEST_MAIN(ProfileViewTest)

@@ -6,6 +6,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -16,6 +17,8 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "backend_picker.h"
@@ -24,6 +27,7 @@
 #include "process_events.h"
 #include "profile/clock.h"
 #include "profile_tab/phase_table_model.h"
+#include "profile_tab/profile_history_model.h"
 #include "tensor/error.h"
 #include "timeline/timeline_widget.h"
 
@@ -32,6 +36,7 @@ namespace bnscope {
 ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
     : QWidget(parent),
       controller_(controller),
+      copy_roofline_(std::make_shared<CopyRoofline>()),
       job_(this, [this](Measured m, bool more) { finished(std::move(m), more); }) {
   setObjectName(QStringLiteral("profileView"));
   auto* layout = new QVBoxLayout(this);
@@ -65,24 +70,36 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   status_->setWordWrap(true);
   bar->addWidget(status_, 1);
   layout->addLayout(bar);
+  // The roofline every CPU profile of the session is set against, and whence it came.
+  bar = new QHBoxLayout();
+  roofline_label_ = new QLabel(this);
+  roofline_label_->setObjectName(QStringLiteral("profileRoofline"));
+  roofline_label_->setWordWrap(true);
+  bar->addWidget(roofline_label_, 1);
+  remeasure_ = new QPushButton(tr("Re-measure"), this);
+  remeasure_->setObjectName(QStringLiteral("profileRemeasure"));
+  remeasure_->setToolTip(tr("Measure the copy roofline again now; later profiles use the new one"));
+  bar->addWidget(remeasure_);
+  layout->addLayout(bar);
   progress_timer_ = new QTimer(this);
   progress_timer_->setInterval(250);
   connect(progress_timer_, &QTimer::timeout, this, &ProfileView::showProgress);
 
+  // The phase table and the history across the whole width, for their columns; the timeline
+  // and the bandwidth bars share the pane below.
   auto* split = new QSplitter(Qt::Vertical, this);
-  auto* top = new QSplitter(Qt::Horizontal, split);
   phases_ = new PhaseTableModel(this);
-  auto* table = table_ = new QTableView(top);
+  auto* table = table_ = new QTableView(split);
   table->setObjectName(QStringLiteral("profileTable"));
   table->setModel(phases_);
   table->verticalHeader()->hide();
   table->verticalHeader()->setDefaultSectionSize(22);
-  table->horizontalHeader()->setStretchLastSection(true);
+  // Not stretched: the last column's numbers stay beside the others, right-aligned in its width.
   table->setAlternatingRowColors(true);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
 
   auto* chart = new QChart();
-  chart->setTitle(tr("Bandwidth vs roofline, GB/s"));
+  // No title: the tab names the chart, and the pane is short, so the plot takes its height.
   chart->setMargins(QMargins(4, 4, 4, 4));
   bars_ = new QBarSeries(chart);
   achieved_ = new QBarSet(tr("achieved"), bars_);
@@ -103,30 +120,80 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   chart->addAxis(axis_y_, Qt::AlignLeft);
   bars_->attachAxis(axis_x_);
   bars_->attachAxis(axis_y_);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart_view_ = new QChartView(chart, top);
-  chart_view_->setRenderHint(QPainter::Antialiasing);
-  chart_view_->setMinimumWidth(360);
-  top->addWidget(table);
-  top->addWidget(chart_view_);
-  top->setStretchFactor(0, 3);
-  top->setStretchFactor(1, 2);
-  split->addWidget(top);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  split->addWidget(table);
+
+  // The session's runs, newest first; one pinned as the baseline.
+  auto* history = new QWidget(split);
+  auto* history_layout = new QVBoxLayout(history);
+  history_layout->setContentsMargins(0, 0, 0, 0);
+  history_layout->setSpacing(2);
+  bar = new QHBoxLayout();
+  auto* title = new QLabel(tr("<b>History</b>"), history);
+  bar->addWidget(title);
+  baseline_label_ = new QLabel(history);
+  baseline_label_->setObjectName(QStringLiteral("profileBaseline"));
+  bar->addWidget(baseline_label_, 1);
+  pin_ = new QPushButton(tr("Pin as baseline"), history);
+  pin_->setObjectName(QStringLiteral("profilePin"));
+  pin_->setToolTip(
+      tr("Set the selected run (else the latest) as the baseline later runs are "
+         "compared with"));
+  bar->addWidget(pin_);
+  unpin_ = new QPushButton(tr("Clear baseline"), history);
+  unpin_->setObjectName(QStringLiteral("profileUnpin"));
+  bar->addWidget(unpin_);
+  history_layout->addLayout(bar);
+  history_ = new ProfileHistoryModel(this);
+  history_->setCurrentProblem(controller_->revision());
+  history_table_ = new QTableView(history);
+  history_table_->setObjectName(QStringLiteral("profileHistory"));
+  history_table_->setModel(history_);
+  history_table_->verticalHeader()->hide();
+  history_table_->verticalHeader()->setDefaultSectionSize(22);
+  // The problem takes what the figures leave, elided in the middle when that is too little:
+  // the mark of another problem and the mode both stay in view (the tooltip has it whole).
+  history_table_->horizontalHeader()->setSectionResizeMode(ProfileHistoryModel::Problem,
+                                                           QHeaderView::Stretch);
+  history_table_->setTextElideMode(Qt::ElideMiddle);
+  history_table_->setWordWrap(false);
+  history_table_->setAlternatingRowColors(true);
+  history_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  history_table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  history_layout->addWidget(history_table_, 1);
+  split->addWidget(history);
+
+  auto* lower = new QTabWidget(split);
+  lower->setObjectName(QStringLiteral("profileLower"));
+  lower->setDocumentMode(true);
   if (ImGuiWidget::platformSupported()) {
-    timeline_ = new TimelineWidget(split);
+    timeline_ = new TimelineWidget(lower);
     timeline_->setObjectName(QStringLiteral("profileTimeline"));
-    split->addWidget(timeline_);
+    lower->addTab(timeline_, tr("Timeline"));
   } else {
     // Showing a QOpenGLWidget where the platform has no OpenGL crashes inside Qt.
-    split->addWidget(
-        new QLabel(tr("The timeline needs OpenGL, which this display does not offer."), split));
+    lower->addTab(
+        new QLabel(tr("The timeline needs OpenGL, which this display does not offer."), lower),
+        tr("Timeline"));
   }
-  split->setSizes({330, 470});
+  chart_view_ = new QChartView(chart, lower);
+  chart_view_->setRenderHint(QPainter::Antialiasing);
+  lower->addTab(chart_view_, tr("Bandwidth vs roofline, GB/s"));
+  split->addWidget(lower);
+  split->setSizes({200, 200, 220});
   layout->addWidget(split, 1);
 
   connect(run_, &QPushButton::clicked, this, &ProfileView::run);
   connect(cancel_, &QPushButton::clicked, this, &ProfileView::cancel);
   connect(controller_, &ProblemController::problemChanged, this, &ProfileView::problemChanged);
+  connect(threads_, &QSpinBox::valueChanged, this, &ProfileView::updateRooflineLabel);
+  connect(remeasure_, &QPushButton::clicked, this, &ProfileView::remeasureRoofline);
+  connect(pin_, &QPushButton::clicked, this, &ProfileView::pinSelected);
+  connect(unpin_, &QPushButton::clicked, this, &ProfileView::clearBaseline);
+  connect(history_, &ProfileHistoryModel::baselineChanged, this, &ProfileView::baselineChanged);
+  connect(history_table_, &QAbstractItemView::doubleClicked, this, &ProfileView::pinSelected);
+  baselineChanged();
+  updateRooflineLabel();
 }
 
 ProfileView::~ProfileView() = default;
@@ -143,6 +210,38 @@ void ProfileView::setReps(int reps) {
   reps_->setValue(reps);
 }
 
+void ProfileView::setCopyProbe(std::function<double(int, std::size_t)> probe) {
+  copy_roofline_ = std::make_shared<CopyRoofline>(std::move(probe));
+  updateRooflineLabel();
+}
+
+void ProfileView::setBusy(bool busy) {
+  run_->setEnabled(!busy);
+  remeasure_->setEnabled(!busy);
+  cancel_->setEnabled(busy);
+}
+
+void ProfileView::remeasureRoofline() {
+  if (job_.isBusy()) return;  // a copy beside a profile's runs would disturb both
+  job_.request(
+      [this]() -> decltype(job_)::Work {
+        setBusy(true);
+        cancel_->setEnabled(false);  // the probes take a second or so and stop on their own
+        roofline_label_->setText(tr("Measuring the copy roofline..."));
+        return [roofline = copy_roofline_, threads = threads_->value()](const std::atomic<bool>&) {
+          Measured m;
+          m.roofline_only = true;
+          try {
+            roofline->remeasure(threads, kCopyProbeBytes);
+          } catch (const std::exception& e) {
+            m.batch.errors.push_back(std::string("copy roofline: ") + e.what());
+          }
+          return m;
+        };
+      },
+      false);
+}
+
 void ProfileView::run() {
   job_.request(
       [this]() -> decltype(job_)::Work {
@@ -151,10 +250,8 @@ void ProfileView::run() {
         ProfileOptions options;
         options.reps = reps_->value();
         options.threads = threads_->value();
-        options.copy_probe = probe_;
-        // Two 48 MiB buffers: three times a large last-level cache, yet small enough that the
-        // probe stays within the real layer's own footprint.
-        options.copy_bytes = kCopyProbeBytes;
+        // The session's roofline, measured after the runs (below), not a probe per batch.
+        options.measure_copy = false;
         controller_->settle();  // the repetitions read the inputs off the UI thread
         // The repetitions write into an output set the app already holds: the Diff tab's
         // reference outputs (put back as they were at the end), else the controller's spare
@@ -170,8 +267,7 @@ void ProfileView::run() {
           into = std::move(spare.front());
         }
         spare.clear();
-        run_->setEnabled(false);
-        cancel_->setEnabled(true);
+        setBusy(true);
         profiling_ = static_cast<int>(names.size());
         // Two clock reads a timed repetition: the progress, counted where a cancel lands too.
         clock_reads_ = std::make_shared<std::atomic<int>>(0);
@@ -179,8 +275,8 @@ void ProfileView::run() {
         showProgress();
         progress_timer_->start();
         return [problem = controller_->problem(), revision = controller_->revision(), names,
-                options, into = std::move(into), restore = std::move(restore),
-                reads = clock_reads_](const std::atomic<bool>& cancel) mutable {
+                options, into = std::move(into), restore = std::move(restore), reads = clock_reads_,
+                roofline = copy_roofline_](const std::atomic<bool>& cancel) mutable {
           // The clock is read around every repetition, and each read is the progress; a cancel
           // lands there, and between the passes of any run (options.cancel).
           options.clock = [&cancel, reads]() -> double {
@@ -195,6 +291,23 @@ void ProfileView::run() {
           options.result = &into;
           m.batch = profile_backends(problem, names, options, restore);
           m.cancelled = cancel.load();
+          m.problem = describe_case(problem);
+          m.reps = options.reps;
+          m.threads = options.threads;
+          // Two 48 MiB buffers: three times a large last-level cache, yet small enough that the
+          // probe stays within the real layer's own footprint. Measured at the first profile of
+          // the session that runs on the host, the same figure for every later one.
+          const bool host = std::any_of(m.batch.profiles.begin(), m.batch.profiles.end(),
+                                        [](const Profile& p) { return p.host_run; });
+          if (host && !m.cancelled) {
+            try {
+              const RooflineMeasurement r = roofline->get(options.threads, kCopyProbeBytes);
+              for (Profile& p : m.batch.profiles)
+                if (p.host_run) apply_roofline(p, r);
+            } catch (const std::exception& e) {
+              m.batch.errors.push_back(std::string("copy roofline: ") + e.what());
+            }
+          }
           m.lent = !restore.empty();
           m.outputs = std::make_shared<Result>(std::move(into));
           return m;
@@ -211,6 +324,10 @@ void ProfileView::showProgress() {
   const int reads = clock_reads_ ? clock_reads_->load(std::memory_order_relaxed) : 0;
   // The warm-ups and the copy probe read no clock: never 100 % before the end.
   const int percent = expected_reads_ > 0 ? std::min(99, 100 * reads / expected_reads_) : 0;
+  if (copy_roofline_->measuring()) {
+    status_->setText(tr("Measuring the copy roofline (once per session)..."));
+    return;
+  }
   status_->setText(
       tr("Profiling %1 backend(s)... %2 % (Esc or Cancel stops it)").arg(profiling_).arg(percent));
 }
@@ -224,29 +341,108 @@ void ProfileView::finished(Measured m, bool more) {
   if (!outputs.outputs.empty())
     output_buffer_ = std::as_const(outputs.outputs.front().tensor).raw();
   if (m.lent) controller_->returnComparisonOutputs(std::move(outputs));
-  run_->setEnabled(!more);
-  cancel_->setEnabled(more);
+  setBusy(more);
   if (!more) progress_timer_->stop();
-  if (m.cancelled) {
+  updateRooflineLabel();
+  if (m.roofline_only) {
+    if (!m.batch.errors.empty())
+      status_->setText(QString::fromStdString(m.batch.errors.front()).toHtmlEscaped());
+  } else if (m.cancelled) {
     status_->setText(tr("Profiling cancelled."));
   } else {
+    std::optional<std::uint64_t> id;
+    if (!m.batch.profiles.empty()) {
+      ProfileRun run;
+      run.profiles = m.batch.profiles;
+      run.problem = m.problem;
+      run.problem_key = m.revision;
+      run.reps = m.reps;
+      run.threads = m.threads;
+      run.when = std::chrono::system_clock::now();
+      id = history_->add(std::move(run));
+      pin_->setEnabled(true);
+      history_table_->resizeColumnsToContents();
+    }
     setProfiles(std::move(m.batch.profiles), m.batch.errors);
+    shown_run_ = id;
     if (m.revision == controller_->revision()) profiled_ = m.revision;
   }
-  if (!more) emit profileFinished();
+  if (!more && !m.roofline_only) emit profileFinished();
 }
 
 void ProfileView::problemChanged() {
-  // Numbers measured on another problem would pass for this one's.
+  // The history keeps the runs, marked as of another problem; the table drops them, since
+  // numbers measured on another problem would pass for this one's.
+  history_->setCurrentProblem(controller_->revision());
+  baselineChanged();
   if (phases_->profiles().empty()) return;
   profiled_.reset();
   setProfiles({});
-  status_->setText(tr("The problem changed: press Profile to time it."));
+  status_->setText(
+      tr("The problem changed: press Profile to time it (the history keeps the earlier runs)."));
+}
+
+void ProfileView::pinBaseline(std::uint64_t id) {
+  history_->pin(id);
+}
+
+void ProfileView::pinSelected() {
+  const QModelIndexList rows = history_table_->selectionModel()->selectedRows();
+  if (!rows.isEmpty())
+    pinBaseline(history_->runAt(rows.front().row()).id);
+  else if (!history_->history().runs().empty())
+    pinBaseline(history_->history().runs().back().id);
+}
+
+void ProfileView::clearBaseline() {
+  history_->clearBaseline();
+}
+
+void ProfileView::baselineChanged() {
+  const ProfileRun* base = history_->history().baseline();
+  pin_->setEnabled(!history_->history().runs().empty());
+  unpin_->setEnabled(base != nullptr);
+  if (!base) {
+    phases_->setBaseline({});
+    baseline_label_->setText(tr("No baseline: pin a run to compare later runs with it."));
+  } else {
+    const QString name = tr("#%1").arg(base->id);
+    phases_->setBaseline(base->profiles, name);
+    QStringList backends;
+    for (const Profile& p : base->profiles) backends << QString::fromStdString(p.backend);
+    QString text = tr("Baseline: run %1 of %2 (%3)")
+                       .arg(name, local_time(base->when).toString(QStringLiteral("HH:mm:ss")),
+                            backends.join(QStringLiteral(", ")));
+    if (!history_->ofCurrentProblem(*base)) text += tr(", of another problem");
+    baseline_label_->setText(text);
+    baseline_label_->setToolTip(QString::fromStdString(base->problem));
+  }
+  table_->resizeColumnsToContents();
+  history_table_->resizeColumnsToContents();
+}
+
+std::optional<RooflineMeasurement> ProfileView::shownRoofline() const {
+  std::optional<RooflineMeasurement> m = copy_roofline_->cached(threads_->value(), kCopyProbeBytes);
+  return m ? m : copy_roofline_->latest();
+}
+
+void ProfileView::updateRooflineLabel() {
+  const std::optional<RooflineMeasurement> m = shownRoofline();
+  if (!m) {
+    roofline_label_->setText(
+        tr("Copy roofline: not measured yet; the first profile measures it, once per session."));
+    return;
+  }
+  roofline_label_->setText(tr("Copy roofline %1 GB/s, %2, measured at %3")
+                               .arg(m->gbps, 0, 'f', 1)
+                               .arg(QString::fromStdString(m->how()),
+                                    local_time(m->when).toString(QStringLiteral("HH:mm:ss"))));
 }
 
 void ProfileView::setProfiles(std::vector<Profile> profiles,
                               const std::vector<std::string>& errors) {
   profiled_.reset();
+  shown_run_.reset();
   const EventStore events = combined_events(profiles);
   const std::vector<PhaseInfo> phases = combined_phase_plan(profiles);
   const std::vector<PhaseBytes> bytes = combined_phase_bytes(profiles);
@@ -271,6 +467,9 @@ void ProfileView::setProfiles(std::vector<Profile> profiles,
     const QString source = QString::fromStdString(p.roofline_source);
     if (!source.isEmpty() && !sources.contains(source)) sources << source;
   }
+  // The session's roofline has a line of its own (updateRooflineLabel).
+  if (const auto shown = shownRoofline())
+    sources.removeAll(QString::fromStdString(shown->source()));
   if (!sources.isEmpty())
     lines << tr("GB/s against: %1").arg(sources.join(QStringLiteral("; "))).toHtmlEscaped();
   for (const std::string& e : errors) lines << QString::fromStdString(e).toHtmlEscaped();
@@ -282,7 +481,7 @@ void ProfileView::showEvent(QShowEvent* e) {
   QChart* chart = chart_view_->chart();
   if (!apply_chart_theme(chart, this)) return;
   chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setAlignment(Qt::AlignRight);
   // The theme's colours replace these: the bars' meaning stays the same in either theme.
   achieved_->setColor(QColor(70, 130, 200));
   roofline_->setColor(palette_is_dark(this) ? QColor(110, 110, 118) : QColor(200, 200, 205));
@@ -308,8 +507,19 @@ void ProfileView::updateChart() {
   roofline_->append(roof);
   axis_x_->clear();
   axis_x_->append(categories);
-  axis_y_->setRange(0, hi > 0 ? hi * 1.15 : 1);
-  axis_y_->applyNiceNumbers();
+  // Three or four round steps: the pane is short, and Qt Charts elides every label of a value
+  // axis to "..." once its ticks stand closer than a label is high.
+  const double top = hi > 0 ? hi * 1.15 : 1;
+  double step = std::pow(10.0, std::floor(std::log10(top / 3)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * step >= top / 3) {
+      step *= m;
+      break;
+    }
+  axis_y_->setTickType(QValueAxis::TicksDynamic);
+  axis_y_->setTickAnchor(0);
+  axis_y_->setTickInterval(step);
+  axis_y_->setRange(0, std::ceil(top / step) * step);
 }
 
 }  // namespace bnscope

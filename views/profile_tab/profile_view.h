@@ -1,7 +1,10 @@
 #pragma once
 // The Profile tab: the current problem timed on each chosen backend, a per-backend, per-phase
-// table, achieved bandwidth against the roofline as bars, and the kernel timeline below.
-// Profiling runs in the background and only when asked: it loads every core for a while.
+// table, achieved bandwidth against the roofline as bars, the session's history of profile runs
+// (one pinned as the baseline the table is set against), and the kernel timeline below.
+// Profiling runs in the background and only when asked: it loads every core for a while. The
+// CPU roofline is measured once per session, at the first profile that needs it, and again only
+// when asked (Re-measure).
 
 #include <QWidget>
 #include <atomic>
@@ -11,6 +14,7 @@
 
 #include "background_job.h"
 #include "profile/profile_batch.h"
+#include "profile/roofline.h"
 #include "timeline/timeline_layout.h"
 
 class QBarSet;
@@ -30,6 +34,7 @@ namespace bnscope {
 class BackendPicker;
 class PhaseTableModel;
 class ProblemController;
+class ProfileHistoryModel;
 class TimelineWidget;
 
 class ProfileView : public QWidget {
@@ -41,9 +46,13 @@ class ProfileView : public QWidget {
   void setBackends(const QStringList& backends);
   QStringList backends() const;
   void setReps(int reps);
-  // The CPU roofline probe; tests pass a fixed number instead of measuring 256 MB copies.
-  void setCopyProbe(std::function<double(int, std::size_t)> probe) { probe_ = std::move(probe); }
+  // The CPU roofline's probe (one probe's GB/s; CopyRoofline takes the best of its probes);
+  // tests pass a fixed number instead of copying 48 MiB. Forgets what was measured.
+  void setCopyProbe(std::function<double(int, std::size_t)> probe);
   static constexpr std::size_t kCopyProbeBytes = std::size_t{48} << 20;
+  const CopyRoofline& roofline() const { return *copy_roofline_; }
+  // Measures the roofline again in the background (not while a profile runs).
+  void remeasureRoofline();
 
   void run();
   // Stops the profile in flight at the next repetition; what was measured is dropped.
@@ -58,6 +67,17 @@ class ProfileView : public QWidget {
   std::optional<std::uint64_t> profiledRevision() const { return profiled_; }
 
   PhaseTableModel* phaseModel() const { return phases_; }
+  ProfileHistoryModel* historyModel() const { return history_; }
+  QTableView* historyTable() const { return history_table_; }
+  // Pins run `id` of the history as the baseline; the selected row's run (else the latest) for
+  // pinSelected. The phase table then shows each row against it.
+  void pinBaseline(std::uint64_t id);
+  void pinSelected();
+  void clearBaseline();
+  // The run the phase table shows, when it came from run() (none after setProfiles).
+  std::optional<std::uint64_t> shownRun() const { return shown_run_; }
+  QLabel* rooflineLabel() const { return roofline_label_; }
+  QLabel* baselineLabel() const { return baseline_label_; }
   // Null where the platform has no OpenGL (see ImGuiWidget::platformSupported).
   TimelineWidget* timeline() const { return timeline_; }
   // The events the timeline shows, laid out in lanes; kept with or without the widget.
@@ -82,16 +102,25 @@ class ProfileView : public QWidget {
     // this struct: emptied once read, so no copy holds the buffers afterwards.
     std::shared_ptr<Result> outputs;
     bool lent = false;  // the comparison's reference outputs, restored: back to the controller
+    bool roofline_only = false;  // a re-measure of the roofline, no profile
+    std::string problem;         // describe_case of what was profiled
+    int reps = 0, threads = 0;
   };
   void showEvent(QShowEvent* e) override;
   void finished(Measured m, bool more);
   void showProgress();
   void updateChart();
   void problemChanged();
+  void baselineChanged();
+  void updateRooflineLabel();
+  // The measurement for the threads asked for, else the latest.
+  std::optional<RooflineMeasurement> shownRoofline() const;
+  void setBusy(bool busy);
 
   ProblemController* controller_;
-  std::function<double(int, std::size_t)> probe_;
+  std::shared_ptr<CopyRoofline> copy_roofline_;
   std::optional<std::uint64_t> profiled_;
+  std::optional<std::uint64_t> shown_run_;
   const void* output_buffer_ = nullptr;
   BackgroundJob<Measured> job_;
   std::shared_ptr<std::atomic<int>> clock_reads_;
@@ -107,6 +136,13 @@ class ProfileView : public QWidget {
   QLabel* status_;
   PhaseTableModel* phases_;
   QTableView* table_;
+  ProfileHistoryModel* history_;
+  QTableView* history_table_;
+  QLabel* roofline_label_;
+  QPushButton* remeasure_;
+  QLabel* baseline_label_;
+  QPushButton* pin_;
+  QPushButton* unpin_;
   QChartView* chart_view_;
   QBarSeries* bars_;
   QBarSet* achieved_;
