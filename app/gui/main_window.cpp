@@ -31,6 +31,7 @@
 #include "channel_panel.h"
 #include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
+#include "help_menu.h"
 #include "input_panel.h"
 #include "input_table_model.h"
 #include "io/npz.h"
@@ -47,6 +48,7 @@
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "profile_tab/profile_view.h"
+#include "sample_hint.h"
 #include "tensor/error.h"
 #include "tensor_browser.h"
 
@@ -93,7 +95,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   conformance_ = new ConformancePanel(tabs_);
   tabs_->addTab(conformance_, tr("C&onformance"));
   connect(conformance_, &ConformancePanel::caseActivated, this, &MainWindow::openConformanceCase);
-  setCentralWidget(tabs_);
+  sample_hint_ = new SampleHint(controller_, tabs_, analysis_, this);
+  setCentralWidget(stack_below_bar(sample_hint_, tabs_, this));
 
   form_ = new ProblemForm(controller_, this);
   auto* scroll = new QScrollArea(this);
@@ -232,6 +235,7 @@ void MainWindow::buildMenus() {
     if (!confirmDiscard()) return;
     try {
       controller_->setProblem(builtin_sample());
+      sample_hint_->sampleOpened();
     } catch (const Error& e) {
       showError(tr("Cannot open the sample"), app_error_text(e));
     }
@@ -312,6 +316,7 @@ void MainWindow::buildMenus() {
     toggle->setText(tr("%1 panel").arg(dock->windowTitle()));
     view->addAction(toggle);
   }
+  add_help_menu(this);
 }
 
 QStringList MainWindow::recentFiles() const {
@@ -388,6 +393,7 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   }
   try {
     controller_->setProblem(problem_from_arguments(args));
+    if (args.isEmpty()) sample_hint_->sampleOpened();
   } catch (const std::exception& e) {
     if (error) *error = app_error_text(e);
     return false;
