@@ -14,6 +14,13 @@ std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+std::string cudnn_version_text(std::size_t version) {
+  if (version == 0) return "none";
+  const std::size_t major_unit = version >= 90000 ? 10000 : 1000;
+  return std::to_string(version / major_unit) + "." + std::to_string((version % major_unit) / 100) +
+         "." + std::to_string(version % 100);
+}
+
 std::string device_problem(int driver_version, int runtime_version, int cc_major, int cc_minor) {
   if (driver_version == 0) return "no CUDA driver installed";
   // The runtime's major version needs a driver of at least that major version (minor version

@@ -3,6 +3,7 @@
 // and device_info.cpp are plain C++ (tested without a GPU); device_query.cpp fills DeviceInfo
 // from the CUDA runtime.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -39,6 +40,9 @@ struct DeviceInfo {
 double peak_bandwidth_bytes_per_s(int memory_clock_khz, int bus_width_bits);
 // 13000 -> "13.0", 12040 -> "12.4".
 std::string cuda_version_text(int version);
+// cudnnGetVersion's number as cuDNN writes it: 91900 -> "9.19.0" (cuDNN 9 counts minor versions
+// by 100), 8907 -> "8.9.7" (cuDNN 8 by 100 within 1000s).
+std::string cudnn_version_text(std::size_t version);
 // Empty when a device with these versions can run the kernels built for sm_80 and sm_90;
 // otherwise the reason, e.g. "CUDA driver too old: it supports CUDA 12.4, the runtime needs 13.0".
 std::string device_problem(int driver_version, int runtime_version, int cc_major, int cc_minor);

@@ -145,6 +145,7 @@ void ProblemController::setProblem(Problem p, bool modified, const QString& path
   saved_.reset();
   if (!modified) markSaved();
   path_ = path;
+  emit problemOpened();
   changed();
 }
 
@@ -302,6 +303,7 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
     if (error) *error = app_error_text(e);
     return false;
   }
+  emit problemOpened();
   edited();
   return true;
 }

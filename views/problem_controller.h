@@ -165,6 +165,10 @@ class ProblemController : public QObject {
 
  signals:
   void problemChanged();
+  // Before the problemChanged of a problem replaced whole (setProblem, a problem file) or of
+  // inputs read into it from a file: what the views show is no longer an edit of what came
+  // before.
+  void problemOpened();
   void runStarted();
   void progressChanged(double fraction);
   void outcomeChanged();

@@ -12,6 +12,14 @@
 
 namespace bnscope::app {
 
+std::string gpu_not_built_reason() {
+#ifdef BNSCOPE_HAVE_GPU
+  return {};
+#else
+  return "not built: " BNSCOPE_GPU_MISSING;
+#endif
+}
+
 void register_all_backends() {
   static bool done = false;
   if (done) return;
@@ -23,7 +31,7 @@ void register_all_backends() {
   for (const char* name : {"cuda", "cudnn"})
     r.add(make_unavailable_backend(
         name, name == std::string("cuda") ? "hand-written CUDA kernels" : "cuDNN 9",
-        "not built: no CUDA toolkit was found when bnscope was configured"));
+        gpu_not_built_reason()));
 #endif
 #ifdef BNSCOPE_HAVE_CUDA_EMU
   r.add(gpu::make_cuda_emu_backend());
@@ -36,17 +44,28 @@ void register_all_backends() {
 #endif
 }
 
-std::string backends_help() {
+BackendState describe_backend(const Backend& b) {
+  return {std::string(b.name()), std::string(b.description()), b.unavailable_reason(),
+          b.code_path()};
+}
+
+std::vector<BackendState> backend_states() {
   register_all_backends();
+  std::vector<BackendState> states;
+  for (const Backend* b : BackendRegistry::instance().all()) states.push_back(describe_backend(*b));
+  return states;
+}
+
+std::string backends_help() {
   std::string s = "backends:\n";
-  for (const Backend* b : BackendRegistry::instance().all()) {
-    std::string line = "  " + std::string(b->name());
+  for (const BackendState& b : backend_states()) {
+    std::string line = "  " + b.name;
     line.resize(std::max<std::size_t>(line.size() + 1, 16), ' ');
-    s += line + std::string(b->description());
-    if (const std::string why = b->unavailable_reason(); !why.empty())
-      s += "\n" + std::string(16, ' ') + "(" + why + ")";
-    else if (const std::string path = b->code_path(); !path.empty())
-      s += "\n" + std::string(16, ' ') + "here: " + path;
+    s += line + b.description;
+    if (!b.unavailable.empty())
+      s += "\n" + std::string(16, ' ') + "(" + b.unavailable + ")";
+    else if (!b.code_path.empty())
+      s += "\n" + std::string(16, ' ') + "here: " + b.code_path;
     s += "\n";
   }
   return s;

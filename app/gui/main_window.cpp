@@ -32,6 +32,7 @@
 #include "channel_panel.h"
 #include "conformance/conformance_panel.h"
 #include "diff/diff_view.h"
+#include "help_menu.h"
 #include "input_panel.h"
 #include "input_table_model.h"
 #include "io/npz.h"
@@ -49,6 +50,7 @@
 #include "problem_controller.h"
 #include "problem_form.h"
 #include "profile_tab/profile_view.h"
+#include "sample_hint.h"
 #include "tensor/error.h"
 #include "tensor_browser.h"
 
@@ -95,13 +97,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   conformance_ = new ConformancePanel(tabs_);
   tabs_->addTab(conformance_, tr("C&onformance"));
   connect(conformance_, &ConformancePanel::caseActivated, this, &MainWindow::openConformanceCase);
-  // Above every tab: a layer chosen that cannot be shown says so where the views are.
+  // Above every tab: a layer chosen that cannot be shown says so where the views are, and the
+  // built-in sample says what to try first.
   banner_ = new LayerBanner(controller_, this);
+  sample_hint_ = new SampleHint(controller_, tabs_, analysis_, this);
   auto* central = new QWidget(this);
   auto* central_layout = new QVBoxLayout(central);
   central_layout->setContentsMargins(0, 0, 0, 0);
-  central_layout->setSpacing(0);
+  central_layout->setSpacing(2);
   central_layout->addWidget(banner_);
+  central_layout->addWidget(sample_hint_);
   central_layout->addWidget(tabs_, 1);
   setCentralWidget(central);
 
@@ -243,6 +248,7 @@ void MainWindow::buildMenus() {
     if (!confirmDiscard()) return;
     try {
       controller_->setProblem(builtin_sample());
+      sample_hint_->sampleOpened();
     } catch (const Error& e) {
       showError(tr("Cannot open the sample"), app_error_text(e));
     }
@@ -323,6 +329,7 @@ void MainWindow::buildMenus() {
     toggle->setText(tr("%1 panel").arg(dock->windowTitle()));
     view->addAction(toggle);
   }
+  add_help_menu(this);
 }
 
 QStringList MainWindow::recentFiles() const {
@@ -399,6 +406,7 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
   }
   try {
     controller_->setProblem(problem_from_arguments(args));
+    if (args.isEmpty()) sample_hint_->sampleOpened();
   } catch (const std::exception& e) {
     if (error) *error = app_error_text(e);
     return false;

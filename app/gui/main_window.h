@@ -26,6 +26,7 @@ class TensorBrowser;
 class NotesModel;
 class LayersPanel;
 class ConformancePanel;
+class SampleHint;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -73,6 +74,8 @@ class MainWindow : public QMainWindow {
   QLabel* runStatus() const { return status_; }
   // The line above the tabs while a chosen layer cannot be shown (hidden otherwise).
   LayerBanner* layerBanner() const { return banner_; }
+  // Above the tabs while the built-in sample is open: what to try first.
+  SampleHint* sampleHint() const { return sample_hint_; }
   // Replaces the "save changes?" question of Quit and Open (tests); returns a
   // QMessageBox::StandardButton.
   void setClosePrompt(std::function<int()> prompt) { close_prompt_ = std::move(prompt); }
@@ -122,6 +125,7 @@ class MainWindow : public QMainWindow {
   QPushButton* cancel_;
   QDockWidget* form_dock_;
   QDockWidget* notes_dock_;
+  SampleHint* sample_hint_;
   QMenu* view_menu_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QString last_error_;

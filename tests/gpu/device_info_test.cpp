@@ -18,6 +18,10 @@ TEST(DeviceInfo, VersionText) {
   EXPECT_EQ(cuda_version_text(13000), "13.0");
   EXPECT_EQ(cuda_version_text(12040), "12.4");
   EXPECT_EQ(cuda_version_text(0), "none");
+  EXPECT_EQ(cudnn_version_text(91900), "9.19.0");
+  EXPECT_EQ(cudnn_version_text(90102), "9.1.2");
+  EXPECT_EQ(cudnn_version_text(8907), "8.9.7");
+  EXPECT_EQ(cudnn_version_text(0), "none");
 }
 
 TEST(DeviceInfo, Problems) {
