@@ -3,7 +3,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 namespace bnscope {
 
@@ -44,4 +43,5 @@ void HintBar::setText(const QString& html) {
 QString HintBar::text() const {
   return label_->text();
 }
+
 }  // namespace bnscope

@@ -34,11 +34,10 @@ class CliParityTest : public QObject {
 
 namespace {
 
+// The report the app's Export makes of the problem opened from problem.npz, the file the CLI
+// is given.
 JsonValue app_report(const Problem& problem, const PipelineResult& result) {
-  Report r = new_report("parity");
-  r.has_problem = true;
-  r.problem = describe_problem(problem);
-  set_verdict(r, result);
+  const Report r = assemble_report(problem, &result, {}, "problem.npz");
   std::ostringstream os;
   write_report_json(r, os);
   return parse_json(os.str(), "app report");
