@@ -28,6 +28,7 @@
 #include "profile/clock.h"
 #include "profile_tab/phase_table_model.h"
 #include "profile_tab/profile_history_model.h"
+#include "profile_tab/profile_history_panel.h"
 #include "tensor/error.h"
 #include "timeline/timeline_widget.h"
 
@@ -124,44 +125,8 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   split->addWidget(table);
 
   // The session's runs, newest first; one pinned as the baseline.
-  auto* history = new QWidget(split);
-  auto* history_layout = new QVBoxLayout(history);
-  history_layout->setContentsMargins(0, 0, 0, 0);
-  history_layout->setSpacing(2);
-  bar = new QHBoxLayout();
-  auto* title = new QLabel(tr("<b>History</b>"), history);
-  bar->addWidget(title);
-  baseline_label_ = new QLabel(history);
-  baseline_label_->setObjectName(QStringLiteral("profileBaseline"));
-  bar->addWidget(baseline_label_, 1);
-  pin_ = new QPushButton(tr("Pin as baseline"), history);
-  pin_->setObjectName(QStringLiteral("profilePin"));
-  pin_->setToolTip(
-      tr("Set the selected run (else the latest) as the baseline later runs are "
-         "compared with"));
-  bar->addWidget(pin_);
-  unpin_ = new QPushButton(tr("Clear baseline"), history);
-  unpin_->setObjectName(QStringLiteral("profileUnpin"));
-  bar->addWidget(unpin_);
-  history_layout->addLayout(bar);
-  history_ = new ProfileHistoryModel(this);
-  history_->setCurrentProblem(controller_->revision());
-  history_table_ = new QTableView(history);
-  history_table_->setObjectName(QStringLiteral("profileHistory"));
-  history_table_->setModel(history_);
-  history_table_->verticalHeader()->hide();
-  history_table_->verticalHeader()->setDefaultSectionSize(22);
-  // The problem takes what the figures leave, elided in the middle when that is too little:
-  // the mark of another problem and the mode both stay in view (the tooltip has it whole).
-  history_table_->horizontalHeader()->setSectionResizeMode(ProfileHistoryModel::Problem,
-                                                           QHeaderView::Stretch);
-  history_table_->setTextElideMode(Qt::ElideMiddle);
-  history_table_->setWordWrap(false);
-  history_table_->setAlternatingRowColors(true);
-  history_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  history_table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  history_layout->addWidget(history_table_, 1);
-  split->addWidget(history);
+  history_ = new ProfileHistoryPanel(controller_->revision(), split);
+  split->addWidget(history_);
 
   auto* lower = new QTabWidget(split);
   lower->setObjectName(QStringLiteral("profileLower"));
@@ -188,15 +153,24 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   connect(controller_, &ProblemController::problemChanged, this, &ProfileView::problemChanged);
   connect(threads_, &QSpinBox::valueChanged, this, &ProfileView::updateRooflineLabel);
   connect(remeasure_, &QPushButton::clicked, this, &ProfileView::remeasureRoofline);
-  connect(pin_, &QPushButton::clicked, this, &ProfileView::pinSelected);
-  connect(unpin_, &QPushButton::clicked, this, &ProfileView::clearBaseline);
-  connect(history_, &ProfileHistoryModel::baselineChanged, this, &ProfileView::baselineChanged);
-  connect(history_table_, &QAbstractItemView::doubleClicked, this, &ProfileView::pinSelected);
-  baselineChanged();
+  connect(history_, &ProfileHistoryPanel::baselineChanged, this, &ProfileView::baselineChanged);
+  baselineChanged(history_->model()->history().baseline());
   updateRooflineLabel();
 }
 
 ProfileView::~ProfileView() = default;
+
+ProfileHistoryModel* ProfileView::historyModel() const {
+  return history_->model();
+}
+
+QTableView* ProfileView::historyTable() const {
+  return history_->table();
+}
+
+QLabel* ProfileView::baselineLabel() const {
+  return history_->baselineLabel();
+}
 
 void ProfileView::setBackends(const QStringList& backends) {
   backends_->setSelected(backends);
@@ -360,8 +334,6 @@ void ProfileView::finished(Measured m, bool more) {
       run.threads = m.threads;
       run.when = std::chrono::system_clock::now();
       id = history_->add(std::move(run));
-      pin_->setEnabled(true);
-      history_table_->resizeColumnsToContents();
     }
     setProfiles(std::move(m.batch.profiles), m.batch.errors);
     shown_run_ = id;
@@ -374,7 +346,6 @@ void ProfileView::problemChanged() {
   // The history keeps the runs, marked as of another problem; the table drops them, since
   // numbers measured on another problem would pass for this one's.
   history_->setCurrentProblem(controller_->revision());
-  baselineChanged();
   if (phases_->profiles().empty()) return;
   profiled_.reset();
   setProfiles({});
@@ -387,38 +358,19 @@ void ProfileView::pinBaseline(std::uint64_t id) {
 }
 
 void ProfileView::pinSelected() {
-  const QModelIndexList rows = history_table_->selectionModel()->selectedRows();
-  if (!rows.isEmpty())
-    pinBaseline(history_->runAt(rows.front().row()).id);
-  else if (!history_->history().runs().empty())
-    pinBaseline(history_->history().runs().back().id);
+  history_->pinSelected();
 }
 
 void ProfileView::clearBaseline() {
   history_->clearBaseline();
 }
 
-void ProfileView::baselineChanged() {
-  const ProfileRun* base = history_->history().baseline();
-  pin_->setEnabled(!history_->history().runs().empty());
-  unpin_->setEnabled(base != nullptr);
-  if (!base) {
+void ProfileView::baselineChanged(const ProfileRun* base) {
+  if (base)
+    phases_->setBaseline(base->profiles, tr("#%1").arg(base->id));
+  else
     phases_->setBaseline({});
-    baseline_label_->setText(tr("No baseline: pin a run to compare later runs with it."));
-  } else {
-    const QString name = tr("#%1").arg(base->id);
-    phases_->setBaseline(base->profiles, name);
-    QStringList backends;
-    for (const Profile& p : base->profiles) backends << QString::fromStdString(p.backend);
-    QString text = tr("Baseline: run %1 of %2 (%3)")
-                       .arg(name, local_time(base->when).toString(QStringLiteral("HH:mm:ss")),
-                            backends.join(QStringLiteral(", ")));
-    if (!history_->ofCurrentProblem(*base)) text += tr(", of another problem");
-    baseline_label_->setText(text);
-    baseline_label_->setToolTip(QString::fromStdString(base->problem));
-  }
   table_->resizeColumnsToContents();
-  history_table_->resizeColumnsToContents();
 }
 
 std::optional<RooflineMeasurement> ProfileView::shownRoofline() const {

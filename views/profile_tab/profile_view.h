@@ -35,6 +35,8 @@ class BackendPicker;
 class PhaseTableModel;
 class ProblemController;
 class ProfileHistoryModel;
+class ProfileHistoryPanel;
+struct ProfileRun;
 class TimelineWidget;
 
 class ProfileView : public QWidget {
@@ -67,8 +69,8 @@ class ProfileView : public QWidget {
   std::optional<std::uint64_t> profiledRevision() const { return profiled_; }
 
   PhaseTableModel* phaseModel() const { return phases_; }
-  ProfileHistoryModel* historyModel() const { return history_; }
-  QTableView* historyTable() const { return history_table_; }
+  ProfileHistoryModel* historyModel() const;
+  QTableView* historyTable() const;
   // Pins run `id` of the history as the baseline; the selected row's run (else the latest) for
   // pinSelected. The phase table then shows each row against it.
   void pinBaseline(std::uint64_t id);
@@ -77,7 +79,7 @@ class ProfileView : public QWidget {
   // The run the phase table shows, when it came from run() (none after setProfiles).
   std::optional<std::uint64_t> shownRun() const { return shown_run_; }
   QLabel* rooflineLabel() const { return roofline_label_; }
-  QLabel* baselineLabel() const { return baseline_label_; }
+  QLabel* baselineLabel() const;
   // Null where the platform has no OpenGL (see ImGuiWidget::platformSupported).
   TimelineWidget* timeline() const { return timeline_; }
   // The events the timeline shows, laid out in lanes; kept with or without the widget.
@@ -111,7 +113,7 @@ class ProfileView : public QWidget {
   void showProgress();
   void updateChart();
   void problemChanged();
-  void baselineChanged();
+  void baselineChanged(const ProfileRun* base);
   void updateRooflineLabel();
   // The measurement for the threads asked for, else the latest.
   std::optional<RooflineMeasurement> shownRoofline() const;
@@ -136,13 +138,9 @@ class ProfileView : public QWidget {
   QLabel* status_;
   PhaseTableModel* phases_;
   QTableView* table_;
-  ProfileHistoryModel* history_;
-  QTableView* history_table_;
+  ProfileHistoryPanel* history_;
   QLabel* roofline_label_;
   QPushButton* remeasure_;
-  QLabel* baseline_label_;
-  QPushButton* pin_;
-  QPushButton* unpin_;
   QChartView* chart_view_;
   QBarSeries* bars_;
   QBarSet* achieved_;
