@@ -71,9 +71,7 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   ctx.cancel = options.cancel;
   Result own;
   Result& r = options.result ? *options.result : own;
-  const int prior =
-      (options.result && options.result_is_warmup) || (options.ran_before && options.result) ? 1
-                                                                                             : 0;
+  const int prior = options.ran_before && options.result ? 1 : 0;
   const int warmup =
       adaptive ? std::min(std::max(options.warmup, 0), 1) : std::max(options.warmup, 0);
   const double began = adaptive ? clock() : 0;

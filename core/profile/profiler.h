@@ -46,11 +46,9 @@ struct ProfileOptions {
   // any backend: every backend's outputs come from allocate_outputs), instead of a fresh one
   // whose pages the warm-up would first have to fault in.
   Result* result = nullptr;
-  // That run counts as the first warm-up (it was a run of the same problem on this backend).
-  bool result_is_warmup = false;
-  // This backend has already run this problem in this process (a report's verdict run, into
-  // other buffers): its code and tables are warm, and `result`'s pages were touched by that
-  // earlier run, so that run counts as the warm-up too.
+  // This backend has just run this problem in this process (into `result` or, as a report's
+  // verdict run, into other buffers): its code and tables are warm and `result`'s pages were
+  // touched, so that run counts as the first warm-up. Only with `result`.
   bool ran_before = false;
   // Seconds per backend for an adaptive profile (0: exactly `warmup` and `reps`). Large problems
   // would otherwise spend most of a report repeating slow runs: one warm-up and

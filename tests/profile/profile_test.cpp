@@ -207,7 +207,7 @@ Profile adaptive_profile(const Problem& p, int reps, double budget, Result* prio
   o.clock = [&readings] { return 0.1 * readings++; };
   o.measure_copy = false;
   o.result = prior;
-  o.result_is_warmup = prior != nullptr;
+  o.ran_before = prior != nullptr;
   return profile_problem(p, "cpu", o);
 }
 
@@ -267,28 +267,29 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(prof.reps, 3);
   // With the earlier run as its warm-up: no warm-up run of its own.
   o.result = &verdict;
-  o.result_is_warmup = true;
-  counting.runs = 0;
-  prof = profile_prepared(prepared, "counting-cpu", o);
-  EXPECT_EQ(counting.runs, 3);
-  EXPECT_EQ(prof.warmup, 1);
-  // Reusing its buffers only (another backend's run): a warm-up of its own.
-  o.result_is_warmup = false;
-  counting.runs = 0;
-  prof = profile_prepared(prepared, "counting-cpu", o);
-  EXPECT_EQ(counting.runs, 4);
-  EXPECT_EQ(prof.warmup, 1);
-  // Reusing another backend's buffers after a run of its own elsewhere: that run is the warm-up.
   o.ran_before = true;
   counting.runs = 0;
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 3);
   EXPECT_EQ(prof.warmup, 1);
+  // Reusing its buffers only (another backend's run): a warm-up of its own.
   o.ran_before = false;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 4);
+  EXPECT_EQ(prof.warmup, 1);
+  // A run of its own is the warm-up only where there are buffers it touched to run into.
+  o.result = nullptr;
+  o.ran_before = true;
+  counting.runs = 0;
+  prof = profile_prepared(prepared, "counting-cpu", o);
+  EXPECT_EQ(counting.runs, 4);
+  EXPECT_EQ(prof.warmup, 1);
+  o.result = &verdict;
   // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
   o.time_budget = 0;
   o.reps = 2;
-  o.result_is_warmup = true;
+  o.ran_before = true;
   counting.runs = 0;
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 3);
