@@ -1,6 +1,7 @@
 #include "profile/profile_batch.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -137,6 +138,13 @@ std::vector<PhaseBytes> combined_phase_bytes(const std::vector<Profile>& profile
       }
   }
   return out;
+}
+
+double phase_gbps(const Profile& p, const PhaseStats& phase) {
+  const std::int64_t bytes = phase_bytes(p, phase.phase);
+  return bytes >= 0 && phase.stats.median > 0
+             ? static_cast<double>(bytes) / phase.stats.median / 1e9
+             : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::int64_t phase_bytes(const Profile& p, const std::string& phase) {

@@ -53,5 +53,7 @@ std::vector<PhaseBytes> combined_phase_bytes(const std::vector<Profile>& profile
 // runs the op ("kernel:..."), a cpu pass's own x-sized tensors once each, unknown (-1) for
 // copies and host spans.
 std::int64_t phase_bytes(const Profile& p, const std::string& phase);
+// GB/s of a phase at its median time under that model; NaN where its bytes are unknown.
+double phase_gbps(const Profile& p, const PhaseStats& phase);
 
 }  // namespace bnscope

@@ -49,13 +49,6 @@ const ProfileRun* ProfileHistory::baseline() const {
   return baseline_ ? find(*baseline_) : nullptr;
 }
 
-std::optional<std::size_t> ProfileHistory::baselineIndex() const {
-  if (!baseline_) return std::nullopt;
-  for (std::size_t i = 0; i < runs_.size(); ++i)
-    if (runs_[i].id == *baseline_) return i;
-  return std::nullopt;
-}
-
 void ProfileHistory::clear() {
   runs_.clear();
   baseline_.reset();
@@ -64,12 +57,6 @@ void ProfileHistory::clear() {
 namespace {
 
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-
-double phase_gbps(const Profile& p, const PhaseStats& ps) {
-  const std::int64_t bytes = phase_bytes(p, ps.phase);
-  return bytes >= 0 && ps.stats.median > 0 ? static_cast<double>(bytes) / ps.stats.median / 1e9
-                                           : kNone;
-}
 
 PhaseDelta delta(std::string phase, double seconds, double base, double gbps, double base_gbps) {
   PhaseDelta d;

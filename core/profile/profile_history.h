@@ -44,7 +44,6 @@ class ProfileHistory {
   bool pin(std::uint64_t id);
   void clearBaseline() { baseline_.reset(); }
   const ProfileRun* baseline() const;
-  std::optional<std::size_t> baselineIndex() const;
   void clear();
 
  private:

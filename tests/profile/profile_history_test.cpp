@@ -81,7 +81,7 @@ TEST(ProfileHistory, IsBoundedDroppingTheOldestButNeverTheBaseline) {
   EXPECT_EQ(h.runs()[2].id, 6u);
   ASSERT_NE(h.baseline(), nullptr);
   EXPECT_EQ(h.baseline()->id, 2u);
-  EXPECT_EQ(h.baselineIndex(), std::optional<std::size_t>(0));
+  EXPECT_EQ(h.baseline(), &h.runs()[0]);
 }
 
 TEST(ProfileHistory, PinsAndClearsTheBaseline) {
@@ -91,14 +91,13 @@ TEST(ProfileHistory, PinsAndClearsTheBaseline) {
   h.add(run_of({cpu_profile(1e-3, 4e-4, 6e-4, 1e-3)}));
   h.add(run_of({cpu_profile(2e-3, 4e-4, 6e-4, 1e-3)}));
   EXPECT_TRUE(h.pin(2));
-  EXPECT_EQ(h.baselineIndex(), std::optional<std::size_t>(1));
+  EXPECT_EQ(h.baseline(), &h.runs()[1]);
   EXPECT_FALSE(h.pin(7));  // no such run: the baseline stays
   EXPECT_EQ(h.baseline()->id, 2u);
   EXPECT_TRUE(h.pin(1));
   EXPECT_EQ(h.baseline()->id, 1u);
   h.clearBaseline();
   EXPECT_EQ(h.baseline(), nullptr);
-  EXPECT_FALSE(h.baselineIndex());
   EXPECT_EQ(h.runs().size(), 2u);
   h.pin(2);
   h.clear();

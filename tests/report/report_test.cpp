@@ -439,18 +439,32 @@ struct ReportDir {
   }
 };
 
-// The one report of a problem, as the CLI and the app make it.
-TEST(AssembleReport, TitlesDescribesAndTakesTheVerdictOrThePreparedNotes) {
+// A small problem with its verdict (cpu against cpu-reference) and a short cpu profile.
+struct Compared {
+  Problem problem;
+  PipelineResult verdict;
+  Profile profile;
+};
+Compared compared_sample() {
   SampleSpec spec;
   spec.shape = {2, 3, 4, 6};
-  const Problem p = random_problem(spec);
+  Compared c{random_problem(spec), {}, {}};
   PipelineRequest request;
   request.backends = {"cpu-reference", "cpu"};
-  const PipelineResult verdict = run_pipeline(p, request);
+  c.verdict = run_pipeline(c.problem, request);
   ProfileOptions options;
   options.reps = 2;
   options.measure_copy = false;
-  Report r = assemble_report(p, &verdict, {profile_problem(p, "cpu", options)}, "given.npz");
+  c.profile = profile_problem(c.problem, "cpu", options);
+  return c;
+}
+
+// The one report of a problem, as the CLI and the app make it.
+TEST(AssembleReport, TitlesDescribesAndTakesTheVerdictOrThePreparedNotes) {
+  const Compared c = compared_sample();
+  const Problem& p = c.problem;
+  const PipelineResult& verdict = c.verdict;
+  Report r = assemble_report(p, &verdict, {c.profile}, "given.npz");
   EXPECT_EQ(r.title, "bnscope report: " + describe_case(p));
   EXPECT_NE(r.title.find("[2,3,4,6]"), std::string::npos) << r.title;
   EXPECT_TRUE(r.has_problem);
@@ -479,20 +493,13 @@ TEST(AssembleReport, TitlesDescribesAndTakesTheVerdictOrThePreparedNotes) {
 // commit: the folder never mixes two problems. With profiles it is four.
 TEST(ReportFiles, ATraceOnlyWithProfilesAndNoEarlierOneLeftBehind) {
   const ReportDir dir("bnscope_report_trace_test");
-  SampleSpec spec;
-  spec.shape = {2, 3, 4, 6};
-  const Problem p = random_problem(spec);
-  PipelineRequest request;
-  request.backends = {"cpu-reference", "cpu"};
-  const PipelineResult verdict = run_pipeline(p, request);
-  ProfileOptions options;
-  options.reps = 2;
-  options.measure_copy = false;
-  const Report profiled = assemble_report(p, &verdict, {profile_problem(p, "cpu", options)});
+  const Compared c = compared_sample();
+  const Report profiled = assemble_report(c.problem, &c.verdict, {c.profile});
   const std::vector<std::string> four = report_file_names();
   EXPECT_EQ(write_report_files(profiled, dir.path.string()), four);
   for (const std::string& f : four) EXPECT_GT(std::filesystem::file_size(dir.path / f), 100u) << f;
 
+  SampleSpec spec;
   spec.shape = {1, 2, 2, 3};
   const Problem other = random_problem(spec);
   const Report plain = assemble_report(other, nullptr, {});

@@ -90,10 +90,9 @@ double PhaseTableModel::value(int row, int column) const {
   const auto [pi, ph] = rowSource(row);
   const Profile& p = profiles_[static_cast<std::size_t>(pi)];
   const TimingStats& t = ph < 0 ? p.wall : p.phases[static_cast<std::size_t>(ph)].stats;
-  const std::int64_t bytes =
-      ph < 0 ? -1 : phase_bytes(p, p.phases[static_cast<std::size_t>(ph)].phase);
-  const double gbps =
-      bytes >= 0 && t.median > 0 ? static_cast<double>(bytes) / t.median / 1e9 : none;
+  const PhaseStats* phase = ph < 0 ? nullptr : &p.phases[static_cast<std::size_t>(ph)];
+  const std::int64_t bytes = phase ? phase_bytes(p, phase->phase) : -1;
+  const double gbps = phase ? phase_gbps(p, *phase) : none;
   switch (column) {
     case Reps:
       return t.count;
