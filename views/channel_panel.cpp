@@ -231,7 +231,7 @@ void ChannelPanel::showOutcome() {
     const auto more = static_cast<int>(outcome_problems(*outcome_).size()) - 1;
     status_->setText(
         QStringLiteral("<span style='color:#dc322f'>%1</span>")
-            .arg(outcome_->error.toHtmlEscaped() +
+            .arg(QString::fromStdString(outcome_->error).toHtmlEscaped() +
                  (more == 1  ? tr(" (and 1 more problem, listed on the Inputs tab)")
                   : more > 1 ? tr(" (and %1 more problems, listed on the Inputs tab)").arg(more)
                              : QString())));

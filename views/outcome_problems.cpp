@@ -1,12 +1,12 @@
 #include "outcome_problems.h"
 
-#include "problem_controller.h"
+#include "analysis/outcome.h"
 
 namespace bnscope {
 
 std::vector<ValidationProblem> outcome_problems(const RunOutcome& out) {
-  if (out.error.isEmpty()) return {};
-  const std::string error = out.error.toStdString();
+  if (out.error.empty()) return {};
+  const std::string& error = out.error;
   if (!out.prepared && !out.cancelled) {
     // Only the shapes are looked at again: no input is converted or scanned.
     std::vector<ValidationProblem> all = validation_problems(out.problem);

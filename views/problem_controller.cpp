@@ -26,106 +26,6 @@
 
 namespace bnscope {
 
-std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend, const RunContext& ctx,
-                                                  std::uint64_t revision,
-                                                  const DiffRequest* comparison,
-                                                  const RunOutcome* previous) {
-  ScanControl scan;
-  scan.cancel = ctx.cancel;
-  scan.threads = ctx.threads;
-  auto out = std::make_shared<RunOutcome>();
-  out->problem = problem;
-  out->revision = revision;
-  out->backend = backend;
-  std::shared_ptr<DiffOutcome> diff;
-  if (comparison) {
-    out->comparison = *comparison;
-    diff = std::make_shared<DiffOutcome>();
-    diff->request = *comparison;
-    diff->problem = problem;
-    diff->revision = revision;
-    out->diff = diff;
-    if (auto why = diff_request_problem(*comparison)) {
-      diff->error = *why;
-      comparison = nullptr;
-    }
-  }
-  // The backend's data output is scanned per channel when the engine asks for its NaN/Inf
-  // count, so that one pass over it serves both; the stats below take that scan.
-  struct DataScan {
-    Tensor tensor;
-    ChannelScan scan;
-  };
-  std::optional<DataScan> data_scan;
-  RunContext run_ctx = ctx;
-  run_ctx.count_non_finite = [&](const Prepared& p, const Result& r,
-                                 const OutputTensor& o) -> std::optional<std::int64_t> {
-    if (r.backend != backend || data_output(p, r) != &o) return std::nullopt;
-    DataScan d{o.tensor, scan_channels(o.tensor, p.view, scan, true)};
-    std::int64_t bad = 0;
-    for (std::int64_t n : d.scan.non_finite) bad += n;
-    data_scan = std::move(d);
-    return bad;
-  };
-  try {
-    out->prepared =
-        prepare(problem, previous && previous->prepared ? &*previous->prepared : nullptr);
-    std::shared_ptr<const PipelineResult> pipeline;
-    if (comparison) {
-      try {
-        PipelineRequest request = pipeline_request(backend, comparison);
-        // The Diff tab was opened on results already shown: the backend's run of this very
-        // problem stands; only the reference runs.
-        if (previous && previous->ok() && !previous->stale && previous->revision == revision &&
-            previous->backend == backend)
-          request.made.push_back(*previous->result);
-        pipeline = std::make_shared<const PipelineResult>(
-            run_pipeline(problem, *out->prepared, request, run_ctx));
-        diff->result = pipeline;
-      } catch (const Error& e) {
-        if (e.code() == ErrorCode::Cancelled) throw;
-        diff->error = error_text(
-            e, app_option_words());  // the comparison alone failed: run the backend by itself
-      }
-    }
-    if (!pipeline)
-      pipeline = std::make_shared<const PipelineResult>(
-          run_pipeline(problem, *out->prepared, pipeline_request(backend, nullptr), run_ctx));
-    out->pipeline = pipeline;
-    out->result = pipeline->run(backend);
-    const OutputTensor* d = data_output(*out->prepared, *out->result);
-    const bool scanned = d && data_scan && data_scan->tensor.shares_storage_with(d->tensor) &&
-                         data_scan->tensor.shape() == d->tensor.shape();
-    out->stats =
-        channel_stats(problem, *out->prepared, *out->result, scan,
-                      previous ? &previous->stats : nullptr, scanned ? &data_scan->scan : nullptr);
-  } catch (const Error& e) {
-    out->result = nullptr;
-    out->error = app_error_text(e);
-    out->cancelled = e.code() == ErrorCode::Cancelled;
-  } catch (const std::exception& e) {
-    out->result = nullptr;
-    out->error = QStringLiteral("internal error: ") + app_error_text(e);
-  }
-  if (!out->ok() && !out->cancelled) {
-    // The input table still shows what the inputs hold.
-    try {
-      out->stats.inputs =
-          input_summaries(problem, scan, previous ? &previous->stats.inputs : nullptr);
-    } catch (const Error& e) {
-      out->cancelled = e.code() == ErrorCode::Cancelled;
-      if (out->cancelled) out->error = app_error_text(e);
-    }
-  }
-  if (diff && !diff->result && diff->error.empty()) {
-    // Validation or the backend failed: the comparison says the same.
-    diff->cancelled = out->cancelled;
-    diff->error = out->error.toStdString();
-  }
-  return out;
-}
-
 ProblemController::ProblemController(QObject* parent)
     : QObject(parent), job_(this, [this](std::shared_ptr<const RunOutcome> out, bool more) {
         finished(std::move(out), more);
@@ -230,7 +130,7 @@ void ProblemController::setBackend(const std::string& name) {
   changed();
 }
 
-void ProblemController::setComparison(std::optional<DiffRequest> comparison, bool rerunNow) {
+void ProblemController::setComparison(std::optional<PipelineRequest> comparison, bool rerunNow) {
   settle();
   comparison_ = std::move(comparison);
   if (rerunNow) rerun();
@@ -399,7 +299,7 @@ void ProblemController::rerun() {
             previous = std::move(previous)](const std::atomic<bool>& cancel) mutable {
       ctx.cancel = &cancel;
       return compute_outcome(problem, backend, ctx, revision, comparison ? &*comparison : nullptr,
-                             previous.get());
+                             previous.get(), app_option_words());
     };
   });
 }

@@ -13,49 +13,13 @@
 #include <vector>
 
 #include "analysis/channel_stats.h"
+#include "analysis/outcome.h"
 #include "backends/backend.h"
 #include "background_job.h"
-#include "diff/diff_compute.h"
 #include "ops/prepared.h"
 #include "problem_state.h"
 
 namespace bnscope {
-
-// Everything one run produced; immutable once published.
-struct RunOutcome {
-  Problem problem;
-  std::uint64_t revision = 0;  // ProblemController::revision() of the problem run
-  std::string backend;
-  std::optional<Prepared> prepared;  // empty when validation failed
-  // The one pipeline run of this change: the app's backend and, when the Diff tab asked, its
-  // reference and candidates, compared and explained. Null when validation or the run failed.
-  std::shared_ptr<const PipelineResult> pipeline;
-  const Result* result = nullptr;  // the app's backend's run inside pipeline
-  // The Diff tab's request this run also answered; as a DiffOutcome when it was made.
-  std::optional<DiffRequest> comparison;
-  std::shared_ptr<const DiffOutcome> diff;
-  ChannelStats stats;
-  QString error;  // the engine's message when something failed
-  bool cancelled = false;
-  // The last good results kept when a later run was cancelled: of an earlier problem or backend.
-  bool stale = false;
-  // The cancelled run only asked the same problem again for a comparison: the results are
-  // current, the comparison was not made.
-  bool comparison_cancelled = false;
-  bool ok() const { return result != nullptr; }
-};
-
-// The run itself, without Qt: validation, the pipeline, channel statistics. With a comparison
-// the same run also answers it; a comparison that cannot be made (a missing file, a backend that
-// cannot run here) fails alone, in diff->error, and the backend's own run still stands. Never
-// throws. previous: an earlier outcome whose statistics of the same input buffers are reused
-// rather than read again. The runs write into output sets the engine's pool holds
-// (engine/output_pool.h).
-std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
-                                                  const std::string& backend, const RunContext& ctx,
-                                                  std::uint64_t revision = 0,
-                                                  const DiffRequest* comparison = nullptr,
-                                                  const RunOutcome* previous = nullptr);
 
 class ProblemController : public QObject {
   Q_OBJECT
@@ -109,8 +73,8 @@ class ProblemController : public QObject {
   void setBackend(const std::string& name);
   // The comparison every run also makes (the Diff tab's, while it is shown); none: runs only the
   // backend. Takes effect with the next run; rerun now when the current outcome lacks it.
-  void setComparison(std::optional<DiffRequest> comparison, bool rerunNow);
-  const std::optional<DiffRequest>& comparison() const { return comparison_; }
+  void setComparison(std::optional<PipelineRequest> comparison, bool rerunNow);
+  const std::optional<PipelineRequest>& comparison() const { return comparison_; }
   void setInput(const std::string& name, Tensor t);
   // New random inputs for the current op and settings; reserve spaces from the forward op.
   void generateInputs(std::uint64_t seed);
@@ -205,7 +169,7 @@ class ProblemController : public QObject {
 
   Problem problem_;
   std::string backend_ = "cpu";
-  std::optional<DiffRequest> comparison_;
+  std::optional<PipelineRequest> comparison_;
   // What the file holds, as it was read or saved; none: unsaved from the start.
   std::optional<ProblemState> saved_;
   QString path_;

@@ -3,8 +3,8 @@
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "analysis/outcome.h"
 #include "background_priority.h"
-#include "diff/diff_compute.h"
 #include "diff/diff_view.h"
 #include "io/atomic_file.h"
 #include "option_words.h"
@@ -47,13 +47,14 @@ ExportResult export_report(const AnalysisTabs& tabs, const ProblemController& co
                        24 * 3600 * 1000);
   const Problem problem = controller.problem();
   std::shared_ptr<const DiffOutcome> diff = tabs.diff ? tabs.diff->currentOutcome() : nullptr;
-  DiffRequest request;
+  PipelineRequest request;
   if (!diff || !diff->ok()) {
     // Nobody compared this problem yet: the export compares the app's backend with
     // cpu-reference itself.
     diff.reset();
-    request.candidates = {controller.backend()};
-    if (tabs.diff) request.options = tabs.diff->options();
+    request.reference = kReferenceBackend;
+    request.backends = {controller.backend()};
+    if (tabs.diff) request.diff = tabs.diff->options();
   }
   std::vector<Profile> profiles;
   if (tabs.profile && tabs.profile->profiledRevision() == controller.revision())

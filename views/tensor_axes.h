@@ -2,7 +2,7 @@
 // Which axis of a tensor plays which logical role in the views, so that the heatmap slices and
 // the places of single elements always agree. Rank 1 is channels only; otherwise axis 0 is the
 // batch, the channel axis is the last (channels_last) or axis 1, and the rest are spatial. Free of
-// Qt, as diff_compute.h is.
+// Qt, as element_errors.h is.
 
 #include <cstddef>
 #include <optional>

@@ -478,12 +478,11 @@ void MainWindow::runStarted() {
   // The Diff tab's comparison rides on the same run: its backends are part of the wait.
   if (const auto c = controller_->comparison()) {
     QStringList with;
-    for (const std::string& b : c->candidates) with << QString::fromStdString(b);
+    for (const std::string& b : c->backends) with << QString::fromStdString(b);
     text += tr(", comparing %1 with %2")
                 .arg(with.join(QStringLiteral(", ")),
-                     c->reference_file.empty()
-                         ? QString::fromStdString(c->reference)
-                         : QFileInfo(QString::fromStdString(c->reference_file)).fileName());
+                     c->against.empty() ? QString::fromStdString(c->reference)
+                                        : QFileInfo(QString::fromStdString(c->against)).fileName());
   }
   status_->setText(text + QStringLiteral("..."));
 }
@@ -512,7 +511,7 @@ void MainWindow::outcomeChanged() {
                               count == 1 ? tr("1 note") : tr("%1 notes").arg(count)));
   } else {
     status_->setStyleSheet(QStringLiteral("color: #dc322f"));
-    status_->setText(out->cancelled ? tr("Cancelled") : out->error);
+    status_->setText(out->cancelled ? tr("Cancelled") : QString::fromStdString(out->error));
   }
 }
 

@@ -42,6 +42,7 @@ struct DiffOptions {
   int worst_k = 10;
 
   Tolerance tolerance_for(const std::string& output, DType t) const;
+  bool operator==(const DiffOptions&) const = default;
 };
 
 // Histogram of absolute errors: bin 0 holds exact agreement, bins 1.. are decades

@@ -143,6 +143,11 @@ std::vector<const Result*> PipelineResult::candidates() const {
   return c;
 }
 
+bool same_request(const PipelineRequest& a, const PipelineRequest& b) {
+  return a.backends == b.backends && a.reference == b.reference && a.against == b.against &&
+         a.allow_missing == b.allow_missing && a.diff == b.diff && a.find_causes == b.find_causes;
+}
+
 std::string resolve_reference(const PipelineRequest& request) {
   if (!request.against.empty()) return request.against;
   if (!request.reference.empty()) return request.reference;

@@ -36,6 +36,10 @@ struct PipelineRequest {
   std::vector<Result> made;
 };
 
+// Two requests ask for the same runs and comparison: every field but `made`, which only saves
+// work.
+bool same_request(const PipelineRequest& a, const PipelineRequest& b);
+
 struct PipelineResult {
   std::string reference;               // backend name or the `against` path
   bool reference_is_backend = true;    // false: saved outputs

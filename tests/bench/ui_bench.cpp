@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
   b.step(
       "open", [&] { w.openPath(file); }, [&] { return b.current(); });
   if (auto out = c->outcome(); !out || !out->ok()) {
-    std::fprintf(stderr, "the run failed: %s\n", out ? qPrintable(out->error) : "no outcome");
+    std::fprintf(stderr, "the run failed: %s\n", out ? out->error.c_str() : "no outcome");
     return 1;
   }
   for (const OutputTensor& t : c->outcome()->result->outputs)

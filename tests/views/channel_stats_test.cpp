@@ -342,7 +342,7 @@ TEST(ChannelStats, TheRunsScanGivesTheSameNanInfCountsAndStats) {
   }
   const Result plain = run_problem(problem, "cpu");
   const auto out = compute_outcome(problem, "cpu", RunContext{});
-  ASSERT_TRUE(out->ok()) << out->error.toStdString();
+  ASSERT_TRUE(out->ok()) << out->error;
   const Result& r = *out->result;
   ASSERT_EQ(r.outputs.size(), plain.outputs.size());
   std::int64_t bad = 0;

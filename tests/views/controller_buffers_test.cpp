@@ -94,12 +94,13 @@ void ControllerBuffersTest::aComparisonRunsOnlyTheReference() {
   QVERIFY(c.waitForIdle());
   const auto shown = c.outcome();
   QVERIFY(shown && shown->ok());
-  DiffRequest request;
-  request.candidates = {"cpu"};
+  PipelineRequest request;
+  request.reference = kReferenceBackend;
+  request.backends = {"cpu"};
   c.setComparison(request, /*rerunNow=*/true);
   QVERIFY(c.waitForIdle());
   const auto out = c.outcome();
-  QVERIFY2(out->ok() && out->diff && out->diff->ok(), qPrintable(out->error));
+  QVERIFY2(out->ok() && out->diff && out->diff->ok(), out->error.c_str());
   QCOMPARE(out->revision, shown->revision);
   // The run already shown stands as the candidate's run: its outputs, not a second run's.
   const Result* cpu = out->pipeline->run("cpu");

@@ -3,9 +3,9 @@
 #include <QtTest>
 #include <atomic>
 
+#include "analysis/outcome.h"
 #include "backends/backend.h"
 #include "controller_test_util.h"
-#include "diff/diff_compute.h"
 #include "engine/engine.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
@@ -31,7 +31,7 @@ void ControllerCancelTest::escKeepsTheLastGoodResultsMarkedStale() {
   c.setProblem(test::small_sample());
   QVERIFY(c.waitForIdle());
   const auto good = c.outcome();
-  QVERIFY2(good && good->ok(), good ? qPrintable(good->error) : "no outcome");
+  QVERIFY2(good && good->ok(), good ? good->error.c_str() : "no outcome");
   QVERIFY(!c.isStale());
 
   test::HoldingBackend::started.store(false);
@@ -74,15 +74,17 @@ void ControllerCancelTest::cancelledComparisonKeepsTheResultsCurrent() {
   test::register_holding_backend();
   ProblemController c;
   c.setProblem(test::small_sample());
-  DiffRequest first;
-  first.candidates = {"cpu"};
+  PipelineRequest first;
+  first.reference = kReferenceBackend;
+  first.backends = {"cpu"};
   c.setComparison(first, true);
   QVERIFY(c.waitForIdle());
   const auto good = c.outcome();
   QVERIFY(good && good->ok() && good->diff);
 
-  DiffRequest second;
-  second.candidates = {"holding"};
+  PipelineRequest second;
+  second.reference = kReferenceBackend;
+  second.backends = {"holding"};
   test::HoldingBackend::started.store(false);
   c.setComparison(second, true);
   QVERIFY(process_events_while([] { return !test::HoldingBackend::started.load(); }, 30000));
@@ -97,7 +99,7 @@ void ControllerCancelTest::cancelledComparisonKeepsTheResultsCurrent() {
   QCOMPARE(kept->revision, c.revision());
   // The first request's comparison does not pass for the answer to the second.
   QVERIFY(!kept->diff);
-  QVERIFY(kept->comparison && *kept->comparison == second);
+  QVERIFY(kept->comparison && same_request(*kept->comparison, second));
 }
 
 void ControllerCancelTest::cancelReachesTheStatisticsPasses() {

@@ -82,12 +82,12 @@ void ControllerEditsTest::opVariantsAndBackends() {
     test::expect_engine_answer(c);
     if (!b->unavailable_reason().empty()) {
       QVERIFY(!c.outcome()->ok());
-      QVERIFY(c.outcome()->error.contains(QStringLiteral("not available")));
+      QVERIFY(QString::fromStdString(c.outcome()->error).contains(QStringLiteral("not available")));
     }
   }
   c.setBackend("no-such-backend");
   test::expect_engine_answer(c);
-  QVERIFY(c.outcome()->error.contains(QStringLiteral("no-such-backend")));
+  QVERIFY(QString::fromStdString(c.outcome()->error).contains(QStringLiteral("no-such-backend")));
 }
 
 void ControllerEditsTest::opSwitchCarriesInputsOver() {
@@ -112,7 +112,7 @@ void ControllerEditsTest::opSwitchCarriesInputsOver() {
   QVERIFY(c.switchNote().contains(QStringLiteral("x -> t")));
   QVERIFY(c.switchNote().contains(QStringLiteral("scale_after_normalization")));
   QVERIFY(c.waitForIdle());
-  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
   test::expect_engine_answer(c);
 
   // And back: the data and statistics return, m and v as given statistics (inference).
@@ -123,7 +123,7 @@ void ControllerEditsTest::opSwitchCarriesInputsOver() {
   QCOMPARE(attr_float(f, "epsilon"), 0.0625);
   QVERIFY(!attr_bool(f, "is_training"));
   QVERIFY(c.waitForIdle());
-  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
 
   // Statistics saved as 1/sqrt(variance + epsilon) become the global op's variance, and the note
   // says they were converted, not only carried.
@@ -166,7 +166,7 @@ void ControllerEditsTest::opSwitchCarriesInputsOver() {
   mean0 /= static_cast<double>(t.size() / static_cast<std::size_t>(channels));
   QVERIFY(std::fabs(m[0] - mean0) < 1e-5);
   QVERIFY(c.waitForIdle());
-  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
 }
 
 void ControllerEditsTest::latestEditWins() {
@@ -179,7 +179,7 @@ void ControllerEditsTest::latestEditWins() {
   c.setAttr("epsilon", 0.5);
   c.cancel();
   QVERIFY(c.waitForIdle());
-  QVERIFY(c.outcome()->ok() || !c.outcome()->error.isEmpty());
+  QVERIFY(c.outcome()->ok() || !c.outcome()->error.empty());
 }
 
 void ControllerEditsTest::generateInputsKeepsSettings() {

@@ -93,7 +93,7 @@ void ControllerLayoutTest::layoutChangeReleasesTheOldInputsAndKeepsTheirScans() 
     Tensor old_dy = c.problem().inputs.at("y_backprop");
     c.setDataFormat(DataFormat::NCHW, /*convertData=*/true);
     QVERIFY(c.waitForIdle(120000));
-    QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+    QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
     QCOMPARE(c.outcome()->revision, c.revision());
     // Once the run in the new layout succeeded, nothing holds the old layout's data but us.
     QTRY_VERIFY(old_x.sole_owner());
@@ -166,7 +166,7 @@ void ControllerLayoutTest::layoutChangeRewritesInputsNobodyElseHolds() {
   QCOMPARE(x.shape(), want_x.shape());
   QVERIFY(std::memcmp(x.raw(), want_x.raw(), x.nbytes()) == 0);
   QVERIFY(std::memcmp(dy.raw(), want_dy.raw(), dy.nbytes()) == 0);
-  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
   QCOMPARE(c.outcome()->revision, c.revision());
   // The spare set served as the transposition's scratch, then as the run's output: no new set.
   QCOMPARE(static_cast<const Tensor&>(c.outcome()->result->outputs.front().tensor).raw(), spare);
@@ -196,7 +196,7 @@ void ControllerLayoutTest::layoutChangeRewritesInputsNobodyElseHolds() {
   QCOMPARE(c.problem().inputs.at("x").raw(), x_storage);
   QCOMPARE(c.problem().inputs.at("x").shape(), p.inputs.at("x").shape());
   QVERIFY(std::memcmp(c.problem().inputs.at("x").raw(), x_bytes.data(), x_bytes.size()) == 0);
-  QVERIFY2(c.outcome()->ok(), qPrintable(c.outcome()->error));
+  QVERIFY2(c.outcome()->ok(), c.outcome()->error.c_str());
 
   // Someone else holding a copy: the conversion copies, and that copy keeps its bytes.
   const Tensor held = c.problem().inputs.at("x");

@@ -18,15 +18,16 @@ void expect_engine_answer(ProblemController& c) {
   if (want.stats && (!b || !b->unavailable_reason().empty())) {
     // A valid problem on a backend that cannot run here: the error names the backend.
     QVERIFY(!out->ok());
-    QVERIFY2(out->error.contains(QString::fromStdString(c.backend())), qPrintable(out->error));
+    QVERIFY2(QString::fromStdString(out->error).contains(QString::fromStdString(c.backend())),
+             out->error.c_str());
     return;
   }
   if (!want.stats) {
     QVERIFY(!out->ok());
-    QCOMPARE(out->error.toStdString(), want.error);
+    QCOMPARE(out->error, want.error);
     return;
   }
-  QVERIFY2(out->ok(), qPrintable(out->error));
+  QVERIFY2(out->ok(), out->error.c_str());
   // The model shows exactly the engine's numbers.
   ChannelTableModel model;
   model.setStats(out->stats);

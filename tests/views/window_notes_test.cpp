@@ -59,15 +59,16 @@ void WindowNotesTest::runErrorsAreShownNotThrown() {
   QVERIFY(w.controller()->waitForIdle());
   const auto out = w.controller()->outcome();
   QVERIFY(!out->ok());
-  QVERIFY(!out->error.isEmpty());
-  QCOMPARE(w.runStatus()->text(), out->error);
+  QVERIFY(!out->error.empty());
+  QCOMPARE(w.runStatus()->text(), QString::fromStdString(out->error));
   QCOMPARE(w.channels()->model()->rowCount(), 0);
-  QVERIFY(w.notes()->index(0, 0).data().toString().contains(out->error));
+  QVERIFY(w.notes()->index(0, 0).data().toString().contains(QString::fromStdString(out->error)));
   // The input picker puts the message on the row it is about.
   InputPanel* in = w.inputs();
   const int row = in->model()->rowOf(QStringLiteral("scale"));
   QVERIFY(in->model()->index(row, 0).data(InputTableModel::ProblemRole).toBool());
-  QVERIFY(in->validationLabel()->text().contains(out->error.toHtmlEscaped()));
+  QVERIFY(
+      in->validationLabel()->text().contains(QString::fromStdString(out->error).toHtmlEscaped()));
 }
 
 // Three independent mistakes: all three in their rows, in the label and in the warnings, the first
@@ -84,7 +85,7 @@ void WindowNotesTest::everyValidationProblemIsShownAtOnce() {
   QVERIFY(!out->ok());
   const std::vector<ValidationProblem> all = validation_problems(p);
   QCOMPARE(all.size(), std::size_t{3});
-  QCOMPARE(QString::fromStdString(all.front().message), out->error);
+  QCOMPARE(QString::fromStdString(all.front().message), QString::fromStdString(out->error));
   InputTableModel* m = w.inputs()->model();
   for (const ValidationProblem& q : all) {
     const int row = m->rowOf(QString::fromStdString(q.subject));
@@ -104,10 +105,11 @@ void WindowNotesTest::everyValidationProblemIsShownAtOnce() {
     QVERIFY(row.data().toString().contains(QString::fromStdString(all[i].message)));
     QCOMPARE(row.data(NotesModel::SubjectRole).toString(), QString::fromStdString(all[i].subject));
   }
-  QCOMPARE(w.runStatus()->text(), out->error);
+  QCOMPARE(w.runStatus()->text(), QString::fromStdString(out->error));
   // The Channels tab, which cannot show channels, names the first and points to the rest.
   const QString channels = w.channels()->statusLabel()->text();
-  QVERIFY2(channels.contains(out->error.toHtmlEscaped()), qPrintable(channels));
+  QVERIFY2(channels.contains(QString::fromStdString(out->error).toHtmlEscaped()),
+           qPrintable(channels));
   QVERIFY2(channels.contains(QStringLiteral("2 more problems")), qPrintable(channels));
   // Fixing one leaves the other two, still all shown.
   Problem fixed = p;
@@ -148,7 +150,8 @@ void WindowNotesTest::opSwitchShowsAllProblemsAtOnce() {
              name);
   const QString label = w.inputs()->validationLabel()->text();
   QVERIFY2(label.contains(QStringLiteral("2 problems")), qPrintable(label));
-  QVERIFY2(label.contains(w.controller()->outcome()->error.toHtmlEscaped()), qPrintable(label));
+  QVERIFY2(label.contains(QString::fromStdString(w.controller()->outcome()->error).toHtmlEscaped()),
+           qPrintable(label));
   QVERIFY(w.notes()->index(1, 0).data().toString().startsWith(QStringLiteral("Error: ")));
   w.controller()->markSaved();
 }
@@ -196,7 +199,7 @@ void WindowNotesTest::inputsTabSaysWhatTensorFlowWouldReject() {
   p.inputs["scale"] = p.inputs.at("scale").to(DType::F16);  // V3 takes float statistics
   w.controller()->setProblem(p);
   QVERIFY(w.controller()->waitForIdle());
-  QVERIFY2(w.controller()->outcome()->ok(), qPrintable(w.controller()->outcome()->error));
+  QVERIFY2(w.controller()->outcome()->ok(), w.controller()->outcome()->error.c_str());
   InputTableModel* m = w.inputs()->model();
   const QString scale =
       m->index(m->rowOf(QStringLiteral("scale")), InputTableModel::Status).data().toString();

@@ -247,7 +247,7 @@ void WindowViewsTest::layoutChangeInTheWindowRewritesInPlace() {
   const Tensor want = to_channels_first(original);
   QCOMPARE(x.shape(), want.shape());
   QVERIFY(std::memcmp(x.raw(), want.raw(), want.nbytes()) == 0);
-  QVERIFY2(c->outcome()->ok(), qPrintable(c->outcome()->error));
+  QVERIFY2(c->outcome()->ok(), c->outcome()->error.c_str());
   QCOMPARE(c->outcome()->revision, c->revision());
   QCOMPARE(w.channels()->model()->rowCount(), rows);
   QVERIFY(!c->isStale());

@@ -425,7 +425,7 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   QVERIFY(view.waitForIdle());
   auto out = view.currentOutcome();
   QVERIFY(out);
-  QCOMPARE(QString::fromStdString(out->request.reference_file), path);
+  QCOMPARE(QString::fromStdString(out->request.against), path);
   QVERIFY(view.verdictLabel()->text().contains(QStringLiteral("FAIL")));
   view.setReferenceBackend(QStringLiteral("cpu"));
   QVERIFY(view.waitForIdle());
@@ -453,7 +453,7 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   view.show();
   QVERIFY(view.waitForIdle());
   QVERIFY(view.currentOutcome());
-  QCOMPARE(QString::fromStdString(view.currentOutcome()->request.reference_file), path);
+  QCOMPARE(QString::fromStdString(view.currentOutcome()->request.against), path);
   // Hidden and shown again while up to date (another tab visited): edits still compare.
   view.hide();
   view.show();

@@ -12,7 +12,7 @@
 #include "backends/backend.h"
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
-#include "diff/diff_compute.h"
+#include "diff/element_errors.h"
 #include "diff/verdict_model.h"
 #include "diff/worst_elements_model.h"
 #include "engine/engine.h"

@@ -126,7 +126,7 @@ void LayersPanelTest::choosingALayerLoadsItWithTensorFlowAsTheDiffReference() {
   const auto out = diff->outcome();
   QVERIFY(out);
   QVERIFY2(out->ok(), out->error.c_str());
-  QCOMPARE(QString::fromStdString(out->request.reference_file), path);
+  QCOMPARE(QString::fromStdString(out->request.against), path);
   QVERIFY(same_inputs(out->problem, expected));
   QVERIFY(!out->result->expected.empty());
   QVERIFY(out->report().passed());
@@ -162,7 +162,7 @@ void LayersPanelTest::shownDiffComparesEachChosenLayerWithItsOwnOutputs() {
     QVERIFY(diff->waitForIdle());
     const auto out = diff->currentOutcome();
     QVERIFY2(out, qPrintable(path));
-    QCOMPARE(QString::fromStdString(out->request.reference_file), path);
+    QCOMPARE(QString::fromStdString(out->request.against), path);
     QVERIFY(same_inputs(out->problem, load_problem(path.toStdString())));
     QVERIFY(!out->result->expected.empty());
   }

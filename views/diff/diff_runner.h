@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "background_job.h"
-#include "diff/diff_compute.h"
+#include "analysis/outcome.h"
 
 namespace bnscope {
 

@@ -31,6 +31,7 @@
 #include "diff/cause_model.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
+#include "diff/element_errors.h"
 #include "diff/marked_heatmap.h"
 #include "diff/verdict_model.h"
 #include "diff/verdict_text.h"
@@ -390,17 +391,17 @@ QStringList DiffView::baselines() const {
   return baselines_;
 }
 
-DiffRequest DiffView::request() const {
-  DiffRequest r;
+PipelineRequest DiffView::request() const {
+  PipelineRequest r;
   const QString current = reference_->current();
   if (current.startsWith(QStringLiteral("baseline:")))
-    r.reference_file = current.mid(9).toStdString();
+    r.against = current.mid(9).toStdString();
   else if (current == QStringLiteral("file"))
-    r.reference_file = reference_file_->text().trimmed().toStdString();
+    r.against = reference_file_->text().trimmed().toStdString();
   else
     r.reference = reference_->current().toStdString();
-  for (const QString& c : candidates()) r.candidates.push_back(c.toStdString());
-  r.options = options_;
+  for (const QString& c : candidates()) r.backends.push_back(c.toStdString());
+  r.diff = options_;
   r.find_causes = find_causes_->isChecked();
   return r;
 }
@@ -436,7 +437,7 @@ void DiffView::setTolerance(const QString& output, double atol, double rtol) {
   options_.output_atol[output.toStdString()] = atol;
   options_.output_rtol[output.toStdString()] = rtol;
   if (auto c = controller_->comparison()) {  // later runs compare with the new tolerances too
-    c->options = options_;
+    c->diff = options_;
     controller_->setComparison(std::move(c), false);
   }
   if (controller_->comparisonOutputsLent())

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "diff/diff_compute.h"
+#include "analysis/outcome.h"
 #include "heatmap_slice.h"
 
 class QCheckBox;
@@ -96,7 +96,7 @@ class DiffView : public QWidget {
 
  private:
   void buildControls(QWidget* bar);
-  DiffRequest request() const;
+  PipelineRequest request() const;
   void finished();
   void showDetails();
   void updateChart();

@@ -3,7 +3,7 @@
 #include <QObject>
 #include <QStringList>
 
-#include "diff/diff_compute.h"
+#include "analysis/outcome.h"
 
 namespace bnscope {
 
