@@ -43,6 +43,14 @@ const CauseSpec kCatalog[] = {
      "TensorFlow's CPU kernel sums in half and a running sum passed 65504",
      "an infinite per-channel output where the reference is finite; re-run in float32",
      "high: the overflow itself is the evidence", "compute in float32", nullptr, fix_widen},
+    {"half-accumulation", "half-precision accumulation",
+     "the reference accumulated the per-channel sums (sum of dy, sum of dy*(x - mean)) in "
+     "float16/bfloat16, a running sum rounded after every add as a naive half kernel does, "
+     "where TensorFlow's kernels accumulate half data in float32 (or a candidate's kernel does "
+     "so against a float32-accumulating reference)",
+     "the outputs recomputed from the problem with the sums kept in the data type, no re-run "
+     "(float16 and bfloat16 FusedBatchNormGrad problems only)",
+     "high when the recomputed outputs pass", "", detect_half_accumulation, nullptr},
     {"bessel-variance", "biased vs unbiased variance",
      "the reference's variance carries the Bessel factor N/(N-1) (or lacks it): fused and "
      "unfused TensorFlow paths differ here",

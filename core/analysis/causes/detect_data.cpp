@@ -1,9 +1,11 @@
-// Detectors of the data family: layout, precision, gamma, a gradient scale, channel order.
+// Detectors of the data family: layout, precision (of the inputs and of the sums), gamma, a
+// gradient scale, channel order.
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/causes/channels.h"
 #include "analysis/causes/fit.h"
+#include "analysis/causes/half_accumulation.h"
 #include "analysis/causes/search.h"
 #include "tensor/error.h"
 
@@ -120,6 +122,31 @@ std::vector<Trial> detect_precision(const Search& s, const Trial&) {
     out.back().in_kernel = "the kernel rounds " + what + " to " + type + " before computing";
   }
   return out;
+}
+
+std::vector<Trial> detect_half_accumulation(const Search& s, const Trial& base) {
+  // It recomputes the outputs from the problem as given, which would not see a fix made before
+  // it; a cause measured on its outputs (a gradient scale) still combines with it, after it.
+  if (!base.code.empty() || !accumulation_can_be_half(s.problem())) return {};
+  const std::string type = s.t() == DType::BF16 ? "bfloat16" : "float16";
+  Trial t;
+  t.code = "half-accumulation";
+  // The step no change to the problem makes: a re-run of a combination with another fix refuses
+  // it, so that combination is never scored without the sums it names.
+  t.steps = {FixStep{t.code}};
+  t.title = "the reference accumulated the per-channel sums in " + type +
+            " (a running sum rounded after every add); this problem's computation accumulates in "
+            "float32, as TensorFlow's kernels do";
+  t.evidence = "recomputed sum(dy) and sum(dy*(x - mean)) of every channel as running sums in " +
+               type + " over its N*H*W values, and the outputs from them";
+  t.suggestion = "nothing to change in this problem: compare with a reference that accumulates " +
+                 type + " data in float32, as TensorFlow's kernels do";
+  t.in_kernel = "the kernel accumulates the per-channel sums in " + type +
+                " (a running sum rounded after every add) where TensorFlow accumulates in float32";
+  t.instead_of_run = [](std::vector<OutputTensor>& o, const Scope& sc) {
+    half_accumulated_outputs(sc.problem, o);
+  };
+  return {t};
 }
 
 std::vector<Trial> detect_scale_input(const Search& s, const Trial& base) {

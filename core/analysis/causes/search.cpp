@@ -67,9 +67,21 @@ double sq_error(const Tensor& a, const Tensor& b, double& ref_sq) {
   return s;
 }
 
+// Steps measured without a re-run: a gradient scale and a channel order map the candidate's
+// outputs; half accumulation recomputes them from the scope's problem.
 bool output_only(const std::vector<FixStep>& steps) {
   return std::all_of(steps.begin(), steps.end(), [](const FixStep& s) {
-    return s.code == "gradient-scale" || s.code == "channels-permuted";
+    return s.code == "gradient-scale" || s.code == "channels-permuted" ||
+           s.code == "half-accumulation";
+  });
+}
+
+// A trial offers a fix only when every step's row changes the problem: one that names how the
+// reference summed (half accumulation) leaves nothing to apply, even beside a fix.
+bool fixable(const std::vector<FixStep>& steps) {
+  return std::all_of(steps.begin(), steps.end(), [](const FixStep& s) {
+    const CauseSpec* spec = find_cause_spec(s.code);
+    return spec && spec->apply;
   });
 }
 
@@ -168,7 +180,12 @@ std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const S
   std::vector<OutputTensor> outs;
   if (t.instead_of_run && output_only(t.steps)) {
     outs = s.candidate;
-    t.instead_of_run(outs, s);
+    try {
+      t.instead_of_run(outs, s);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Cancelled) throw;
+      return std::nullopt;  // a recomputation that does not apply here: no evidence either way
+    }
     return outs;
   }
   try {
@@ -346,7 +363,7 @@ std::optional<Cause> confirm(const Search& s, const Tried& t, double before, dou
   c.fitted_name = t.trial.fitted_name;
   c.fitted = t.trial.fitted;
   c.suggestion = t.trial.suggestion;
-  c.fix = t.trial.steps;
+  if (fixable(t.trial.steps)) c.fix = t.trial.steps;
   if (!s.kernel_of().empty()) {
     c.in_kernel = true;
     c.candidate = s.kernel_of();

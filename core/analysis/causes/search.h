@@ -2,7 +2,8 @@
 // The cause search's working state: the problem seen whole and on a subsample of channels, the
 // candidate's and the reference's outputs on both, and how a trial (one or two catalog fixes) is
 // measured: by a re-run of the cpu backend with the fix applied, or, for fixes that only rescale
-// or reorder outputs, by mapping the candidate's own outputs.
+// or reorder outputs, by mapping the candidate's own outputs (and, for a cause no re-run can
+// make, by recomputing them from the scope's problem).
 
 #include <cmath>
 #include <functional>
@@ -50,7 +51,8 @@ struct Trial {
   double fitted = 0;
   bool whole_only = false;   // cannot run on a channel subsample (layout, channel order)
   OutputMap after_run;       // maps a re-run's outputs into the reference's form (layout)
-  OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale, order)
+  OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale,
+                             // order) or recomputes them (half accumulation)
 };
 
 // A trial of one catalog row whose fix is one step (the step takes the row's code).
@@ -126,6 +128,7 @@ std::vector<Trial> detect_mode(const Search&, const Trial&);
 std::vector<Trial> detect_layout(const Search&, const Trial&);
 std::vector<Trial> detect_half_overflow(const Search&, const Trial&);
 std::vector<Trial> detect_precision(const Search&, const Trial&);
+std::vector<Trial> detect_half_accumulation(const Search&, const Trial&);
 std::vector<Trial> detect_scale_input(const Search&, const Trial&);
 std::vector<Trial> detect_gradient_scale(const Search&, const Trial&);
 std::vector<Trial> detect_permutation(const Search&, const Trial&);
