@@ -134,16 +134,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
 
   layers_ = add_layers_dock(this);
-  // A layer's file holds TensorFlow's outputs too: they become the Diff tab's reference.
-  // Said where the views are, so that the problem they show is not taken for a layer's.
+  // A layer's file holds TensorFlow's outputs too: the Diff tab takes them as its reference when
+  // it is opened. A capture that cannot be read is said where the views are, so that the problem
+  // they show is not taken for a layer's.
   connect(layers_, &LayersPanel::captureFailed, this, [this](const QString& why) {
     statusBar()->showMessage(
         tr("%1. No layer is loaded: the views still show the problem open before.").arg(why));
   });
   connect(layers_, &LayersPanel::layerChosen, banner_, &LayerBanner::layerChosen);
-  connect(layers_, &LayersPanel::layerActivated, this, [this](const QString& path) {
-    if (openPath(path)) analysis_.diff->setReferenceFile(path);
-  });
+  connect(layers_, &LayersPanel::layerActivated, this,
+          [this](const QString& path) { openPath(path); });
 
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("runStatus"));

@@ -334,6 +334,15 @@ void save_problem_while_made(const std::string& path, const std::string& last,
   });
 }
 
+bool has_expected_outputs(const std::string& path) {
+  try {
+    for (const std::string& m : npz_members(path))
+      if (std::string_view(m).substr(0, kExpectedPrefix.size()) == kExpectedPrefix) return true;
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
 Problem load_problem(const std::string& path) {
   const std::vector<std::string> names = npz_members(path);
   bool has_json = false;

@@ -48,6 +48,9 @@ class ProblemStream {
 // leaves the earlier file.
 void save_problem_while_made(const std::string& path, const std::string& last,
                              const std::function<Problem(ProblemStream&)>& make);
+// Whether the .npz at path carries expected outputs (out_<output> members); false for any other
+// file and for one that cannot be read (opening it says why).
+bool has_expected_outputs(const std::string& path);
 // An archive without problem.json loads as a Problem with the default op whose inputs are the
 // members named like that op's inputs.
 Problem load_problem(const std::string& path);

@@ -29,6 +29,7 @@
 #include "io/npz.h"
 #include "ops/bn_math.h"
 #include "ops/prepared.h"
+#include "ops/problem_io.h"
 #include "ops/sample.h"
 #include "problem_controller.h"
 #include "profile_tab/profile_view.h"
@@ -52,6 +53,7 @@ class DiffViewTest : public QObject {
   void baselineComparesLaterRuns();
   void problemChangeClearsTheVerdict();
   void referenceChangeComparesAgainOrClears();
+  void aProblemFileCarryingOutputsIsComparedWithThem();
   void passSaysWhereBothSidesAreNaN();
   void theMaxUlpElementIsListed();
   void tabsAreAddedAndTheReportIsExported();
@@ -462,6 +464,50 @@ void DiffViewTest::referenceChangeComparesAgainOrClears() {
   QVERIFY(view.waitForIdle());
   QVERIFY2(view.currentOutcome(), qPrintable(view.verdictLabel()->text()));
   QVERIFY(controller.waitForIdle());
+}
+
+void DiffViewTest::aProblemFileCarryingOutputsIsComparedWithThem() {
+  // A captured layer holds TensorFlow's outputs beside its inputs: opened, it is compared with
+  // them; a problem opened after it without any is compared with cpu-reference again.
+  const QString layer =
+      QStringLiteral(BNSCOPE_SOURCE_DIR "/resources/captures/sample/layer_000_bn_nhwc.npz");
+  const QString plain = dir_.filePath(QStringLiteral("plain.npz"));
+  save_problem(plain.toStdString(), test::analysis_sample());
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  DiffView view(&controller);
+  view.resize(1000, 700);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.currentOutcome()->result->reference, std::string("cpu-reference"));
+
+  QString error;
+  QVERIFY2(controller.openFile(layer, {}, &error), qPrintable(error));
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(view.waitForIdle());
+  auto out = view.currentOutcome();
+  QVERIFY(out && out->ok());
+  QCOMPARE(QString::fromStdString(out->request.against), layer);
+  QVERIFY(!out->result->reference_is_backend);
+
+  QVERIFY2(controller.openFile(plain, {}, &error), qPrintable(error));
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(view.waitForIdle());
+  out = view.currentOutcome();
+  QVERIFY(out && out->ok());
+  QVERIFY(out->request.against.empty());
+  QCOMPARE(out->result->reference, std::string("cpu-reference"));
+
+  // A reference the person chose is theirs: opening a plain problem leaves it.
+  QVERIFY(controller.openFile(layer, {}, &error));
+  QVERIFY(controller.waitForIdle());
+  view.setReferenceBackend(QStringLiteral("cpu"));
+  QVERIFY(view.waitForIdle());
+  QVERIFY(controller.openFile(plain, {}, &error));
+  QVERIFY(controller.waitForIdle());
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.currentOutcome()->result->reference, std::string("cpu"));
 }
 
 void DiffViewTest::passSaysWhereBothSidesAreNaN() {

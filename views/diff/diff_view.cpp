@@ -16,19 +16,15 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
-#include <QtCharts/QChart>
-#include <QtCharts/QChartView>
-#include <QtCharts/QLineSeries>
-#include <QtCharts/QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "backend_picker.h"
-#include "chart_axes.h"
-#include "chart_theme.h"
 #include "diff/cause_fix.h"
 #include "diff/cause_model.h"
+#include "diff/cause_panel.h"
+#include "diff/channel_error_chart.h"
 #include "diff/channel_error_model.h"
 #include "diff/diff_runner.h"
 #include "diff/element_errors.h"
@@ -38,28 +34,14 @@
 #include "diff/worst_elements_model.h"
 #include "io/npz.h"
 #include "number_text.h"
+#include "ops/problem_io.h"
 #include "option_words.h"
 #include "problem_controller.h"
 #include "process_events.h"
+#include "row_table.h"
 #include "table_fit.h"
 
 namespace bnscope {
-
-namespace {
-
-QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
-  auto* t = new QTableView(parent);
-  t->setModel(model);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->setSelectionMode(QAbstractItemView::SingleSelection);
-  t->verticalHeader()->hide();
-  t->verticalHeader()->setDefaultSectionSize(22);
-  t->horizontalHeader()->setStretchLastSection(true);
-  t->setAlternatingRowColors(true);
-  return t;
-}
-
-}  // namespace
 
 DiffView::DiffView(ProblemController* controller, QWidget* parent)
     : QWidget(parent), controller_(controller), runner_(new DiffRunner(this)) {
@@ -77,7 +59,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 
   auto* split = new QSplitter(Qt::Vertical, this);
   verdict_ = new VerdictModel(this);
-  verdict_table_ = make_table(verdict_, split);
+  verdict_table_ = make_row_table(verdict_, split);
   verdict_table_->setObjectName(QStringLiteral("diffVerdictTable"));
   verdict_table_->setEditTriggers(QAbstractItemView::DoubleClicked |
                                   QAbstractItemView::EditKeyPressed);
@@ -92,35 +74,9 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   // Channels: the table and a chart of one of its columns across channels.
   auto* ch_page = new QSplitter(Qt::Horizontal, details_);
   channels_ = new ChannelErrorModel(this);
-  make_table(channels_, ch_page)->setSortingEnabled(false);
-  auto* chart_box = new QWidget(ch_page);
-  auto* chart_layout = new QVBoxLayout(chart_box);
-  chart_layout->setContentsMargins(0, 0, 0, 0);
-  chart_column_ = new QComboBox(chart_box);
-  for (int c = ChannelErrorModel::Mismatches; c < ChannelErrorModel::ColumnCount; ++c)
-    chart_column_->addItem(channels_->headerData(c, Qt::Horizontal).toString(), c);
-  chart_column_->setCurrentIndex(1);  // max |a-b|
-  chart_layout->addWidget(chart_column_);
-  auto* chart = new QChart();
-  chart->legend()->hide();
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  series_ = new QLineSeries(chart);
-  series_->setPointsVisible(true);
-  chart->addSeries(series_);
-  axis_x_ = new QValueAxis(chart);
-  axis_x_->setTitleText(tr("channel"));
-  axis_x_->setLabelFormat(QStringLiteral("%d"));
-  axis_y_ = new QValueAxis(chart);
-  axis_y_->setLabelFormat(QStringLiteral("%.3g"));
-  chart->addAxis(axis_x_, Qt::AlignBottom);
-  chart->addAxis(axis_y_, Qt::AlignLeft);
-  series_->attachAxis(axis_x_);
-  series_->attachAxis(axis_y_);
-  chart_view_ = new QChartView(chart, chart_box);
-  chart_view_->setRenderHint(QPainter::Antialiasing);
-  chart_view_->setMinimumSize(260, 180);
-  chart_layout->addWidget(chart_view_, 1);
-  ch_page->addWidget(chart_box);
+  make_row_table(channels_, ch_page)->setSortingEnabled(false);
+  chart_ = new ChannelErrorChart(channels_, ch_page);
+  ch_page->addWidget(chart_);
   ch_page->setStretchFactor(0, 3);
   ch_page->setStretchFactor(1, 2);
   details_->addTab(ch_page, tr("Channels"));
@@ -128,7 +84,7 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   // Elements: the worst ones listed, and the error heatmap of a slice with them ringed.
   auto* el_page = new QSplitter(Qt::Horizontal, details_);
   worst_ = new WorstElementsModel(this);
-  QTableView* worst_table = make_table(worst_, el_page);
+  QTableView* worst_table = make_row_table(worst_, el_page);
   connect(worst_, &QAbstractItemModel::modelReset, worst_table,
           [worst_table] { worst_table->resizeColumnsToContents(); });
   auto* map_box = new QWidget(el_page);
@@ -154,39 +110,17 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
   details_->addTab(el_page, tr("Elements"));
 
   causes_ = new CauseModel(this);
-  auto* cause_page = new QWidget(details_);
-  auto* cause_layout = new QVBoxLayout(cause_page);
-  cause_layout->setContentsMargins(0, 0, 0, 0);
-  QTableView* cause_table = cause_table_ = make_table(causes_, cause_page);
-  cause_layout->addWidget(cause_table, 1);
-  auto* fix_row = new QHBoxLayout();
-  apply_fix_ = new QPushButton(tr("Apply fix and compare again"), cause_page);
-  apply_fix_->setObjectName(QStringLiteral("diffApplyFix"));
-  apply_fix_->setEnabled(false);
-  apply_fix_->setToolTip(
-      tr("Makes the change the selected cause names to the problem (an edit "
-         "you can save or undo by hand) and compares again"));
-  fix_row->addWidget(apply_fix_);
-  fix_status_ = new QLabel(cause_page);
-  fix_status_->setWordWrap(true);
-  fix_row->addWidget(fix_status_, 1);
-  cause_layout->addLayout(fix_row);
-  connect(apply_fix_, &QPushButton::clicked, this, [this] {
-    const QModelIndex i = cause_table_->currentIndex();
-    applyFix(i.isValid() ? i.row() : 0);
-  });
-  cause_table->setWordWrap(true);
-  cause_table->horizontalHeader()->setStretchLastSection(false);
-  // The likely cause keeps room to be read; the backend and the fix's text give way first.
-  keep_columns_fitted(
-      cause_table, {{{CauseModel::Candidate, 50}, {CauseModel::Fix, 80}, {CauseModel::Title, 180}},
-                    CauseModel::Title});
+  auto* cause_page = new CausePanel(causes_, details_);
+  apply_fix_ = cause_page->applyButton();
+  fix_status_ = cause_page->status();
+  connect(cause_page, &CausePanel::applyRequested, this, [this](int row) { applyFix(row); });
   details_->addTab(cause_page, tr("Causes"));
   split->addWidget(details_);
   split->setSizes({190, 560});  // the verdict has a handful of rows; the details need room
   layout->addWidget(split, 1);
 
   connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
+  connect(controller_, &ProblemController::problemOpened, this, &DiffView::problemOpened);
   connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
   connect(runner_, &DiffRunner::started, this, [this] {
     if (!reading_) controller_->beginComparisonRead();  // it reads the reference's outputs
@@ -214,7 +148,6 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
           [this](const QModelIndex& i) {
             if (i.isValid() && i.row() != selected_row_) selectRow(i.row());
           });
-  connect(chart_column_, &QComboBox::currentIndexChanged, this, [this] { updateChart(); });
   connect(slice_mode_box_, &QComboBox::activated, this, [this](int i) {
     showSlice(i == 0 ? SliceMode::SpatialAtBatchChannel : SliceMode::BatchChannelAtSpatial, 0, 0);
   });
@@ -235,6 +168,10 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 }
 
 DiffView::~DiffView() = default;
+
+QChartView* DiffView::chartView() const {
+  return chart_->chartView();
+}
 
 void DiffView::buildControls(QWidget* bar) {
   auto* rows = new QVBoxLayout(bar);
@@ -335,6 +272,22 @@ void DiffView::setReferenceFile(const QString& path) {
   reference_file_->setText(path);
   reference_->setCurrent(QStringLiteral("file"));
   referenceChanged();
+}
+
+void DiffView::problemOpened() {
+  // A problem file that carries expected outputs (TensorFlow's, as a capture's layers do) is
+  // compared with them; opening another problem never leaves it compared with those.
+  const QString path = controller_->path();
+  if (!path.isEmpty() && has_expected_outputs(path.toStdString())) {
+    if (reference_->current() != QStringLiteral("file") || reference_file_->text() != path)
+      setReferenceFile(path);
+    carried_reference_ = path;
+    return;
+  }
+  if (carried_reference_.isEmpty()) return;
+  const bool still = reference_->current() == QStringLiteral("file") &&
+                     reference_file_->text() == std::exchange(carried_reference_, QString());
+  if (still) setReferenceBackend(QString::fromLatin1(kReferenceBackend));
 }
 
 void DiffView::setCandidates(const QStringList& backends) {
@@ -453,10 +406,6 @@ std::shared_ptr<const DiffOutcome> DiffView::currentOutcome() const {
 
 void DiffView::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
-  if (apply_chart_theme(chart_view_->chart(), this)) {
-    chart_view_->chart()->legend()->hide();
-    chart_view_->chart()->setMargins(QMargins(4, 4, 4, 4));
-  }
   if (!auto_run_ || controller_->problem().inputs.empty() || !referenceReady()) return;
   if (stale_)
     run();
@@ -590,7 +539,7 @@ void DiffView::selectRow(int row) {
     error_shape_.clear();
     heatmap_->setSlice({});
     heatmap_->setMarks({});
-    updateChart();
+    chart_->update({});
     return;
   }
   selected_row_ = row;
@@ -605,7 +554,7 @@ void DiffView::showDetails() {
   }
   const OutputDiff& o = verdict_->output(selected_row_);
   channels_->setChannels(o.channels);
-  updateChart();
+  chart_->update(QString::fromStdString(o.name));
   error_owner_.reset();
   error_ref_ = error_cand_ = nullptr;
   error_shape_.clear();
@@ -687,27 +636,6 @@ void DiffView::showSlice(SliceMode mode, std::int64_t a, std::int64_t b) {
       marks << QPoint(static_cast<int>(p.n), static_cast<int>(p.c));
   }
   heatmap_->setMarks(marks);
-}
-
-void DiffView::updateChart() {
-  const int column = chart_column_->currentData().toInt();
-  QList<QPointF> points;
-  double lo = 0, hi = 0;
-  for (int r = 0; r < channels_->rowCount(); ++r) {
-    const double v = channels_->value(r, column);
-    if (!std::isfinite(v)) continue;
-    points << QPointF(channels_->value(r, ChannelErrorModel::Channel), v);
-    hi = std::max(hi, v);
-    lo = std::min(lo, v);
-  }
-  series_->replace(points);
-  set_channel_axis(axis_x_, channels_->rowCount());
-  set_value_axis(axis_y_, lo, hi > lo ? hi + (hi - lo) * 0.05 : lo + 1);
-  axis_y_->setTitleText(chart_column_->currentText());
-  chart_view_->chart()->setTitle(
-      selected_row_ >= 0 ? tr("%1 across channels")
-                               .arg(QString::fromStdString(verdict_->output(selected_row_).name))
-                         : QString());
 }
 
 }  // namespace bnscope

@@ -21,13 +21,12 @@ class QTableView;
 class QTabWidget;
 class QTemporaryDir;
 class QTimer;
-class QLineSeries;
-class QValueAxis;
 
 namespace bnscope {
 
 class BackendPicker;
 class CauseModel;
+class ChannelErrorChart;
 class ChannelErrorModel;
 class DiffRunner;
 class MarkedHeatmap;
@@ -80,7 +79,7 @@ class DiffView : public QWidget {
   WorstElementsModel* worstModel() const { return worst_; }
   CauseModel* causeModel() const { return causes_; }
   MarkedHeatmap* heatmap() const { return heatmap_; }
-  QChartView* chartView() const { return chart_view_; }
+  QChartView* chartView() const;
   QLabel* verdictLabel() const { return verdict_label_; }
   QLineEdit* referenceFileEdit() const { return reference_file_; }
   BackendPicker* referencePicker() const { return reference_; }
@@ -99,12 +98,12 @@ class DiffView : public QWidget {
   PipelineRequest request() const;
   void finished();
   void showDetails();
-  void updateChart();
   void updateHeatmap();
   void referenceChanged();
   // A backend, or a file path that is filled in.
   bool referenceReady() const;
   void problemChanged();
+  void problemOpened();
   void controllerFinished();
 
   ProblemController* controller_;
@@ -134,6 +133,8 @@ class DiffView : public QWidget {
   QPushButton* pin_;
   std::unique_ptr<QTemporaryDir> baseline_dir_;
   QStringList baselines_;
+  // The problem file whose expected outputs were made the reference when it was opened.
+  QString carried_reference_;
   QWidget* file_row_;
   BackendPicker* candidate_box_;
   QCheckBox* find_causes_;
@@ -144,18 +145,13 @@ class DiffView : public QWidget {
   QTableView* verdict_table_;
   QTabWidget* details_;
   ChannelErrorModel* channels_;
-  QComboBox* chart_column_;
-  QChartView* chart_view_;
-  QLineSeries* series_;
-  QValueAxis* axis_x_;
-  QValueAxis* axis_y_;
+  ChannelErrorChart* chart_;
   WorstElementsModel* worst_;
   MarkedHeatmap* heatmap_;
   QComboBox* slice_mode_box_;
   QSpinBox* slice_a_;
   QSpinBox* slice_b_;
   CauseModel* causes_;
-  QTableView* cause_table_;
   QPushButton* apply_fix_;
   QLabel* fix_status_ = nullptr;  // made after the controls, whose first reference it follows
 };
