@@ -34,16 +34,22 @@ struct PipelineRequest {
   // asked for; the selftest's runs): a backend found here is taken as it ran, sharing its
   // outputs, not run again, and need not be in the registry.
   std::vector<Result> made;
+  // The outputs an earlier run read from this same `against` (its PipelineResult::expected and
+  // against_stamp): taken instead of reading the file again while its stamp is unchanged, so a
+  // toggle compared with saved outputs neither reads nor holds them twice.
+  std::vector<OutputTensor> saved;
+  std::string saved_stamp;
 };
 
-// Two requests ask for the same runs and comparison: every field but `made`, which only saves
-// work.
+// Two requests ask for the same runs and comparison: every field but `made`, `saved` and
+// `saved_stamp`, which only save work.
 bool same_request(const PipelineRequest& a, const PipelineRequest& b);
 
 struct PipelineResult {
   std::string reference;               // backend name or the `against` path
   bool reference_is_backend = true;    // false: saved outputs
   std::vector<OutputTensor> expected;  // the reference's outputs
+  std::string against_stamp;           // of the saved outputs as read (io/file_stamp.h)
   std::vector<Result> runs;            // one per backend run, reference first when it is one
   // The prepared problem's notes (TF-compat, input health, reserve spaces) followed by what the
   // runs added (non-finite outputs, backend notes), each once.

@@ -1,7 +1,10 @@
 #include "engine/output_pool.h"
 
 #include <iterator>
+#include <optional>
 #include <utility>
+
+#include "ops/outputs.h"
 
 namespace bnscope {
 
@@ -35,6 +38,29 @@ Result OutputPool::take() {
 std::vector<Result> OutputPool::take_all() {
   std::lock_guard lock(mutex_);
   return std::exchange(held_, {});
+}
+
+void OutputPool::keep_fitting(const Prepared& p) {
+  if (p.op->outputs.empty()) return;
+  // The data output, as allocate_outputs makes it (the set's first buffer, the large one).
+  const ArgSpec& first = p.op->outputs.front();
+  const DType dtype = resolve_arg_type(*p.op, first.type, p.t);
+  const std::optional<Shape> shape = output_shape(p, first.name);
+  const std::int64_t numel = shape ? num_elements(*shape) : 0;
+  std::vector<Result> dropped;  // freed outside the lock
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = held_.begin(); it != held_.end();) {
+      const Tensor& t = it->outputs.empty() ? Tensor{} : it->outputs.front().tensor;
+      const bool fits = t.dtype() == dtype && t.numel() == numel;
+      if (fits) {
+        ++it;
+      } else {
+        dropped.push_back(std::move(*it));
+        it = held_.erase(it);
+      }
+    }
+  }
 }
 
 void OutputPool::clear() {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ops/prepared.h"
 #include "ops/result.h"
 
 namespace bnscope {
@@ -21,6 +22,10 @@ class OutputPool {
   // size match), none of whose buffers is out as scratch; an empty Result when there is none.
   Result take();
   std::vector<Result> take_all();
+  // Lets go of every held set whose data output could not be written by a run of p (another
+  // dtype or size: a run after a dtype change), which would otherwise be held beside the new
+  // run's own buffers.
+  void keep_fitting(const Prepared& p);
   void clear();
   bool empty() const;
   // A copy of what is held (the handles, not the data), for tests and the app's status.

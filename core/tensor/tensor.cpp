@@ -88,7 +88,11 @@ void Tensor::reset(DType dtype, Shape shape, bool zero) {
   shape_ = std::move(shape);
   numel_ = n;
   known_non_finite_ = -1;
-  if (!keep) allocate(zero);
+  if (keep) return;
+  // The old buffer goes first: a reused output set of another dtype or size is never held
+  // beside its replacement.
+  if (data_ && data_.use_count() == 1) data_.reset();
+  allocate(zero);
 }
 
 void Tensor::check_type(DType t) const {

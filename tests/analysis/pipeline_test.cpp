@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -337,6 +338,56 @@ TEST(Pipeline, RunsAlreadyMadeAreNotRunAgain) {
   ASSERT_NE(cpu, nullptr);
   EXPECT_TRUE(cpu->outputs.front().tensor.shares_storage_with(made.outputs.front().tensor));
   EXPECT_TRUE(r.passed());
+}
+
+TEST(Pipeline, SavedOutputsReadBeforeStandWhileTheFileIsUnchanged) {
+  const Problem p = small_problem();
+  TempDir dir;
+  const Result ref = run_problem(p, "cpu-reference");
+  for (const OutputTensor& o : ref.outputs)
+    if (o.defined) write_npy(dir.path(o.name + ".npy"), o.tensor);
+  PipelineRequest request;
+  request.backends = {"cpu"};
+  request.against = dir.path();
+  const PipelineResult first = run_pipeline(p, request);
+  ASSERT_FALSE(first.against_stamp.empty());
+  request.saved = first.expected;
+  request.saved_stamp = first.against_stamp;
+  const PipelineResult again = run_pipeline(p, request);
+  ASSERT_FALSE(again.expected.empty());
+  EXPECT_TRUE(again.expected.front().tensor.shares_storage_with(first.expected.front().tensor));
+  EXPECT_TRUE(again.passed());
+  // The file rewritten (another value, another size): read again, and the comparison sees it.
+  Tensor moved = ref.output("x_backprop").tensor;
+  moved.set(0, moved.get(0) + 10.0);
+  write_npy(dir.path("x_backprop.npy"), moved);
+  std::filesystem::last_write_time(
+      dir.path("x_backprop.npy"),
+      std::filesystem::file_time_type::clock::now() + std::chrono::seconds(5));
+  const PipelineResult changed = run_pipeline(p, request);
+  EXPECT_NE(changed.against_stamp, first.against_stamp);
+  EXPECT_FALSE(changed.passed());
+  // Stamps of another request's file never match.
+  request.saved_stamp = "elsewhere";
+  EXPECT_FALSE(run_pipeline(p, request)
+                   .expected.front()
+                   .tensor.shares_storage_with(first.expected.front().tensor));
+}
+
+TEST(OutputPool, LetsGoOfSetsARunCannotWriteInto) {
+  output_pool().clear();
+  const Problem p = small_problem();
+  Result f32 = run_problem(p, "cpu");
+  Problem half = p;
+  half.dtype = DType::F16;
+  std::vector<Result> runs;
+  runs.push_back(std::move(f32));
+  output_pool().replace(std::move(runs));
+  ASSERT_FALSE(output_pool().empty());
+  output_pool().keep_fitting(prepare(p));  // the same problem: kept
+  EXPECT_FALSE(output_pool().empty());
+  output_pool().keep_fitting(prepare(half));  // float16 outputs cannot reuse float32 buffers
+  EXPECT_TRUE(output_pool().empty());
 }
 
 }  // namespace

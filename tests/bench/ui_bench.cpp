@@ -6,7 +6,11 @@
 // the same saved problem in a child process, so the figures can be read as ratios on a busy host.
 //
 //   bnscope_ui_bench [--shape N,H,W,C] [--kernel-reps K] [--cli-reps R] [--cli PATH]
-//                    [--keep DIR] [--no-profile]
+//                    [--keep DIR] [--no-profile] [--trial]
+//
+// --trial drives a newcomer's sequence instead, for its memory: open, float16, Diff against
+// saved outputs (cpu-reference's of the float32 problem, as a user's saved TensorFlow outputs
+// would be), is_training toggled on the Diff tab, Open Recent of the same file, float32.
 //
 // One line per step, "step NAME seconds=S stall_ms=M peak_rss_mb=P", then the reference
 // figures; scripts/ui_bench.sh runs it several times and prints the medians.
@@ -31,6 +35,7 @@
 #include "channel_panel.h"
 #include "diff/diff_view.h"
 #include "engine/engine.h"
+#include "io/npz.h"
 #include "main_window.h"
 #include "memory_policy.h"
 #include "ops/prepared.h"
@@ -103,6 +108,7 @@ struct Options {
   QString cli = QStringLiteral(BNSCOPE_CLI_PATH);
   QString keep;
   bool profile = true;
+  bool trial = false;
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -124,6 +130,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.keep = QString::fromLocal8Bit(argv[++i]);
     } else if (a == "--no-profile") {
       o.profile = false;
+    } else if (a == "--trial") {
+      o.trial = true;
     } else {
       return false;
     }
@@ -203,6 +211,38 @@ double cli_median_s(const Options& o, const QString& problem, const QString& out
 
 }  // namespace
 
+// The trial's sequence (--trial): every step waits for the views it changes, the Diff tab's
+// comparison included once it is shown.
+void run_trial(Bench& b, MainWindow& w, const QString& file, const QString& saved) {
+  ProblemController* c = w.controller();
+  DiffView* diff = w.analysis().diff;
+  const auto compared = [&] {
+    const auto d = diff->outcome();
+    return b.current() && !diff->isRunning() && d && d->revision == c->revision();
+  };
+  b.step(
+      "float16", [&] { c->setDtype(DType::F16); }, [&] { return b.current(); });
+  b.step(
+      "diff_saved",
+      [&] {
+        diff->setReferenceFile(saved);
+        w.viewTabs()->setCurrentWidget(diff);
+      },
+      compared);
+  auto* training = qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("is_training")));
+  b.step(
+      "is_training",
+      [&] {
+        training->setCheckState(training->checkState() == Qt::Checked ? Qt::Unchecked
+                                                                      : Qt::Checked);
+      },
+      compared);
+  b.step(
+      "open_recent", [&] { w.openPath(file); }, compared);
+  b.step(
+      "float32", [&] { c->setDtype(DType::F32); }, compared);
+}
+
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   apply_memory_policy();  // as the app's main() does
@@ -214,7 +254,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: bnscope_ui_bench [--shape N,H,W,C] [--kernel-reps K] [--cli-reps R] "
-                 "[--cli PATH] [--keep DIR] [--no-profile]\n");
+                 "[--cli PATH] [--keep DIR] [--no-profile] [--trial]\n");
     return 2;
   }
   QTemporaryDir tmp;
@@ -254,58 +294,68 @@ int main(int argc, char** argv) {
   for (const OutputTensor& t : c->outcome()->result->outputs)
     if (t.defined) out_bytes += static_cast<std::int64_t>(t.tensor.nbytes());
 
-  auto* training = qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("is_training")));
-  auto* format = qobject_cast<QComboBox*>(w.form()->attrEditor(QStringLiteral("data_format")));
-  if (!training || !format) {
-    std::fprintf(stderr, "the form has no is_training or data_format editor\n");
-    return 1;
-  }
-  // Checked and unchecked only: a click could land on "not set".
-  const auto toggle = [training] {
-    training->setCheckState(training->checkState() == Qt::Checked ? Qt::Unchecked : Qt::Checked);
-  };
-  b.step("is_training", toggle, [&] { return b.current(); });
-  b.step(
-      "data_format", [&] { format->setCurrentIndex(format->findText(QStringLiteral("NCHW"))); },
-      [&] { return b.current(); });
-  // Esc while a run is in flight: from the key to the controller idle again.
-  {
-    QApplication::processEvents();
-    stall.reset();
-    toggle();
-    process_events_while([&] { return !c->isRunning(); }, 1000);
-    QTest::qWait(20);
-    QElapsedTimer t;
-    t.start();
-    QTest::keyClick(&w, Qt::Key_Escape);
-    process_events_while([&] { return c->isRunning(); }, 60000);
-    const auto out = c->outcome();
-    std::printf("step %-16s seconds=%.3f stall_ms=%.1f kept_results=%s stale=%s\n", "esc",
-                t.nsecsElapsed() / 1e9, stall.worstMs(), out && out->ok() ? "yes" : "no",
-                c->isStale() ? "yes" : "no");
-    toggle();  // back to training; this run is the Diff step's start
-    process_events_while([&] { return !b.current(); }, 600000);
-  }
-  DiffView* diff = w.analysis().diff;
-  b.step(
-      "diff", [&] { w.viewTabs()->setCurrentWidget(diff); },
-      [&] {
-        const auto d = diff->outcome();
-        return b.current() && !diff->isRunning() && d && d->revision == c->revision();
-      });
-  if (o.profile) {
-    ProfileView* profile = w.analysis().profile;
-    bool finished = false;
-    QObject::connect(profile, &ProfileView::profileFinished, [&] { finished = true; });
+  if (o.trial) {
+    const QString saved = dir + QStringLiteral("/saved_outputs.npz");
+    std::vector<std::pair<std::string, Tensor>> members;
+    for (const OutputTensor& t :
+         run_problem(load_problem(file.toStdString()), "cpu-reference").outputs)
+      if (t.defined) members.emplace_back(t.name, t.tensor);
+    write_npz(saved.toStdString(), members);
+    members.clear();
+    run_trial(b, w, file, saved);
+  } else {
+    auto* training = qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("is_training")));
+    auto* format = qobject_cast<QComboBox*>(w.form()->attrEditor(QStringLiteral("data_format")));
+    if (!training || !format) {
+      std::fprintf(stderr, "the form has no is_training or data_format editor\n");
+      return 1;
+    }
+    // Checked and unchecked only: a click could land on "not set".
+    const auto toggle = [training] {
+      training->setCheckState(training->checkState() == Qt::Checked ? Qt::Unchecked : Qt::Checked);
+    };
+    b.step("is_training", toggle, [&] { return b.current(); });
     b.step(
-        "profile",
+        "data_format", [&] { format->setCurrentIndex(format->findText(QStringLiteral("NCHW"))); },
+        [&] { return b.current(); });
+    // Esc while a run is in flight: from the key to the controller idle again.
+    {
+      QApplication::processEvents();
+      stall.reset();
+      toggle();
+      process_events_while([&] { return !c->isRunning(); }, 1000);
+      QTest::qWait(20);
+      QElapsedTimer t;
+      t.start();
+      QTest::keyClick(&w, Qt::Key_Escape);
+      process_events_while([&] { return c->isRunning(); }, 60000);
+      const auto out = c->outcome();
+      std::printf("step %-16s seconds=%.3f stall_ms=%.1f kept_results=%s stale=%s\n", "esc",
+                  t.nsecsElapsed() / 1e9, stall.worstMs(), out && out->ok() ? "yes" : "no",
+                  c->isStale() ? "yes" : "no");
+      toggle();  // back to training; this run is the Diff step's start
+      process_events_while([&] { return !b.current(); }, 600000);
+    }
+    DiffView* diff = w.analysis().diff;
+    b.step(
+        "diff", [&] { w.viewTabs()->setCurrentWidget(diff); },
         [&] {
-          w.viewTabs()->setCurrentWidget(profile);
-          profile->run();
-        },
-        [&] { return finished && !profile->isRunning(); });
+          const auto d = diff->outcome();
+          return b.current() && !diff->isRunning() && d && d->revision == c->revision();
+        });
+    if (o.profile) {
+      ProfileView* profile = w.analysis().profile;
+      bool finished = false;
+      QObject::connect(profile, &ProfileView::profileFinished, [&] { finished = true; });
+      b.step(
+          "profile",
+          [&] {
+            w.viewTabs()->setCurrentWidget(profile);
+            profile->run();
+          },
+          [&] { return finished && !profile->isRunning(); });
+    }
   }
-
   const double data_mb = static_cast<double>(in_bytes + out_bytes) / (1 << 20);
   std::printf("data_mb %.1f (inputs %.1f, outputs %.1f)\n", data_mb,
               static_cast<double>(in_bytes) / (1 << 20),

@@ -27,11 +27,19 @@ const OutputTensor* data_output(const Scope& s, const std::vector<OutputTensor>&
   return nullptr;
 }
 
+// Read in place: a layer's x is hundreds of MB, twice that as doubles.
 double max_abs_value(const Tensor& t) {
-  double m = 0;
-  for (double v : t.to_doubles())
-    if (!std::isnan(v)) m = std::max(m, std::fabs(v));
-  return m;
+  if (t.numel() == 0) return 0;
+  return visit_dtype(t.dtype(), [&t](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* v = t.data<T>();
+    double m = 0;
+    for (std::int64_t i = 0; i < t.numel(); ++i) {
+      const double a = std::fabs(static_cast<double>(to_float(v[i])));
+      if (a > m) m = a;  // NaN compares false: skipped
+    }
+    return m;
+  });
 }
 
 double correlation(const Tensor& a, const Tensor& b) {
@@ -211,7 +219,7 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
   if (!ref || !cand || ref->tensor.numel() != cand->tensor.numel())
     ref = data_output(sc, sc.expected), cand = data_output(sc, outs);
   if (!ref || !cand) return {};
-  const double k = least_squares_factor(ref->tensor.to_doubles(), cand->tensor.to_doubles());
+  const double k = least_squares_factor(ref->tensor, cand->tensor);
   if (!std::isfinite(k) || k <= 0 || std::fabs(k - 1) < 1e-3) return {};
   const std::string two = power_of_two_text(k);
   const std::string dy(s.op().gradient_input());
@@ -230,9 +238,10 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
   t.instead_of_run = [k](std::vector<OutputTensor>& o, const Scope&) {
     for (OutputTensor& x : o)
       if (x.defined && x.tensor.numel() > 0) {
-        std::vector<double> v = x.tensor.to_doubles();
-        for (double& d : v) d *= k;
-        x.tensor = Tensor::from_doubles(x.tensor.dtype(), x.tensor.shape(), v);
+        // Element by element into a tensor of its own: the candidate's stays as it ran.
+        Tensor scaled = Tensor::uninitialized(x.tensor.dtype(), x.tensor.shape());
+        for (std::int64_t i = 0; i < x.tensor.numel(); ++i) scaled.set(i, x.tensor.get(i) * k);
+        x.tensor = std::move(scaled);
       }
   };
   return {t};

@@ -36,6 +36,18 @@ double least_squares_factor(const std::vector<double>& ref, const std::vector<do
   return den > 0 ? num / den : 1.0;
 }
 
+double least_squares_factor(const Tensor& ref, const Tensor& cand) {
+  double num = 0, den = 0;
+  const std::int64_t n = std::min(ref.numel(), cand.numel());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double r = ref.get(i), c = cand.get(i);
+    if (!std::isfinite(r) || !std::isfinite(c)) continue;
+    num += r * c;
+    den += c * c;
+  }
+  return den > 0 ? num / den : 1.0;
+}
+
 namespace {
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<std::size_t> idx(v.size());

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/tensor.h"
+
 namespace bnscope::causes {
 
 // The x in [lo, hi] (both > 0) minimizing f, by golden sections of log(x): `steps` evaluations
@@ -14,6 +16,8 @@ double minimize_log(const std::function<double(double)>& f, double lo, double hi
 
 // k minimizing sum (ref - k*cand)^2 over the pairs where both are finite; 1 when cand is all 0.
 double least_squares_factor(const std::vector<double>& ref, const std::vector<double>& cand);
+// The same over two tensors' elements, read in place.
+double least_squares_factor(const Tensor& ref, const Tensor& cand);
 
 // Spearman's rank correlation of finite pairs; 0 with fewer than 3.
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);

@@ -45,12 +45,13 @@ bool reserve_holds_inv_std(const Problem& p, const OpSpec& op) {
          p.convention == ReserveConvention::InvStd;
 }
 
-// Rewrites every value of t through f (in float64, rounded once to t's dtype).
+// Rewrites every value of t through f (in float64, rounded once to t's dtype) into a tensor of
+// its own, element by element: a layer's gradient as doubles would be twice its size again.
 template <class F>
 void map_values(Tensor& t, F f) {
-  std::vector<double> v = t.to_doubles();
-  for (double& d : v) d = f(d);
-  t = Tensor::from_doubles(t.dtype(), t.shape(), v);
+  Tensor out = Tensor::uninitialized(t.dtype(), t.shape());
+  for (std::int64_t i = 0; i < t.numel(); ++i) out.set(i, f(t.get(i)));
+  t = std::move(out);
 }
 
 void set_values(Tensor& t, const std::vector<double>& values) {
