@@ -91,7 +91,7 @@ void Tensor::reset(DType dtype, Shape shape, bool zero) {
   if (keep) return;
   // The old buffer goes first: a reused output set of another dtype or size is never held
   // beside its replacement.
-  if (data_ && data_.use_count() == 1) data_.reset();
+  data_.reset();
   allocate(zero);
 }
 

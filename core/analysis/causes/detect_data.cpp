@@ -5,6 +5,7 @@
 
 #include "analysis/causes/channels.h"
 #include "analysis/causes/fit.h"
+#include "analysis/causes/fixes.h"
 #include "analysis/causes/half_accumulation.h"
 #include "analysis/causes/search.h"
 #include "tensor/error.h"
@@ -237,12 +238,7 @@ std::vector<Trial> detect_gradient_scale(const Search& s, const Trial& base) {
   t.fitted = k;
   t.instead_of_run = [k](std::vector<OutputTensor>& o, const Scope&) {
     for (OutputTensor& x : o)
-      if (x.defined && x.tensor.numel() > 0) {
-        // Element by element into a tensor of its own: the candidate's stays as it ran.
-        Tensor scaled = Tensor::uninitialized(x.tensor.dtype(), x.tensor.shape());
-        for (std::int64_t i = 0; i < x.tensor.numel(); ++i) scaled.set(i, x.tensor.get(i) * k);
-        x.tensor = std::move(scaled);
-      }
+      if (x.defined && x.tensor.numel() > 0) x.tensor = scaled_by(x.tensor, k);
   };
   return {t};
 }

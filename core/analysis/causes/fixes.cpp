@@ -160,20 +160,25 @@ void fix_precision(Problem& p, const OpSpec& op, const FixStep& s,
   }
 }
 
+Tensor scaled_by(const Tensor& t, double k) {
+  if (t.dtype() != DType::F32) {
+    Tensor out = t;
+    map_values(out, [k](double v) { return v * k; });
+    return out;
+  }
+  // The common case without the per-element dtype dispatch; the same roundings as set().
+  Tensor out = Tensor::uninitialized(DType::F32, t.shape());
+  const float* src = t.data<float>();
+  float* dst = out.data<float>();
+  for (std::int64_t i = 0; i < t.numel(); ++i)
+    dst[i] = static_cast<float>(static_cast<double>(src[i]) * k);
+  return out;
+}
+
 void fix_gradient_scale(Problem& p, const OpSpec& op, const FixStep& s,
                         const std::vector<std::int64_t>&) {
   Tensor& dy = input(p, op.gradient_input());
-  if (dy.dtype() == DType::F32) {
-    Tensor scaled = Tensor::uninitialized(DType::F32, dy.shape());
-    const float* src = dy.data<float>();
-    float* dst = scaled.data<float>();
-    const double k = s.value;
-    for (std::int64_t i = 0; i < dy.numel(); ++i)
-      dst[i] = static_cast<float>(static_cast<double>(src[i]) * k);
-    dy = std::move(scaled);
-    return;
-  }
-  map_values(dy, [&](double v) { return v * s.value; });
+  dy = scaled_by(dy, s.value);
 }
 
 void fix_permutation(Problem& p, const OpSpec& op, const FixStep& s,

@@ -19,6 +19,8 @@ void fix_mode(Problem&, const OpSpec&, const FixStep&, const std::vector<std::in
 void fix_scale_missing(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_scale_ignored(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_precision(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
+// t times k in a tensor of its own (in float64, rounded once to t's dtype), t left as it is.
+Tensor scaled_by(const Tensor& t, double k);
 void fix_gradient_scale(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_permutation(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 
