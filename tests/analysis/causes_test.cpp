@@ -238,6 +238,40 @@ TEST_P(Planted, InputRoundedToHalf) {
   EXPECT_NE(causes[0].title.find("float16"), std::string::npos);
 }
 
+// The user chose a half type for a float32 problem and compares with outputs made in float32:
+// the inputs' rounding is the whole difference, and computing in float32 again removes it.
+TEST_P(Planted, ComputedInHalfAgainstAFloat32Reference) {
+  if (dtype() != DType::F32) GTEST_SKIP() << "planted by converting a float32 problem";
+  const Problem truth = sample({4, 8, 8, 8});
+  const DiffOptions tight{.atol = 1e-5, .rtol = 1e-5};
+  for (DType half : {DType::F16, DType::BF16}) {
+    Problem user = truth;
+    user.dtype = half;
+    const auto causes = search(truth, user, tight);
+    ASSERT_FALSE(causes.empty());
+    EXPECT_EQ(causes[0].code, "half-computation") << codes(causes);
+    EXPECT_TRUE(causes[0].resolves);
+    EXPECT_NE(causes[0].title.find(dtype_name(half)), std::string::npos) << causes[0].title;
+    const auto fixed = apply_cause_fix(user, causes[0]);
+    ASSERT_TRUE(fixed);
+    EXPECT_EQ(fixed->dtype, DType::F32);
+    EXPECT_TRUE(compare_results("e", run_problem(truth, "cpu-reference").outputs, "c",
+                                run_problem(*fixed, "cpu").outputs, tight)
+                    .passed);
+  }
+}
+
+// A half problem compared with outputs of the same half type: nothing says the reference was
+// wider, so the cause is not proposed (a planted epsilon is named instead).
+TEST_P(Planted, HalfAgainstHalfIsNotNamedHalfComputation) {
+  if (dtype() == DType::F32) GTEST_SKIP() << "a half problem against a half reference";
+  Problem truth = sample({4, 8, 8, 8});
+  truth.attrs["epsilon"] = 0.01;
+  Problem user = truth;
+  user.attrs["epsilon"] = 0.001;
+  for (const Cause& c : search(truth, user)) EXPECT_NE(c.code, "half-computation");
+}
+
 TEST_P(Planted, ChannelsPermuted) {
   const Problem user = sample();
   std::vector<std::int64_t> order = {3, 0, 1, 2, 7, 6, 5, 4};

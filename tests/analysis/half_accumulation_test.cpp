@@ -175,6 +175,27 @@ TEST_P(HalfAccumulation, ACandidateKernelSumsInHalf) {
   EXPECT_TRUE(c.fix.empty());
 }
 
+// Two causes at once: the reference used another epsilon and summed in half. The epsilon is
+// fitted through the recomputed half sums, and nothing in the problem fixes the sums.
+TEST_P(HalfAccumulation, TogetherWithAnEpsilonMismatch) {
+  Problem truth = sample(format(), dtype(), training());
+  truth.attrs["epsilon"] = 0.01;
+  const std::vector<OutputTensor> reference = summed_with(truth, round());
+  Problem user = truth;
+  user.attrs["epsilon"] = 0.001;
+  const Result cpu = run_problem(user, "cpu");
+  ASSERT_FALSE(agree(reference, cpu.outputs));
+  const auto causes = find_causes(user, cpu, reference, {});
+  ASSERT_FALSE(causes.empty());
+  const Cause& c = causes.front();
+  EXPECT_NE(c.code.find("epsilon-mismatch"), std::string::npos) << codes(causes);
+  EXPECT_TRUE(names_half_accumulation({c})) << codes(causes);
+  EXPECT_TRUE(c.resolves) << c.before << " -> " << c.after;
+  EXPECT_EQ(c.fitted_name, "epsilon");
+  EXPECT_NEAR(c.fitted, 0.01, 0.001);
+  EXPECT_TRUE(c.fix.empty()) << "the half sums are not a change to the problem";
+}
+
 // Noise of a kernel of its own (and of the cpu backend's run itself) is not half accumulation.
 TEST_P(HalfAccumulation, NoiseIsNotHalfAccumulation) {
   const Problem p = sample(format(), dtype(), training());

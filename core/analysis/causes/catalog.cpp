@@ -10,6 +10,17 @@ namespace causes {
 namespace {
 
 const CauseSpec kCatalog[] = {
+    // First the two that re-run in float32: every other row's re-run computes in the problem's
+    // half type and could not reach a float32 reference. An overflow is the more specific.
+    {"half-overflow", "half-precision overflow", "values exceed half precision's range (65504)",
+     "re-run in float32 when inputs, reference or outputs pass 65504",
+     "high when the re-run passes", "compute in float32", detect_half_overflow, fix_widen},
+    {"half-computation", "computed in half precision",
+     "this problem computes in float16/bfloat16 where the reference computed in float32 (its "
+     "inputs converted to half by choice, or saved float32 outputs)",
+     "re-run in float32 from the inputs as given, when the inputs or the saved data gradient are "
+     "wider than the problem's type",
+     "high when the re-run passes", "compute in float32", detect_half_computation, fix_widen},
     {"reserve-convention", "reserve-space convention",
      "reserve_space_2 holds 1/sqrt(variance + epsilon) (cuDNN) where the variance was read, or "
      "the reverse",
@@ -36,9 +47,6 @@ const CauseSpec kCatalog[] = {
      "subsample of channels, confirmed on the whole problem",
      "high when the confirming re-run passes", "set epsilon to the fitted value", detect_epsilon,
      fix_epsilon},
-    {"half-overflow", "half-precision overflow", "values exceed half precision's range (65504)",
-     "re-run in float32 when inputs, reference or outputs pass 65504",
-     "high when the re-run passes", "compute in float32", detect_half_overflow, fix_widen},
     {"half-sum-overflow", "half-precision sums",
      "TensorFlow's CPU kernel sums in half and a running sum passed 65504",
      "an infinite per-channel output where the reference is finite; re-run in float32",

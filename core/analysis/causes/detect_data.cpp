@@ -109,6 +109,28 @@ std::vector<Trial> detect_half_overflow(const Search& s, const Trial&) {
                      "re-ran in float32", "compute in float32")};
 }
 
+// The problem computes in half where the reference did not: its inputs are wider than the data
+// type it runs in (converted by choice), or the saved data gradient is. Both are read from what
+// is at hand; the re-run in float32 from the inputs as given is the evidence.
+std::vector<Trial> detect_half_computation(const Search& s, const Trial&) {
+  if (s.t() != DType::F16 && s.t() != DType::BF16) return {};
+  const auto wider = [&](DType d) { return dtype_size(d) > dtype_size(s.t()); };
+  bool converted = false;
+  for (const auto& [name, tensor] : s.problem().inputs)
+    converted = converted || (tensor.rank() >= 2 && wider(tensor.dtype()));
+  const OutputTensor* ref = data_output(s.whole(), s.whole().expected);
+  const bool saved_wider = ref && wider(ref->tensor.dtype());
+  if (!converted && !saved_wider) return {};
+  const std::string type = s.t() == DType::BF16 ? "bfloat16" : "float16";
+  Trial t =
+      make_trial("half-computation",
+                 "this problem computes in " + type + " where the reference computed in float32" +
+                     (converted ? " (its inputs were converted to " + type + ")" : ""),
+                 "re-ran in float32 from the inputs as given", "compute in float32");
+  t.in_kernel = "the kernel computes in " + type + " where the reference computed in float32";
+  return {t};
+}
+
 std::vector<Trial> detect_precision(const Search& s, const Trial&) {
   if (s.t() != DType::F32) return {};
   std::vector<Trial> out;
@@ -134,9 +156,11 @@ std::vector<Trial> detect_precision(const Search& s, const Trial&) {
 }
 
 std::vector<Trial> detect_half_accumulation(const Search& s, const Trial& base) {
-  // It recomputes the outputs from the problem as given, which would not see a fix made before
-  // it; a cause measured on its outputs (a gradient scale) still combines with it, after it.
-  if (!base.code.empty() || !accumulation_can_be_half(s.problem())) return {};
+  // It recomputes the outputs from the problem: a change to the problem before it (an epsilon,
+  // a convention) is made first, and a cause measured on its outputs (a gradient scale)
+  // combines with it after it; a base that maps outputs (the candidate's, or a re-run's into
+  // another layout) cannot come before it.
+  if (!accumulation_can_be_half(s.problem()) || base.instead_of_run || base.after_run) return {};
   const std::string type = s.t() == DType::BF16 ? "bfloat16" : "float16";
   Trial t;
   t.code = "half-accumulation";
@@ -155,6 +179,7 @@ std::vector<Trial> detect_half_accumulation(const Search& s, const Trial& base) 
   t.instead_of_run = [](std::vector<OutputTensor>& o, const Scope& sc) {
     half_accumulated_outputs(sc.problem, o);
   };
+  t.recomputes = true;
   return {t};
 }
 

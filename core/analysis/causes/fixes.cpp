@@ -109,7 +109,7 @@ void fix_epsilon_clamped(Problem& p, const OpSpec& op, const FixStep&,
 void fix_widen(Problem& p, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&) {
   p.dtype = DType::F32;
   for (auto& [name, t] : p.inputs)
-    if (t.dtype() == DType::F16) t = t.to(DType::F32);
+    if (t.dtype() == DType::F16 || t.dtype() == DType::BF16) t = t.to(DType::F32);
 }
 
 void fix_bessel(Problem& p, const OpSpec& op, const FixStep& s, const std::vector<std::int64_t>&) {

@@ -124,11 +124,17 @@ Trial combine(const Trial& a, const Trial& b) {
                                                        const Scope& s) { fa(o, s), fb(o, s); };
   else
     t.after_run = a.after_run ? a.after_run : b.after_run;
-  if (a.instead_of_run && b.instead_of_run)
+  t.recomputes = false;
+  if (a.instead_of_run && b.instead_of_run) {
     t.instead_of_run = [fa = a.instead_of_run, fb = b.instead_of_run](
                            std::vector<OutputTensor>& o, const Scope& s) { fa(o, s), fb(o, s); };
-  else
+  } else if (a.recomputes != b.recomputes && !(a.recomputes ? b : a).instead_of_run) {
+    // One changes the problem, the other recomputes the outputs from the changed problem.
+    t.instead_of_run = a.recomputes ? a.instead_of_run : b.instead_of_run;
+    t.recomputes = true;
+  } else {
     t.instead_of_run = {};
+  }
   return t;
 }
 
@@ -185,6 +191,21 @@ std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const S
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Cancelled) throw;
       return std::nullopt;  // a recomputation that does not apply here: no evidence either way
+    }
+    return outs;
+  }
+  if (t.instead_of_run && t.recomputes) {
+    std::vector<FixStep> changes;
+    for (const FixStep& step : t.steps)
+      if (!output_only({step})) changes.push_back(step);
+    Scope changed = s;  // the tensors are shared until a change writes one
+    try {
+      apply_steps(changed.problem, op_, changes, s.channels);
+      outs = s.candidate;
+      t.instead_of_run(outs, changed);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Cancelled) throw;
+      return std::nullopt;
     }
     return outs;
   }

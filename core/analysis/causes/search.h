@@ -53,6 +53,8 @@ struct Trial {
   OutputMap after_run;       // maps a re-run's outputs into the reference's form (layout)
   OutputMap instead_of_run;  // measures without a run: maps the candidate's outputs (scale,
                              // order) or recomputes them (half accumulation)
+  bool recomputes = false;   // instead_of_run recomputes every output from the scope's problem:
+                             // the problem changes of the steps before it are made first
 };
 
 // A trial of one catalog row whose fix is one step (the step takes the row's code).
@@ -127,6 +129,7 @@ std::vector<Trial> detect_statistics(const Search&, const Trial&);
 std::vector<Trial> detect_mode(const Search&, const Trial&);
 std::vector<Trial> detect_layout(const Search&, const Trial&);
 std::vector<Trial> detect_half_overflow(const Search&, const Trial&);
+std::vector<Trial> detect_half_computation(const Search&, const Trial&);
 std::vector<Trial> detect_precision(const Search&, const Trial&);
 std::vector<Trial> detect_half_accumulation(const Search&, const Trial&);
 std::vector<Trial> detect_scale_input(const Search&, const Trial&);
