@@ -13,6 +13,7 @@
 #include "background_priority.h"
 #include "engine/engine.h"
 #include "engine/output_pool.h"
+#include "io/file_stamp.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "op_switch.h"
@@ -45,6 +46,7 @@ void ProblemController::setProblem(Problem p, bool modified, const QString& path
   saved_.reset();
   if (!modified) markSaved();
   path_ = path;
+  stamp_.clear();
   emit problemOpened();
   changed();
 }
@@ -176,11 +178,16 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   try {
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
+        // Opened again unchanged (Open Recent of the open file): the inputs still held are not
+        // read a second time beside themselves.
+        std::map<std::string, Tensor> known = unchangedFromFile(path);
         if (QFileInfo(path).size() > kLoadInPlaceBytes) {
-          loadInBackground(path);
+          loadInBackground(path, std::move(known));
           return true;
         }
-        setProblem(load_problem(file), false, path);
+        const std::string stamp = file_stamp(file);
+        setProblem(load_problem(file, known), false, path);
+        stamp_ = stamp;
         return true;
       }
       Problem p = problem_;
@@ -208,11 +215,18 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   return true;
 }
 
-void ProblemController::loadInBackground(const QString& path) {
+std::map<std::string, Tensor> ProblemController::unchangedFromFile(const QString& path) const {
+  if (path != path_ || !saved_ || stamp_.empty() || file_stamp(path.toStdString()) != stamp_)
+    return {};
+  return saved_->same_buffers(problem_);
+}
+
+void ProblemController::loadInBackground(const QString& path, std::map<std::string, Tensor> known) {
   // Reading a real layer's inputs takes longer than a frame; the problem is replaced whole when
   // the read is done, or not at all.
   struct Loaded {
     std::optional<Problem> problem;
+    std::string stamp;  // taken before the read: a file changed during it is not vouched for
     QString error;
   };
   loading_ = true;
@@ -226,16 +240,18 @@ void ProblemController::loadInBackground(const QString& path) {
     Loaded l = watcher->result();
     if (l.problem) {
       setProblem(std::move(*l.problem), false, path);
+      stamp_ = l.stamp;
     } else {
       emit editFailed(l.error);
       emit outcomeChanged();  // the problem and its results stay as they were
     }
   });
-  watcher->setFuture(QtConcurrent::run([file = path.toStdString()] {
+  watcher->setFuture(QtConcurrent::run([file = path.toStdString(), known = std::move(known)] {
     yield_to_ui_thread();
     Loaded l;
     try {
-      l.problem = load_problem(file);
+      l.stamp = file_stamp(file);
+      l.problem = load_problem(file, known);
     } catch (const std::exception& e) {
       l.error = app_error_text(e);
     }
@@ -253,6 +269,7 @@ bool ProblemController::saveProblem(const QString& path, QString* error) {
   }
   markSaved();
   path_ = path;
+  stamp_ = file_stamp(path.toStdString());
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QTimer>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -165,7 +166,8 @@ class ProblemController : public QObject {
     QFutureWatcher<bool>* watcher = nullptr;
   };
   std::optional<InPlace> in_place_;
-  void loadInBackground(const QString& path);
+  void loadInBackground(const QString& path, std::map<std::string, Tensor> known);
+  std::map<std::string, Tensor> unchangedFromFile(const QString& path) const;
 
   Problem problem_;
   std::string backend_ = "cpu";
@@ -173,6 +175,7 @@ class ProblemController : public QObject {
   // What the file holds, as it was read or saved; none: unsaved from the start.
   std::optional<ProblemState> saved_;
   QString path_;
+  std::string stamp_;  // path_'s file_stamp when it was read or saved; empty: not known
   QString switch_note_;
   std::uint64_t revision_ = 0;
   std::shared_ptr<const RunOutcome> outcome_;

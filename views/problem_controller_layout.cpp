@@ -88,8 +88,10 @@ bool ProblemController::ownsEveryCopy(const Tensor& t) const {
   for (const auto* o : {outcome_.get(), scan_hint_.get()}) {
     if (!o) continue;
     count_problem(o->problem);
-    if (o->prepared)
+    if (o->prepared) {
       for (const Tensor& u : o->prepared->inputs) count(u);
+      for (const Tensor& u : o->prepared->converted_from) count(u);
+    }
     for (const InputSummary& in : o->stats.inputs) count(in.tensor);
     if (o->diff) count_problem(o->diff->problem);
   }

@@ -75,4 +75,22 @@ bool ProblemState::matches(const Problem& p) const {
   return true;
 }
 
+std::map<std::string, Tensor> ProblemState::same_buffers(const Problem& p) const {
+  std::map<std::string, Tensor> same;
+  const std::map<std::string, std::string> attrs = effective_attrs(p);
+  const auto format = [](const std::map<std::string, std::string>& a) {
+    const auto it = a.find("data_format");
+    return it != a.end() ? it->second : std::string();
+  };
+  if (p.op != op_ || format(attrs) != format(attrs_)) return same;
+  for (const auto& [name, t] : p.inputs) {
+    const auto it = inputs_.find(name);
+    if (it == inputs_.end() || it->second.crc) continue;
+    const Input& in = it->second;
+    if (t.dtype() == in.dtype && t.shape() == in.shape && t.same_storage(in.storage))
+      same.emplace(name, t);
+  }
+  return same;
+}
+
 }  // namespace bnscope

@@ -18,6 +18,11 @@ class ProblemState {
   // The op, the attrs and T as they take effect (an attr set to TensorFlow's default is the
   // attr unset, T chosen as x's dtype is T "as x"), the convention, strict, and every input.
   bool matches(const Problem& p) const;
+  // The inputs of p that are still the very buffers recorded here (the large ones, by storage),
+  // with the type and shape recorded, while p's data_format is the recorded one (a layout change
+  // in place rewrites a buffer and changes data_format): what reading the unchanged file again
+  // would give back.
+  std::map<std::string, Tensor> same_buffers(const Problem& p) const;
 
   // An input up to this size is compared by its CRC-32, so that the same values read or typed
   // in again are no change. A larger one by its storage, through a weak handle: the state keeps

@@ -15,6 +15,7 @@
 
 #include "analysis/diff.h"
 #include "backends/backend.h"
+#include "ops/prepared.h"
 #include "ops/problem.h"
 
 namespace bnscope {
@@ -73,10 +74,13 @@ Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last);
 // best first; when none does, one pattern-only entry. Empty when the candidate agrees.
 // before: the candidate's comparison with expected at these options, with its channel table,
 // when the caller has made it (the pipeline has); otherwise it is made here.
+// prepared: the problem as the caller prepared it, if it did: re-runs of the whole problem take
+// its conversions of the inputs they leave unchanged instead of converting them again.
 std::vector<Cause> find_causes(const Problem& problem, const Result& candidate,
                                const std::vector<OutputTensor>& expected,
                                const DiffOptions& options, const RunContext& ctx = {},
-                               const Comparison* before = nullptr);
+                               const Comparison* before = nullptr,
+                               const Prepared* prepared = nullptr);
 
 // The problem with a cause's fix applied (every step, in order); nullopt and *why when the cause
 // has no fix or one of its steps does not apply to this problem.

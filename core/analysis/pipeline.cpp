@@ -102,7 +102,7 @@ std::string kernel_path(const Result& r) {
 
 // Comparisons and causes for runs already made.
 void compare_and_explain(const Problem& problem, PipelineResult& out, const DiffOptions& options,
-                         bool find, const RunContext& ctx) {
+                         bool find, const RunContext& ctx, const Prepared* prepared) {
   out.diff = {};
   out.causes.clear();
   out.no_cause_found.clear();
@@ -116,7 +116,7 @@ void compare_and_explain(const Problem& problem, PipelineResult& out, const Diff
     if (c.passed) continue;
     ctx.check_cancel();
     std::vector<Cause> found = find_causes(problem, *out.run(c.candidate), out.expected, options,
-                                           RunContext{ctx.cancel, {}, ctx.threads}, &c);
+                                           RunContext{ctx.cancel, {}, ctx.threads}, &c, prepared);
     if (found.empty() || found.front().pattern_only) out.no_cause_found.push_back(c.candidate);
     for (Cause& cause : found) {
       // Two real kernels that differ by summation order only: which two.
@@ -199,7 +199,7 @@ PipelineResult run_pipeline(const Problem& problem, const Prepared& prepared,
   }
   if (out.reference_is_backend) out.expected = out.runs.front().outputs;
   out.notes = gather_notes(prepared, out.runs);
-  compare_and_explain(problem, out, request.diff, request.find_causes, ctx);
+  compare_and_explain(problem, out, request.diff, request.find_causes, ctx, &prepared);
   return out;
 }
 
@@ -211,7 +211,7 @@ PipelineResult run_pipeline(const Problem& problem, const PipelineRequest& reque
 PipelineResult recompare(const Problem& problem, const PipelineResult& previous,
                          const DiffOptions& options, bool find_causes, const RunContext& ctx) {
   PipelineResult out = previous;
-  compare_and_explain(problem, out, options, find_causes, ctx);
+  compare_and_explain(problem, out, options, find_causes, ctx, nullptr);
   return out;
 }
 

@@ -96,7 +96,19 @@ bool chose_t(const Problem& pb, const OpSpec& op, const Tensor& t, DType want) {
          main->second.dtype() != *pb.dtype && t.dtype() == main->second.dtype();
 }
 
-void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
+// earlier's conversion of the same buffer to the same type, shape and layout; nullptr if none.
+const Tensor* earlier_conversion(const Prepared* earlier, const Prepared& p, std::size_t i,
+                                 const Tensor& source, DType want) {
+  if (!earlier || earlier->op != p.op || earlier->format != p.format) return nullptr;
+  if (i >= earlier->inputs.size() || i >= earlier->converted_from.size()) return nullptr;
+  const Tensor& e = earlier->inputs[i];
+  if (!source.shares_storage_with(earlier->converted_from[i]) || e.dtype() != want ||
+      e.shape() != source.shape())
+    return nullptr;
+  return &e;
+}
+
+void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck, const Prepared* earlier) {
   const OpSpec& op = *p.op;
   // Named, not a structured binding: clang before 16 cannot capture one in the lambda.
   for (const auto& entry : pb.inputs)
@@ -128,7 +140,12 @@ void resolve_inputs(const Problem& pb, Prepared& p, Checks& ck) {
                       " but " + std::string(op.name) + " expects " +
                       std::string(tf_dtype_name(want)) + " here (converted)");
       // Listing problems needs shapes only: no copy of what may be gigabytes.
-      if (!ck.collecting()) t = t.to(want);
+      if (!ck.collecting()) {
+        p.converted_from.resize(p.inputs.size() + 1);
+        p.converted_from.back() = t;
+        const Tensor* done = earlier_conversion(earlier, p, p.inputs.size(), t, want);
+        t = done ? *done : t.to(want);
+      }
     }
     p.inputs.push_back(std::move(t));
   }
@@ -324,7 +341,7 @@ void validate_global(Prepared& p, Checks& ck) {
 }
 
 // prepare() up to its notes on the inputs; with a collecting ck it goes on past failures.
-Prepared prepare_checked(const Problem& pb, Checks& ck) {
+Prepared prepare_checked(const Problem& pb, Checks& ck, const Prepared* earlier = nullptr) {
   Prepared p;
   p.op = find_op(pb.op);
   if (!ck.run("", [&] {
@@ -335,7 +352,7 @@ Prepared prepare_checked(const Problem& pb, Checks& ck) {
   p.t = infer_t(pb, *p.op);
   p.u = resolve_arg_type(*p.op, ArgType::U, p.t);
   const bool layout_known = resolve_attrs(pb, p, ck);
-  resolve_inputs(pb, p, ck);
+  resolve_inputs(pb, p, ck, earlier);
   check_dtype_registered(p);
   if (p.op->family == OpFamily::GlobalNorm)
     validate_global(p, ck);
@@ -367,7 +384,7 @@ Prepared prepare_checked(const Problem& pb, Checks& ck) {
 
 Prepared prepare(const Problem& pb, const Prepared* earlier) {
   Checks ck;
-  Prepared p = prepare_checked(pb, ck);
+  Prepared p = prepare_checked(pb, ck, earlier);
   attach_input_notes(
       p, earlier);  // once, here: every caller shares the prepared problem and its notes
   return p;

@@ -38,6 +38,11 @@ struct Prepared {
   // given this one takes them for the same buffers instead of reading 100s of MB again.
   std::vector<std::int64_t> non_finite;
   std::optional<ChannelMoments> x_moments;
+  // The input each converted input was made from (catalog order; empty where it was taken as
+  // given): a later prepare() given this one takes the conversion of the same buffer in the same
+  // layout instead of converting hundreds of MB again. Held, not watched: a write to the source
+  // then copies it (copy on write) instead of changing what the conversion was made from.
+  std::vector<Tensor> converted_from;
 
   const Tensor& in(std::string_view name) const;
   std::int64_t channels() const { return view.channels; }
@@ -55,7 +60,9 @@ struct Prepared {
 // earlier: a problem prepared before (the app's previous run), whose readings of inputs that
 // are still the same buffers are taken as they are: a buffer's values change only through a copy
 // (Tensor's copy-on-write) or by a permutation in place (a layout change), which keeps its
-// NaN/Inf count; x's moments are taken only through the same shape and view.
+// NaN/Inf count; x's moments are taken only through the same shape and view, and a converted
+// input only from the same buffer, shape and data_format (an in-place permutation comes with a
+// new data_format).
 Prepared prepare(const Problem& problem, const Prepared* earlier = nullptr);
 
 struct ValidationProblem {

@@ -343,13 +343,13 @@ bool has_expected_outputs(const std::string& path) {
   return false;
 }
 
-Problem load_problem(const std::string& path) {
+Problem load_problem(const std::string& path, const std::map<std::string, Tensor>& read_before) {
   const std::vector<std::string> names = npz_members(path);
   bool has_json = false;
   for (const std::string& n : names) has_json |= n == kProblemMember;
   if (!has_json) {
     Problem p;
-    add_npz_inputs(p, path);
+    add_npz_inputs(p, path, read_before);
     return p;
   }
   const std::vector<std::byte> json = read_npz_bytes(path, kProblemMember);
@@ -366,21 +366,26 @@ Problem load_problem(const std::string& path) {
       fail(path + ": unknown input '" + clip_for_message(name) + "' for " + std::string(op.name) +
            "; expected one of " + input_names(op));
   }
-  add_npz_inputs(p, path);
+  add_npz_inputs(p, path, read_before);
   return p;
 }
 
-std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path) {
+std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path,
+                                        const std::map<std::string, Tensor>& read_before) {
   const OpSpec& op = known_op(p.op, path);
   std::vector<std::string> added;
   for (const std::string& member : npz_members(path)) {
     if (member.size() <= kNpySuffix.size() || !member.ends_with(kNpySuffix)) continue;
     const std::string name = member.substr(0, member.size() - kNpySuffix.size());
     if (op.input_index(name) < 0) continue;
+    added.push_back(name);
+    if (const auto known = read_before.find(name); known != read_before.end()) {
+      p.inputs.insert_or_assign(name, known->second);
+      continue;
+    }
     p.inputs.insert_or_assign(name, read_input_tensor(op, name, path + ":" + member, [&] {
                                 return read_npz_member(path, member);
                               }));
-    added.push_back(name);
   }
   return added;
 }

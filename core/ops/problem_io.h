@@ -10,6 +10,7 @@
 // load_expected_outputs (analysis/diff.h) reads them from the same file.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,9 +54,13 @@ void save_problem_while_made(const std::string& path, const std::string& last,
 bool has_expected_outputs(const std::string& path);
 // An archive without problem.json loads as a Problem with the default op whose inputs are the
 // members named like that op's inputs.
-Problem load_problem(const std::string& path);
+// read_before: inputs the caller read from this very file before and vouches for (the file is
+// unchanged since and the buffers unwritten): taken as they are instead of read again.
+Problem load_problem(const std::string& path,
+                     const std::map<std::string, Tensor>& read_before = {});
 // Adds (replacing same-named ones) every member named like an input of p.op; returns their names.
-std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path);
+std::vector<std::string> add_npz_inputs(Problem& p, const std::string& path,
+                                        const std::map<std::string, Tensor>& read_before = {});
 
 // Runs `read` for input `input` of op; a refused dtype (integers, bool) becomes a message naming
 // the input, its source and the dtypes the op takes for it (from the catalog).

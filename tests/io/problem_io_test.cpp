@@ -104,6 +104,25 @@ TEST(ProblemIo, AddNpzInputsTakesOnlyTheOpsInputNames) {
   }
 }
 
+// Inputs the caller vouches for are taken as they are; every other member is read, and the
+// members are still checked by name.
+TEST(ProblemIo, InputsReadBeforeAreTakenAsTheyAre) {
+  test::ScratchDir dir;
+  Problem p;
+  p.inputs["x"] = grid(DType::F32, {1, 2, 4, 3});
+  p.inputs["y_backprop"] = grid(DType::F32, {1, 2, 4, 3});
+  save_problem(dir / "p.npz", p);
+  const Problem first = load_problem(dir / "p.npz");
+  const Problem again = load_problem(dir / "p.npz", {{"x", first.inputs.at("x")}});
+  EXPECT_TRUE(again.inputs.at("x").shares_storage_with(first.inputs.at("x")));
+  EXPECT_FALSE(again.inputs.at("y_backprop").shares_storage_with(first.inputs.at("y_backprop")));
+  EXPECT_EQ(again.inputs.at("y_backprop").to_doubles(), p.inputs.at("y_backprop").to_doubles());
+  EXPECT_EQ(again.inputs.size(), 2u);
+  // A name the caller gives that the file lacks adds nothing.
+  const Problem extra = load_problem(dir / "p.npz", {{"scale", grid(DType::F32, {3})}});
+  EXPECT_EQ(extra.inputs.count("scale"), 0u);
+}
+
 TEST(ProblemIo, SaveRejectsWhatItCouldNotLoad) {
   test::ScratchDir dir;
   Problem p;

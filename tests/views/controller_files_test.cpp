@@ -22,6 +22,7 @@ class ControllerFilesTest : public QObject {
   void badFilesLeaveTheProblemIntact();
   void filesLoadAndSave();
   void bigProblemFileLoadsInTheBackground();
+  void openedAgainUnchangedKeepsItsBuffers();
 };
 BNSCOPE_QT_SUITE(ControllerFilesTest);
 
@@ -129,6 +130,63 @@ void ControllerFilesTest::bigProblemFileLoadsInTheBackground() {
   QCoreApplication::processEvents();
   QCOMPARE(c.revision(), before);
   QCOMPARE(c.problem().inputs.at("x").shape(), test::small_sample().inputs.at("x").shape());
+}
+
+// Open Recent of the open file: what the file holds (settings included), with the inputs still
+// held taken instead of read beside themselves, unless the file or the buffers changed.
+void ControllerFilesTest::openedAgainUnchangedKeepsItsBuffers() {
+  QTemporaryDir dir;
+  SampleSpec spec;
+  spec.shape = {4, 32, 32, 80};  // 1.3 MB tensors: past what the saved state checksums
+  spec.seed = 7;
+  const QString path = dir.filePath(QStringLiteral("layer.npz"));
+  save_problem(path.toStdString(), random_problem(spec));
+  ProblemController c;
+  QString error;
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle());
+  const Tensor x = c.problem().inputs.at("x");
+  c.setAttr("is_training", false);
+  c.setDtype(DType::F16);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.isModified());
+
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.isModified());
+  QVERIFY(attr_bool(c.problem(), "is_training"));
+  QVERIFY(!c.problem().dtype || *c.problem().dtype == DType::F32);
+  QVERIFY(c.problem().inputs.at("x").shares_storage_with(x));
+  test::expect_engine_answer(c);
+
+  // Declared in the other layout (as a layout change in place would leave it): read again.
+  c.setDataFormat(DataFormat::NCHW, false);
+  QVERIFY(c.waitForIdle());
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.problem().inputs.at("x").shares_storage_with(x));
+  QVERIFY(c.problem().inputs.at("x").to_doubles() == x.to_doubles());
+  QCOMPARE(attr_string(c.problem(), "data_format"), std::string("NHWC"));
+
+  // An input replaced since is read again.
+  Tensor other = c.problem().inputs.at("x");
+  other.set(0, 42.0);  // copy on write: a buffer of its own
+  c.setInput("x", other);
+  QVERIFY(c.waitForIdle());
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.problem().inputs.at("x").shares_storage_with(other));
+  QCOMPARE(c.problem().inputs.at("x").get(0), x.get(0));
+
+  // The file rewritten with other data: read again.
+  const Tensor held = c.problem().inputs.at("x");
+  spec.seed = 8;
+  const Problem rewritten = random_problem(spec);
+  save_problem(path.toStdString(), rewritten);
+  QVERIFY2(c.openFile(path, {}, &error), qPrintable(error));
+  QVERIFY(c.waitForIdle());
+  QVERIFY(!c.problem().inputs.at("x").shares_storage_with(held));
+  QVERIFY(c.problem().inputs.at("x").to_doubles() == rewritten.inputs.at("x").to_doubles());
 }
 
 #include "controller_files_test.moc"

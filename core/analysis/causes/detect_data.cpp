@@ -177,7 +177,7 @@ std::vector<Trial> detect_half_accumulation(const Search& s, const Trial& base) 
   t.in_kernel = "the kernel accumulates the per-channel sums in " + type +
                 " (a running sum rounded after every add) where TensorFlow accumulates in float32";
   t.instead_of_run = [](std::vector<OutputTensor>& o, const Scope& sc) {
-    half_accumulated_outputs(sc.problem, o);
+    half_accumulated_outputs(sc.problem, o, sc.prepared);
   };
   t.recomputes = true;
   return {t};

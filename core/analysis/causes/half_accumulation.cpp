@@ -36,8 +36,9 @@ bool accumulation_can_be_half(const Problem& problem) {
   return t == DType::F16 || t == DType::BF16;
 }
 
-void half_accumulated_outputs(const Problem& problem, std::vector<OutputTensor>& outs) {
-  const Prepared p = prepare(problem);
+void half_accumulated_outputs(const Problem& problem, std::vector<OutputTensor>& outs,
+                              const Prepared* earlier) {
+  const Prepared p = prepare(problem, earlier);
   if (p.empty()) return;  // no sums: nothing differs
   const ChannelView& v = p.view;
   const std::int64_t C = v.channels;

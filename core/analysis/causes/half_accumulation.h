@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "ops/prepared.h"
 #include "ops/problem.h"
 #include "ops/result.h"
 
@@ -24,6 +25,8 @@ bool accumulation_can_be_half(const Problem& problem);
 // computed in float64 from the rounded sums and rounded once. The outputs have the problem's
 // types (x_backprop T, the per-channel ones U) and x's shape and layout. Throws Error when the
 // problem does not prepare.
-void half_accumulated_outputs(const Problem& problem, std::vector<OutputTensor>& outs);
+// earlier: as prepare() takes it (the conversions of the same buffers).
+void half_accumulated_outputs(const Problem& problem, std::vector<OutputTensor>& outs,
+                              const Prepared* earlier = nullptr);
 
 }  // namespace bnscope::causes

@@ -140,7 +140,7 @@ Trial combine(const Trial& a, const Trial& b) {
 
 Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate,
                const std::vector<OutputTensor>& expected, const DiffOptions& options,
-               const Comparison& before, const RunContext& ctx)
+               const Comparison& before, const RunContext& ctx, const Prepared* prepared)
     : op_(op),
       options_(quick(options)),
       before_(before),
@@ -156,6 +156,7 @@ Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate
   whole_.problem = problem;
   whole_.expected = expected;
   whole_.candidate = candidate.outputs;
+  whole_.prepared = prepared;
   auto xi = problem.inputs.find(x);
   if (xi != problem.inputs.end() && xi->second.rank() >= 2)
     whole_.view = channel_view(xi->second.shape(), channels_last_);
@@ -163,6 +164,7 @@ Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate
   const std::vector<std::int64_t> pick = pick_channels(before_, whole_.view.channels);
   if (!pick.empty()) {
     sub_.channels = pick;
+    sub_.prepared = nullptr;
     sub_.problem = problem_on_channels(problem, whole_.view, channels_last_, pick);
     sub_.expected = outputs_on_channels(expected, whole_.view, channels_last_, pick);
     sub_.candidate = outputs_on_channels(candidate.outputs, whole_.view, channels_last_, pick);
@@ -176,7 +178,8 @@ Search Search::mirrored() const {
   reference.op = whole_.problem.op;
   reference.backend = rerun_backend_;
   reference.outputs = whole_.expected;
-  Search m(whole_.problem, op_, reference, whole_.candidate, options_, before_, ctx_);
+  Search m(whole_.problem, op_, reference, whole_.candidate, options_, before_, ctx_,
+           whole_.prepared);
   m.kernel_of_ = candidate_backend_;
   return m;
 }
@@ -212,7 +215,7 @@ std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const S
   try {
     Problem p = s.problem;
     apply_steps(p, op_, t.steps, s.channels);
-    outs = run_problem(p, rerun_backend_, ctx_).outputs;
+    outs = run_prepared(prepare(p, s.prepared), backend_or_throw(rerun_backend_), ctx_).outputs;
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Cancelled) throw;
     return std::nullopt;  // the variant does not validate or run here: no evidence either way
@@ -468,7 +471,7 @@ std::vector<Cause> search_causes(const Search& s) {
 std::vector<Cause> find_causes(const Problem& problem, const Result& base,
                                const std::vector<OutputTensor>& expected,
                                const DiffOptions& options, const RunContext& ctx,
-                               const Comparison* made) {
+                               const Comparison* made, const Prepared* prepared) {
   const OpSpec* op = find_op(problem.op);
   if (!op) fail("unknown op '" + problem.op + "'");
   DiffOptions q = options;
@@ -482,7 +485,7 @@ std::vector<Cause> find_causes(const Problem& problem, const Result& base,
                                  : compare_results("expected", expected, base.backend, base.outputs,
                                                    q, view.channels ? &view : nullptr);
   if (before.passed) return {};
-  const causes::Search s(problem, *op, base, expected, options, before, ctx);
+  const causes::Search s(problem, *op, base, expected, options, before, ctx, prepared);
   std::vector<Cause> found = causes::search_causes(s);
   if (!found.empty() && found.front().pattern_only) {
     std::vector<Cause> half;

@@ -24,6 +24,9 @@ struct Scope {
   std::vector<OutputTensor> expected;
   std::vector<OutputTensor> candidate;
   ChannelView view;  // of the scope's data tensors
+  // The whole problem as the pipeline prepared it (nullptr on a subsample or when not given):
+  // re-runs of the whole problem take its conversions of the buffers they leave unchanged.
+  const Prepared* prepared = nullptr;
   bool whole() const { return channels.empty(); }
 };
 
@@ -71,7 +74,7 @@ class Search {
  public:
   Search(const Problem& problem, const OpSpec& op, const Result& candidate,
          const std::vector<OutputTensor>& expected, const DiffOptions& options,
-         const Comparison& before, const RunContext& ctx);
+         const Comparison& before, const RunContext& ctx, const Prepared* prepared = nullptr);
 
   // The search the other way round, for a candidate whose disagreement the cpu backend does not
   // share: the reference's outputs stand in for the candidate's and the candidate's are what a
