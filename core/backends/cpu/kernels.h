@@ -1,6 +1,6 @@
 #pragma once
 // Building blocks shared by the cpu backend's pass structures (grad_two_pass.cpp,
-// grad_planes.cpp, single_pass.cpp, forward.cpp).
+// grad_planes.cpp, forward_ops.cpp).
 //
 // Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). The M positions of a
 // channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never

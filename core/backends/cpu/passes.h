@@ -9,8 +9,9 @@
 //                      planes of <= 512 elements) x+dy fits what a core keeps between two
 //                      sweeps (host_caches.h: resident_bytes): reduce, then write while
 //                      cache-hot; 3 passes.
-//   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
-//                      needs no reduction, so sums and dx in one sweep, 3 passes.
+//   single_pass        (grad_two_pass.cpp) freeze-mode fused grads and
+//                      BatchNormWithGlobalNormalizationGrad: dx needs no reduction, so sums and
+//                      dx in one sweep, 3 passes.
 // pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
 // profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
