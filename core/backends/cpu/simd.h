@@ -111,7 +111,7 @@ void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n);
 void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,
                       std::int64_t n);
 
-// BatchNormWithGlobalNormalizationGrad in half (global_grad_half.cpp): `rows` rows of
+// BatchNormWithGlobalNormalizationGrad in half (simd_global_half.cpp): `rows` rows of
 // `channels` halves; for channels [c0, c1) of every row, in row order,
 //   db += dy, s2 += dy*(x - mean), each operation rounded to half as TensorFlow's Eigen half
 //   arithmetic rounds it, and dx = dy*gk rounded once to half.
