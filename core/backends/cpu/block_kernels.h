@@ -102,7 +102,7 @@ void block_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
       const std::int64_t at = s.base + row * s.stride;
       for (std::int64_t j = 0; j < s.lanes; ++j) {
         const A av = load(a[at + j]), bv = load(b[at + j]);
-        accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mL[j], acc0[j], acc1[j]);
         if constexpr (W) out[at + j] = store<T>(pL[j] * bv);
       }
     }

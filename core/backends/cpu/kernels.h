@@ -144,18 +144,6 @@ enum class Sum {
   Moments,  // q0 = a - m, q1 = (a - m)^2   (m: a shift close to the mean)
 };
 
-template <Sum S, class A>
-inline void accumulate(A av, A bv, A mv, A& s0, A& s1) {
-  const A d = av - mv;
-  if constexpr (S == Sum::Grad) {
-    s0 += bv;
-    s1 += bv * d;
-  } else {
-    s0 += d;
-    s1 += d * d;
-  }
-}
-
 // Per-channel values repeated to `width` lanes.
 template <class V>
 LineVector<typename V::value_type> tile(const V& per_channel, std::int64_t width) {
@@ -251,7 +239,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
       T* po = W ? dst + k * L : nullptr;
       for (std::int64_t j = 0; j < L; ++j) {
         const A av = load(pa[j]), bv = load(pb[j]);
-        accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mL[j], acc0[j], acc1[j]);
         if constexpr (W) po[j] = store<T>(pL[j] * bv);
       }
     }
@@ -264,7 +252,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const T* pb = b + r * C;
     for (std::int64_t c = 0; c < C; ++c) {
       const A av = load(pa[c]), bv = load(pb[c]);
-      accumulate<S>(av, bv, mL[c], acc0[c], acc1[c]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mL[c], acc0[c], acc1[c]);
       if constexpr (W) out[r * C + c] = store<T>(pL[c] * bv);
     }
   }
@@ -328,12 +316,12 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
     for (; i + kLanes <= n; i += kLanes)
       for (int j = 0; j < kLanes; ++j) {
         const A av = load(sa[i + j]), bv = load(sb[i + j]);
-        accumulate<S>(av, bv, mv, l0[j], l1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
         if constexpr (W) so[i + j] = store<T>(pv * bv);
       }
     for (int j = 0; i < n; ++i, ++j) {
       const A av = load(sa[i]), bv = load(sb[i]);
-      accumulate<S>(av, bv, mv, l0[j], l1[j]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
       if constexpr (W) so[i] = store<T>(pv * bv);
     }
     if constexpr (W)

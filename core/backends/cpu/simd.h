@@ -71,6 +71,20 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
   }
 }
 
+// One element's sums, the scalar form of every sweep's (simd_kernels.cpp: accumulate_vec): with
+// Moments (a - m, (a - m)^2), else (b, b*(a - m)).
+template <bool Moments, class A>
+inline void accumulate(A a, A b, A m, A& s0, A& s1) {
+  const A d = a - m;
+  if constexpr (Moments) {
+    s0 += d;
+    s1 += d * d;
+  } else {
+    s0 += b;
+    s1 += b * d;
+  }
+}
+
 // Rows layout: n_groups rows of L lanes, `stride` elements apart (L for consecutive rows; a
 // channel block's rows are C*inner apart); acc0/acc1/m/p are [L]. With tile > 0, rows wider than
 // the register rows are walked in tiles of at most `tile` rows, a channel block at a time;

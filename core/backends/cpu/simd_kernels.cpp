@@ -44,14 +44,7 @@ HWY_INLINE void RowTail(const T* pa, const T* pb, T* out, std::int64_t from, std
                         const float* m, const float* p, float* acc0, float* acc1) {
   for (std::int64_t j = from; j < L; ++j) {
     const float av = load(pa[j]), bv = load(pb[j]);
-    const float dv = av - m[j];
-    if constexpr (Moments) {
-      acc0[j] += dv;
-      acc1[j] += dv * dv;
-    } else {
-      acc0[j] += bv;
-      acc1[j] += bv * dv;
-    }
+    accumulate<Moments>(av, bv, m[j], acc0[j], acc1[j]);
     if (out) out[j] = store<T>(p[j] * bv);
   }
 }
@@ -485,15 +478,8 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
     for (; i + kL <= n; i += kL)
       for (std::int64_t v = 0; v < nv; ++v) {
         prefetch_ahead(a + i + v * N, b + i + v * N);
-        const VF av = load_vec(d, a + i + v * N), bv = load_vec(d, b + i + v * N);
-        const VF dv = hn::Sub(av, mv);
-        if constexpr (Moments) {
-          s0[v] = hn::Add(s0[v], dv);
-          s1[v] = hn::Add(s1[v], hn::Mul(dv, dv));
-        } else {
-          s0[v] = hn::Add(s0[v], bv);
-          s1[v] = hn::Add(s1[v], hn::Mul(bv, dv));
-        }
+        const VF bv = load_vec(d, b + i + v * N);
+        accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
         if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
       }
     for (std::int64_t v = 0; v < nv; ++v) {
@@ -503,14 +489,7 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   }
   for (std::int64_t j = 0; i < n; ++i, ++j) {
     const float av = load(a[i]), bv = load(b[i]);
-    const float dv = av - m;
-    if constexpr (Moments) {
-      l0[j] += dv;
-      l1[j] += dv * dv;
-    } else {
-      l0[j] += bv;
-      l1[j] += bv * dv;
-    }
+    accumulate<Moments>(av, bv, m, l0[j], l1[j]);
     if (out) out[i] = store<T>(p * bv);
   }
 }
