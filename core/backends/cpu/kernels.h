@@ -361,11 +361,20 @@ bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
   return nan == 0;
 }
 
-template <bool N, class T>
-void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
-                  T* __restrict out, std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f,
-                  T* __restrict tmp, bool prefetch) {
+// simd.h's affine in the form `normalize` names.
+template <class A>
+inline A affine_as(bool normalize, A a, A b, A p, A q, A m, A r) {
+  return normalize ? simd::affine<true>(a, b, p, q, m, r) : simd::affine<false>(a, b, p, q, m, r);
+}
+
+// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
+// (planner.h: write_prefetch).
+template <class T>
+void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, T* __restrict tmp,
+                bool prefetch = true) {
   using A = Acc<T>;
+  const bool N = f.normalize;
   const std::int64_t C = g.channels, L = g.lanes();
   const A* __restrict p = f.p.data();
   const A* __restrict q = f.q.data();
@@ -402,7 +411,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
       const T* pb = b + base + k * L;
       T* po = dst + k * L;
       for (std::int64_t j = 0; j < L; ++j)
-        po[j] = store<T>(simd::affine<N>(load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
+        po[j] = store<T>(affine_as(N, load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
     }
     if (tmp) stream_copy(out + base, tmp, n_groups * L);
     row += n_groups * g.group;
@@ -410,26 +419,16 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
   for (; row < r1; ++row)
     for (std::int64_t c = 0; c < C; ++c) {
       const std::int64_t e = row * C + c;
-      out[e] = store<T>(simd::affine<N>(load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
+      out[e] = store<T>(affine_as(N, load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
     }
 }
 
-// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
-// (planner.h: write_prefetch).
 template <class T>
-void rows_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t r0, std::int64_t r1,
-                const Affine<Acc<T>>& f, T* tmp, bool prefetch = true) {
-  if (f.normalize)
-    rows_write_t<true, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
-  else
-    rows_write_t<false, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
-}
-
-template <bool N, class T>
-void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
-                   T* __restrict out, std::int64_t m0, std::int64_t m1, std::int64_t c,
-                   const Affine<Acc<T>>& f, T* __restrict tmp) {
+void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                 std::int64_t m0, std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f,
+                 T* __restrict tmp) {
   using A = Acc<T>;
+  const bool N = f.normalize;
   const A p = f.p[c], q = f.q[c], m = f.m[c], r = f.r[c];
   const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
@@ -443,18 +442,9 @@ void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict
   for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
     T* so = tmp ? tmp : out + at;
     for (std::int64_t i = 0; i < n; ++i)
-      so[i] = store<T>(simd::affine<N>(load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
+      so[i] = store<T>(affine_as(N, load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
     if (tmp) stream_copy(out + at, tmp, n);
   });
-}
-
-template <class T>
-void plane_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t m0,
-                 std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f, T* tmp) {
-  if (f.normalize)
-    plane_write_t<true, T>(g, a, b, out, m0, m1, c, f, tmp);
-  else
-    plane_write_t<false, T>(g, a, b, out, m0, m1, c, f, tmp);
 }
 
 // Per-channel totals of the two quantities a Sum names, in double.
