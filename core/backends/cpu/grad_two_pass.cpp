@@ -113,19 +113,17 @@ WritePieces write_pieces(const Geometry& g, int n) {
 }
 
 // Task t's chunks of the rows reduce pass, walked as the planner says (planner.h: RowsWalk).
-// With W, also out = p*b from the tiled scales pL, staged through kBlock elements when nt.
+// With W, also out = p*b from the tiled scales pL, through `staging` (kBlock elements) when nt.
 template <bool W, class T>
-void rows_reduce_task(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b, T* out,
+void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b, T* out,
                       const LineVector<Acc<T>>& mL, const LineVector<Acc<T>>& pL, ItemQueue& queue,
-                      int t, const RowsWalk& walk, Partials<Acc<T>>& parts) {
+                      int t, const RowsWalk& walk, T* staging, Partials<Acc<T>>& parts) {
   using A = Acc<T>;
   LaneArrays<A> lanes(g.lanes(), W ? 4 : 3);
   A* acc0 = lanes[0];
   A* acc1 = lanes[1];
   const A* m_t = lanes.copy(2, mL);
   const A* p_t = W ? lanes.copy(3, pL) : nullptr;
-  std::vector<T> tmp(W && ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-  T* staging = W && ex.nt ? tmp.data() : nullptr;
   for (std::int64_t k; (k = queue.next(t)) >= 0;) {
     A* p0 = parts.s0 + k * g.channels;
     A* p1 = parts.s1 + k * g.channels;
@@ -159,11 +157,11 @@ Totals reduce_sweep(const Exec& ex, const Geometry& g, Sum kind, const T* a, con
   const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), W);
   ItemQueue queue(items, n);
   ex.pool->run(n, [&](int t) {
+    std::vector<T> tmp(W && ex.nt ? static_cast<std::size_t>(kBlock) : 0);
+    T* staging = W && ex.nt ? tmp.data() : nullptr;
     if (g.rows()) {
-      rows_reduce_task<W, T>(ex, g, kind, a, b, out, mL, pL, queue, t, walk, parts);
+      rows_reduce_task<W, T>(g, kind, a, b, out, mL, pL, queue, t, walk, staging, parts);
     } else {
-      std::vector<T> tmp(W && ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-      T* staging = W && ex.nt ? tmp.data() : nullptr;
       for (std::int64_t item; (item = queue.next(t)) >= 0;) {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
         A& p0 = parts.s0[k * g.channels + c];

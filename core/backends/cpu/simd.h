@@ -15,14 +15,10 @@ namespace bnscope::cpu::simd {
 
 enum class Elem { F32, F16, BF16 };
 
+// The element types the vector sweeps take (double runs the scalar loops of kernels.h).
 template <class T>
-constexpr bool kVector = false;
-template <>
-inline constexpr bool kVector<float> = true;
-template <>
-inline constexpr bool kVector<f16> = true;
-template <>
-inline constexpr bool kVector<bf16> = true;
+constexpr bool kVector =
+    std::is_same_v<T, float> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 
 template <class T>
 constexpr Elem elem_of() {

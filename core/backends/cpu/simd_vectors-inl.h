@@ -265,7 +265,7 @@ HWY_INLINE void store_split(VF lo, VF hi, bf16* p, bool nt) {
 }
 #endif
 
-// Whether the bfloat16 pair loops take their inputs in split order (load_split): AVX2.
+// Whether the bfloat16 reduce sweeps take their inputs in split order (load_split): AVX2.
 template <class T>
 constexpr bool kSplit = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
 
@@ -376,7 +376,7 @@ constexpr std::int64_t vectors_per_line() {
 }
 
 // Per-thread room for n floats of lane operands in split order (the reordered centres of the
-// reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
+// reduce sweeps), filled afresh by each call that takes it.
 HWY_INLINE float* split_scratch(std::int64_t n) {
   thread_local LineVector<float> buf;
   if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
