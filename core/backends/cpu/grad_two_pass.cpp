@@ -84,8 +84,7 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
 
 // Thread t's rows of the write pass over rows, of n threads: an equal share of the whole
 // accumulator groups (so shares start where chunks may, rows of a group aligned alike), the
-// rows after the last group to the last thread. No sums, so no chunk need stay whole: threads
-// sharing 49 chunks had one more chunk than the other.
+// rows after the last group to the last thread. No sums, so no chunk need stay whole.
 Span write_share(const Geometry& g, int n, int t) {
   if (!g.rows()) return {0, 0};
   const Span groups = split_range(g.m / g.group, n, t);
@@ -212,9 +211,8 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
   // Same items as the reduce pass, last first: what it read last is still in this core's
-  // caches. Over rows, in five busy runs on the Zen 5, walking first to last ran some layers
-  // 0.92-0.98x and others 1.02-1.07x the time, and the two tie in quiet minutes: no rule from the
-  // host's sizes separates them, and only last first rereads a single call's end from the caches.
+  // caches. Over rows no rule from the host's sizes tells which walk is faster, and only last
+  // first rereads a single call's end from the caches (docs/measurements/cpu-kernel-notes.md).
   WritePieces pieces = g.rows() ? write_pieces(g, n) : WritePieces();
   ItemQueue queue = g.rows() ? ItemQueue(pieces.spans, true) : ItemQueue(items, n, true);
   const std::vector<Span> piece_rows = std::move(pieces.rows);

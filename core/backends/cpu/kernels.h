@@ -79,11 +79,9 @@ inline Geometry make_geometry(const ChannelView& v) {
   g.m = v.per_channel();
   if (g.rows() && g.channels > 0) {
     // Rows a whole number of 16 elements wide (a 64-byte line of f32, the widest x86 vector)
-    // leave no scalar tail on any target: C = 3 folds 16 rows into 48 lanes, C = 17 into 272,
-    // where ceil(16/C) rows left 2 of every 18 lanes (1 of 17) to scalar code (callgrind on
-    // AVX2: 5-5.6 instructions per element). Capped so the accumulators, centres and
-    // coefficients stay within 16 KiB of L1; fixed, not per host, since it sets the order of
-    // additions.
+    // leave no scalar tail on any target: C = 3 folds 16 rows into 48 lanes, C = 17 into 272.
+    // Capped so the accumulators, centres and coefficients stay within 16 KiB of L1; fixed, not
+    // per host, since it sets the order of additions.
     const std::int64_t aligned = 16 / std::gcd<std::int64_t>(g.channels, 16);
     g.group =
         g.channels * aligned <= kMaxRowLanes ? aligned : (kLanes + g.channels - 1) / g.channels;
@@ -162,13 +160,8 @@ LineVector<typename V::value_type> tile(const V& per_channel, const Geometry& g)
 // Lanes of a row of the rows write sweep: whole accumulator rows (lanes()), as many as make at
 // least 512 lanes of 16-bit data or 64 of float32. Each output element depends on its own inputs
 // and channel alone, so how many rows one vector loop walks changes no bit. Longer rows spread
-// the per-row work: instructions per element of the dx write on AVX2 (callgrind), C = 64 rows
-// of 64 lanes -> 512: bfloat16 3.24 -> 2.77, float16 2.88 -> 2.38, float32 2.27 -> 1.92;
-// C = 16 from 16 lanes: bfloat16 4.88 -> 2.77, float32 3.44 -> 2.27 (64 lanes). The 16-bit writes
-// are short of memory by their instructions on AVX2 and ran 0.64-0.71x the time at C = 16 (rows of
-// 64-512 lanes) and 0.94-1.0x at C = 64 (512); the float32 ones are not, and rows of 512 lanes
-// (four 2 KiB tables beside the streams in L1) ran 1.07x the time of rows of 64 at 32x112x112x64 in
-// alternating runs, 1.00-1.08x at C = 16: float32 stops at 64 lanes, where C = 64 has always been.
+// the per-row work, which bounds the 16-bit writes on AVX2; float32 is not bound by it and
+// stops at 64 lanes, as four tables of 512 lanes beside the streams in L1 ran slower.
 inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
   const std::int64_t L = g.lanes();
   const std::int64_t least = element_size <= 2 ? 512 : 64;
@@ -180,11 +173,9 @@ inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
 // further into a 4 KiB page than the last. Side by side at their natural sizes (C = 1024, 2048:
 // whole multiples of 4 KiB) every accumulator store shares its page offset with the next loads
 // of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
-// from the heap land at offsets that vary from process to process, so the same case ran 2-3x
-// slower in one program than in another on the AVX2 host. The buffer starts on a cache line
-// (line_vector.h; the heap promises 16 bytes): the sweeps store a vector of every accumulator row
-// per row, and on the Zen 4 a 64-byte store that straddles two lines ran the wide-row single sweep
-// up to 1.6x slower (docs/performance-zen4-avx512.md).
+// from the heap land at offsets that vary from process to process. The buffer starts on a cache
+// line (line_vector.h): the sweeps store a vector of every accumulator row per row, and a store
+// that straddles two lines is slow (docs/measurements/cpu-kernel-notes.md).
 template <class A>
 class LaneArrays {
  public:
@@ -257,8 +248,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     }
   }
   // The group's accumulator rows into the channels' sums, each channel's in row order, one row
-  // at a time: contiguous loops the compiler vectorizes. Channel by channel, down the rows, the
-  // loop stayed scalar: 5% of a 32x7x7x2048 channels-last training call, 49 chunks of 2048.
+  // at a time: contiguous loops the compiler vectorizes (channel by channel, it stayed scalar).
   A* __restrict s0 = part0;
   A* __restrict s1 = part1;
   std::copy(acc0, acc0 + C, s0);
@@ -347,8 +337,7 @@ struct Affine {
 // Whether the training-grad coefficients of channels [c0, c1) (per channel, not tiled) are all
 // free of NaN: then, the sums behind them being over all of those channels' x and dy, so are the
 // inputs (Affine::nan_free).
-// Unordered pairs ORed into an int without an early exit, so the loop vectorizes: element by
-// element with an exit it took 1.5 us of a 0.3 ms call of 2048 channels.
+// Unordered pairs ORed into an int without an early exit, so the loop vectorizes.
 template <class A>
 bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
   const A* __restrict p = f.p.data();
@@ -465,9 +454,7 @@ struct Partials {
   }
   // Every channel adds its chunks in chunk order, so the totals are those of one channel at a
   // time, but the loops run over independent channels side by side, in vectors (simd.h:
-  // add_widened_rows). One channel at a time it was one dependent chain of additions per channel
-  // over values C apart, on one thread after the pass: 0.5-0.6 ms of the 1.4 ms reduce pass of
-  // 32x7x7x2048 channels-last float16 training on the Zen 4 (2 threads).
+  // add_widened_rows), not one dependent chain of additions per channel over values C apart.
   Totals totals(const Geometry& g) const {
     Totals t = zero_totals(g);
     add_into(g, 0, g.channels, t);

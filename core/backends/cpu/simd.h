@@ -44,8 +44,7 @@ struct Sweep {
   // Affine grad loops: no input and no coefficient is NaN, so a NaN output can only be the
   // default NaN of an invalid operation (Inf - Inf, 0 * Inf), which is quiet with a zero low
   // half; rounding it as a number already gives convert.h's NaN pattern, so the 16-bit stores
-  // leave out their NaN test (11% of the bfloat16 write sweep on the Zen 1 EPYC). Set from
-  // Affine::nan_free (kernels.h).
+  // leave out their NaN test. Set from Affine::nan_free (kernels.h).
   bool nan_free = false;
 };
 

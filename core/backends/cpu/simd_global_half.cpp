@@ -38,7 +38,7 @@ void GlobalHalfRows(const HalfRows& h, std::int64_t c0, std::int64_t c1) {
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   // Locals: the sums' stores could alias h, whose fields would then be reloaded every vector.
   // The running sums in this thread's own memory: stored every row, they would share cache lines
-  // with the next thread's channels in h.db and h.s2 (2 threads ran 2-3x slower than one).
+  // with the next thread's channels in h.db and h.s2.
   const std::int64_t width = c1 - c0 + N;  // room for the last vector past c1
   LineVector<float> sums(static_cast<std::size_t>(2 * width));
   std::copy_n(h.db + c0, c1 - c0, sums.begin());
