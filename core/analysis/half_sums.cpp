@@ -10,7 +10,7 @@ namespace bnscope {
 
 namespace {
 
-// The backend that reproduces TensorFlow's half arithmetic for this op (global_grad_half.cpp).
+// The backend that reproduces TensorFlow's half arithmetic for this op (simd_global_half.cpp).
 constexpr const char* kHalfSumBackend = "cpu";
 
 bool fits_with_room(double v) {

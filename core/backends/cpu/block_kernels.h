@@ -102,7 +102,7 @@ void block_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
       const std::int64_t at = s.base + row * s.stride;
       for (std::int64_t j = 0; j < s.lanes; ++j) {
         const A av = load(a[at + j]), bv = load(b[at + j]);
-        accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mL[j], acc0[j], acc1[j]);
         if constexpr (W) out[at + j] = store<T>(pL[j] * bv);
       }
     }
@@ -127,10 +127,9 @@ void block_write(const Geometry& g, const T* __restrict a, const T* __restrict b
     for (std::int64_t row = 0; row < s.rows; ++row) {
       const std::int64_t at = s.base + row * s.stride;
       for (std::int64_t j = 0; j < s.lanes; ++j) {
-        const A av = load(a[at + j]);
-        out[at + j] = store<T>(
-            f.normalize ? simd::affine<true>(av, A(0), f.p[j], f.q[j], f.m[j], f.r[j])
-                        : simd::affine<false>(av, load(b[at + j]), f.p[j], f.q[j], f.m[j], f.r[j]));
+        const A bv = f.normalize ? A(0) : load(b[at + j]);
+        out[at + j] =
+            store<T>(affine_as(f.normalize, load(a[at + j]), bv, f.p[j], f.q[j], f.m[j], f.r[j]));
       }
     }
   }

@@ -7,15 +7,13 @@
 // as threads. The plane is reduced chunk by chunk exactly as reduce_pass does it, so the sums
 // (and dx) are bitwise identical to the two-pass structure and independent of the thread count.
 // "Fits" is measured against this host's caches (planner.h: planes_fit), so the choice
-// follows the machine: 4.4 MiB per core on the Zen 3 EPYC VM (512 KiB L2, 32 MiB L3 for 2
-// CPUs). The plane is re-read in N runs of H*W elements, which the hardware prefetchers follow
-// from the L3 as from memory; 112x112 float32 planes (3.2 MB) ran 0.65-0.9x the time of the two
-// sweeps there. Small planes (7x7: 196 bytes, 400 KB apart) are taken a channel block at a time
-// instead (block_kernels.h), so the unit a thread
-// reduces and rewrites is one long contiguous run per image rather than dozens of short ones.
-// Threads keep a static share of the planes (the pool still runs a share no worker has begun on
-// the caller): items handed out as in the other passes (tensor/parallel.h: ItemQueue) gained 2-4%
-// here beside a busy process and cost 5-7% in quiet minutes (32x512x28x28 bfloat16, Zen 5 VM).
+// follows the machine. The plane is re-read in N runs of H*W elements, which the hardware
+// prefetchers follow from the L3 as from memory. Small planes (7x7: 196 bytes, 400 KB apart)
+// are taken a channel block at a time instead (block_kernels.h), so the unit a thread reduces
+// and rewrites is one long contiguous run per image rather than dozens of short ones. Threads
+// keep a static share of the planes (the pool still runs a share no worker has begun on the
+// caller): items handed out as in the other passes (ItemQueue) cost more in quiet minutes than
+// they gained beside a busy process (docs/measurements/cpu-kernel-notes.md).
 
 #include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
@@ -43,8 +41,8 @@ Totals blocks_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
     f.m.assign(mean.begin(), mean.end());
-    // Tiles kept by the thread for every block it takes: made for each block, the allocation,
-    // zeroing and release of its four coefficient tiles took 4-9% of a 32x1024x14x14 call.
+    // Tiles kept by the thread for every block it takes, not allocated, zeroed and released per
+    // block.
     LineVector<A> mB;
     BlockCoefs<A> tiled;
     for (std::int64_t blk = span.begin; blk < span.end; ++blk) {

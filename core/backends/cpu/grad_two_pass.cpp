@@ -1,4 +1,5 @@
-// Pass structure: reduce, then write (two sweeps over x and dy, one over dx).
+// Pass structures: reduce, then write (two sweeps over x and dy, one over dx); and the single
+// sweep (single_pass: sums and dx in one loop).
 //
 // Training-mode grads outside the planes case (grad_planes.cpp): dx needs Σdy and Σdy·(x-μ) of
 // the whole channel, so pass 1 reads x and dy into per-chunk partials (threads start on
@@ -32,31 +33,36 @@ void by_sum(Sum kind, F&& f) {
 }
 
 // Blocks layout: (block, chunk) items, block-major, so a thread re-tiles its coefficients only
-// when it reaches the next block.
-template <class T>
-void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
-                   const std::vector<Acc<T>>& center, Partials<Acc<T>>& parts) {
+// when it reaches the next block. With W, also out = p*b (the single sweep, scale [C]).
+template <bool W, class T>
+void reduce_blocks(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b, T* out,
+                   const std::vector<Acc<T>>& center, const std::vector<Acc<T>>* scale,
+                   Partials<Acc<T>>& parts) {
   using A = Acc<T>;
   const std::int64_t items = g.block_count() * g.chunks;
   const int n = threads_for(ex, items);
   ItemQueue queue(items, n);
   ex.pool->run(n, [&](int t) {
     LaneArrays<A> acc(g.block_c * g.inner, 2);
-    LineVector<A> mB;
+    LineVector<A> mB, pB;
     A* acc0 = acc[0];
     A* acc1 = acc[1];
     std::int64_t tiled = -1;
     for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       const std::int64_t blk = item / g.chunks, k = item % g.chunks;
-      if (blk != tiled) tile_block(center, g, blk, mB);
-      tiled = blk;
+      if (blk != tiled) {
+        tile_block(center, g, blk, mB);
+        if constexpr (W) tile_block(*scale, g, blk, pB);
+        tiled = blk;
+      }
       A* p0 = parts.s0 + k * g.channels;
       A* p1 = parts.s1 + k * g.channels;
       by_sum(kind, [&](auto S) {
-        block_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, blk, k, mB.data(), nullptr,
-                                                   false, acc0, acc1, p0, p1);
+        block_reduce<decltype(S)::value, W, T>(g, a, b, out, blk, k, mB.data(), pB.data(),
+                                               W && ex.nt, acc0, acc1, p0, p1);
       });
     }
+    if constexpr (W) stream_fence();
   });
 }
 
@@ -78,8 +84,7 @@ void write_blocks(const Exec& ex, const Geometry& g, const T* a, const T* b, T* 
 
 // Thread t's rows of the write pass over rows, of n threads: an equal share of the whole
 // accumulator groups (so shares start where chunks may, rows of a group aligned alike), the
-// rows after the last group to the last thread. No sums, so no chunk need stay whole: threads
-// sharing 49 chunks had one more chunk than the other.
+// rows after the last group to the last thread. No sums, so no chunk need stay whole.
 Span write_share(const Geometry& g, int n, int t) {
   if (!g.rows()) return {0, 0};
   const Span groups = split_range(g.m / g.group, n, t);
@@ -107,25 +112,70 @@ WritePieces write_pieces(const Geometry& g, int n) {
 }
 
 // Task t's chunks of the rows reduce pass, walked as the planner says (planner.h: RowsWalk).
-template <class T>
-void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b,
-                      const LineVector<Acc<T>>& mL, ItemQueue& queue, int t, const RowsWalk& walk,
-                      Partials<Acc<T>>& parts) {
+// With W, also out = p*b from the tiled scales pL, through `staging` (kBlock elements) when nt.
+template <bool W, class T>
+void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b, T* out,
+                      const LineVector<Acc<T>>& mL, const LineVector<Acc<T>>& pL, ItemQueue& queue,
+                      int t, const RowsWalk& walk, T* staging, Partials<Acc<T>>& parts) {
   using A = Acc<T>;
-  LaneArrays<A> lanes(g.lanes(), 3);
+  LaneArrays<A> lanes(g.lanes(), W ? 4 : 3);
   A* acc0 = lanes[0];
   A* acc1 = lanes[1];
   const A* m_t = lanes.copy(2, mL);
+  const A* p_t = W ? lanes.copy(3, pL) : nullptr;
   for (std::int64_t k; (k = queue.next(t)) >= 0;) {
     A* p0 = parts.s0 + k * g.channels;
     A* p1 = parts.s1 + k * g.channels;
     const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
     by_sum(kind, [&](auto S) {
-      rows_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, m_t, nullptr, acc0, acc1,
-                                                nullptr, p0, p1, walk.tile, walk.pairs,
-                                                walk.prefetch);
+      rows_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, m_t, p_t, acc0, acc1, staging, p0,
+                                            p1, walk.tile, walk.pairs, walk.prefetch);
     });
   }
+}
+
+// The reduce pass and, with W, the single sweep (sums and out = scale*b in one loop: freeze-mode
+// fused grads and BatchNormWithGlobalNormalizationGrad, whose dx needs no reduction; 3 tensor
+// passes, dx non-temporal when large). Same chunks and partials either way, so the sums do not
+// depend on the thread count or on which of the two ran.
+template <bool W, class T>
+Totals reduce_sweep(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b, T* out,
+                    const std::vector<Acc<T>>& center, const std::vector<Acc<T>>* scale) {
+  using A = Acc<T>;
+  Partials<A> parts(g, *ex.scratch);
+  if (g.blocks()) {
+    reduce_blocks<W, T>(ex, g, kind, a, b, out, center, scale, parts);
+    return combine(ex, g, parts);
+  }
+  const LineVector<A> mL = tile(center, g);
+  const LineVector<A> pL = W ? tile(*scale, g) : LineVector<A>();
+  // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
+  // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
+  const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
+  const int n = threads_for(ex, items);
+  const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), W);
+  ItemQueue queue(items, n);
+  ex.pool->run(n, [&](int t) {
+    std::vector<T> tmp(W && ex.nt ? static_cast<std::size_t>(kBlock) : 0);
+    T* staging = W && ex.nt ? tmp.data() : nullptr;
+    if (g.rows()) {
+      rows_reduce_task<W, T>(g, kind, a, b, out, mL, pL, queue, t, walk, staging, parts);
+    } else {
+      for (std::int64_t item; (item = queue.next(t)) >= 0;) {
+        const std::int64_t c = item / g.chunks, k = item % g.chunks;
+        A& p0 = parts.s0[k * g.channels + c];
+        A& p1 = parts.s1[k * g.channels + c];
+        const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
+        const A pc = W ? (*scale)[c] : A(0);
+        by_sum(kind, [&](auto S) {
+          plane_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, c, center[c], pc, staging,
+                                                 p0, p1);
+        });
+      }
+    }
+    if constexpr (W) stream_fence();
+  });
+  return combine(ex, g, parts);
 }
 
 }  // namespace
@@ -133,33 +183,13 @@ void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b,
 template <class T>
 Totals reduce_pass(const Exec& ex, const Geometry& g, Sum kind, const T* a, const T* b,
                    const std::vector<Acc<T>>& center) {
-  using A = Acc<T>;
-  Partials<A> parts(g, *ex.scratch);
-  if (g.blocks()) {
-    reduce_blocks<T>(ex, g, kind, a, b, center, parts);
-    return combine(ex, g, parts);
-  }
-  const LineVector<A> mL = tile(center, g);
-  // Rows: threads take chunk ranges. Planes: (channel, chunk) items, channel-major, so each
-  // thread streams contiguous runs. Every partial is computed alone: no order changes a bit.
-  const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
-  const int n = threads_for(ex, items);
-  const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), false);
-  ItemQueue queue(items, n);
-  ex.pool->run(n, [&](int t) {
-    if (g.rows()) return rows_reduce_task<T>(g, kind, a, b, mL, queue, t, walk, parts);
-    for (std::int64_t item; (item = queue.next(t)) >= 0;) {
-      const std::int64_t c = item / g.chunks, k = item % g.chunks;
-      A& p0 = parts.s0[k * g.channels + c];
-      A& p1 = parts.s1[k * g.channels + c];
-      const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
-      by_sum(kind, [&](auto S) {
-        plane_reduce<decltype(S)::value, false, T>(g, a, b, nullptr, m0, m1, c, center[c], A(0),
-                                                   nullptr, p0, p1);
-      });
-    }
-  });
-  return combine(ex, g, parts);
+  return reduce_sweep<false, T>(ex, g, kind, a, b, nullptr, center, nullptr);
+}
+
+template <class T>
+Totals single_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T* dx,
+                   const std::vector<Acc<T>>& mean, const std::vector<Acc<T>>& p) {
+  return reduce_sweep<true, T>(ex, g, Sum::Grad, x, dy, dx, mean, &p);
 }
 
 template <class T>
@@ -181,9 +211,8 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   const std::int64_t items = g.rows() ? g.chunks : g.chunks * g.channels;
   const int n = threads_for(ex, items);
   // Same items as the reduce pass, last first: what it read last is still in this core's
-  // caches. Over rows, in five busy runs on the Zen 5, walking first to last ran some layers
-  // 0.92-0.98x and others 1.02-1.07x the time, and the two tie in quiet minutes: no rule from the
-  // host's sizes separates them, and only last first rereads a single call's end from the caches.
+  // caches. Over rows no rule from the host's sizes tells which walk is faster, and only last
+  // first rereads a single call's end from the caches (docs/measurements/cpu-kernel-notes.md).
   WritePieces pieces = g.rows() ? write_pieces(g, n) : WritePieces();
   ItemQueue queue = g.rows() ? ItemQueue(pieces.spans, true) : ItemQueue(items, n, true);
   const std::vector<Span> piece_rows = std::move(pieces.rows);
@@ -204,10 +233,12 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   });
 }
 
-#define BNSCOPE_INSTANTIATE(T)                                                          \
-  template Totals reduce_pass<T>(const Exec&, const Geometry&, Sum, const T*, const T*, \
-                                 const std::vector<Acc<T>>&);                           \
-  template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,     \
+#define BNSCOPE_INSTANTIATE(T)                                                            \
+  template Totals reduce_pass<T>(const Exec&, const Geometry&, Sum, const T*, const T*,   \
+                                 const std::vector<Acc<T>>&);                             \
+  template Totals single_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,    \
+                                 const std::vector<Acc<T>>&, const std::vector<Acc<T>>&); \
+  template void write_pass<T>(const Exec&, const Geometry&, const T*, const T*, T*,       \
                               const Affine<Acc<T>>&);
 BNSCOPE_CPU_ELEMENT_TYPES(BNSCOPE_INSTANTIATE)
 #undef BNSCOPE_INSTANTIATE

@@ -84,26 +84,12 @@ std::size_t HostCaches::llc_share_bytes(int threads) const {
 
 std::optional<std::size_t> parse_cache_size(std::string_view text) {
   text = trim(text);
-  std::size_t scale = 1;
-  if (!text.empty()) {
-    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-      case 'K':
-        scale = std::size_t{1} << 10;
-        break;
-      case 'M':
-        scale = std::size_t{1} << 20;
-        break;
-      case 'G':
-        scale = std::size_t{1} << 30;
-        break;
-      default:
-        break;
-    }
-    if (scale != 1) text.remove_suffix(1);
-  }
+  const int unit = text.empty() ? 0 : std::toupper(static_cast<unsigned char>(text.back()));
+  const int shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+  if (shift > 0) text.remove_suffix(1);
   const auto v = parse_uint(text);
   if (!v) return std::nullopt;
-  return static_cast<std::size_t>(*v) * scale;
+  return static_cast<std::size_t>(*v) << shift;
 }
 
 int count_cpu_list(std::string_view text) {

@@ -21,18 +21,14 @@ struct HostCaches {
   std::string source;                   // "sysfs", "cpuid" or "default"
 
   // Bytes a core can keep resident between two sweeps over the same data: its share of the L2
-  // less an eighth for the lines in flight (streamed output, prefetches, the lane arrays). On
-  // the Zen 3 EPYC a 401 KB channel block reduced and rewritten from its 512 KiB L2 (with the L3
-  // catching what the L2 drops) beat the two-pass structure by 7-25% (1024x14x14 NCHW float32,
-  // interleaved runs); half the L2 would have sent it to two passes.
+  // less an eighth for the lines in flight (streamed output, prefetches, the lane arrays): half
+  // the L2 sent blocks that ran faster in one sweep to two (docs/measurements/cpu-kernel-notes.md).
   std::size_t reuse_bytes() const;
   // Bytes a core can keep between a reduction and a rewrite of the same data right after it,
   // read back in long runs: reuse_bytes() plus a quarter of its share of the L3, which catches
   // what the L2 drops (a victim cache on AMD; non-inclusive on current Xeons). A quarter, not
   // all of it: the L3 also holds the other cores' working sets and, in a VM, those of other
-  // guests that sysfs does not count among its sharers. On the Zen 3 VM channel planes of up to
-  // 3.2 MB (channels-first float32 training at 112x112) ran 0.65-0.9x the time of two sweeps
-  // (docs/performance-zen3-avx2.md); 4.4 MiB there.
+  // guests that sysfs does not count among its sharers.
   std::size_t resident_bytes() const;
   // Bytes of the last-level cache (L3, else L2): a run's threads share it.
   std::size_t llc_bytes() const;

@@ -1,6 +1,6 @@
 #pragma once
 // Building blocks shared by the cpu backend's pass structures (grad_two_pass.cpp,
-// grad_planes.cpp, single_pass.cpp, forward.cpp).
+// grad_planes.cpp, forward_ops.cpp).
 //
 // Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). The M positions of a
 // channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never
@@ -79,11 +79,9 @@ inline Geometry make_geometry(const ChannelView& v) {
   g.m = v.per_channel();
   if (g.rows() && g.channels > 0) {
     // Rows a whole number of 16 elements wide (a 64-byte line of f32, the widest x86 vector)
-    // leave no scalar tail on any target: C = 3 folds 16 rows into 48 lanes, C = 17 into 272,
-    // where ceil(16/C) rows left 2 of every 18 lanes (1 of 17) to scalar code (callgrind on
-    // AVX2: 5-5.6 instructions per element). Capped so the accumulators, centres and
-    // coefficients stay within 16 KiB of L1; fixed, not per host, since it sets the order of
-    // additions.
+    // leave no scalar tail on any target: C = 3 folds 16 rows into 48 lanes, C = 17 into 272.
+    // Capped so the accumulators, centres and coefficients stay within 16 KiB of L1; fixed, not
+    // per host, since it sets the order of additions.
     const std::int64_t aligned = 16 / std::gcd<std::int64_t>(g.channels, 16);
     g.group =
         g.channels * aligned <= kMaxRowLanes ? aligned : (kLanes + g.channels - 1) / g.channels;
@@ -144,18 +142,6 @@ enum class Sum {
   Moments,  // q0 = a - m, q1 = (a - m)^2   (m: a shift close to the mean)
 };
 
-template <Sum S, class A>
-inline void accumulate(A av, A bv, A mv, A& s0, A& s1) {
-  const A d = av - mv;
-  if constexpr (S == Sum::Grad) {
-    s0 += bv;
-    s1 += bv * d;
-  } else {
-    s0 += d;
-    s1 += d * d;
-  }
-}
-
 // Per-channel values repeated to `width` lanes.
 template <class V>
 LineVector<typename V::value_type> tile(const V& per_channel, std::int64_t width) {
@@ -174,13 +160,8 @@ LineVector<typename V::value_type> tile(const V& per_channel, const Geometry& g)
 // Lanes of a row of the rows write sweep: whole accumulator rows (lanes()), as many as make at
 // least 512 lanes of 16-bit data or 64 of float32. Each output element depends on its own inputs
 // and channel alone, so how many rows one vector loop walks changes no bit. Longer rows spread
-// the per-row work: instructions per element of the dx write on AVX2 (callgrind), C = 64 rows
-// of 64 lanes -> 512: bfloat16 3.24 -> 2.77, float16 2.88 -> 2.38, float32 2.27 -> 1.92;
-// C = 16 from 16 lanes: bfloat16 4.88 -> 2.77, float32 3.44 -> 2.27 (64 lanes). The 16-bit writes
-// are short of memory by their instructions on AVX2 and ran 0.64-0.71x the time at C = 16 (rows of
-// 64-512 lanes) and 0.94-1.0x at C = 64 (512); the float32 ones are not, and rows of 512 lanes
-// (four 2 KiB tables beside the streams in L1) ran 1.07x the time of rows of 64 at 32x112x112x64 in
-// alternating runs, 1.00-1.08x at C = 16: float32 stops at 64 lanes, where C = 64 has always been.
+// the per-row work, which bounds the 16-bit writes on AVX2; float32 is not bound by it and
+// stops at 64 lanes, as four tables of 512 lanes beside the streams in L1 ran slower.
 inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
   const std::int64_t L = g.lanes();
   const std::int64_t least = element_size <= 2 ? 512 : 64;
@@ -192,11 +173,9 @@ inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
 // further into a 4 KiB page than the last. Side by side at their natural sizes (C = 1024, 2048:
 // whole multiples of 4 KiB) every accumulator store shares its page offset with the next loads
 // of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
-// from the heap land at offsets that vary from process to process, so the same case ran 2-3x
-// slower in one program than in another on the AVX2 host. The buffer starts on a cache line
-// (line_vector.h; the heap promises 16 bytes): the sweeps store a vector of every accumulator row
-// per row, and on the Zen 4 a 64-byte store that straddles two lines ran the wide-row single sweep
-// up to 1.6x slower (docs/performance-zen4-avx512.md).
+// from the heap land at offsets that vary from process to process. The buffer starts on a cache
+// line (line_vector.h): the sweeps store a vector of every accumulator row per row, and a store
+// that straddles two lines is slow (docs/measurements/cpu-kernel-notes.md).
 template <class A>
 class LaneArrays {
  public:
@@ -251,7 +230,7 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
       T* po = W ? dst + k * L : nullptr;
       for (std::int64_t j = 0; j < L; ++j) {
         const A av = load(pa[j]), bv = load(pb[j]);
-        accumulate<S>(av, bv, mL[j], acc0[j], acc1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mL[j], acc0[j], acc1[j]);
         if constexpr (W) po[j] = store<T>(pL[j] * bv);
       }
     }
@@ -264,13 +243,12 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     const T* pb = b + r * C;
     for (std::int64_t c = 0; c < C; ++c) {
       const A av = load(pa[c]), bv = load(pb[c]);
-      accumulate<S>(av, bv, mL[c], acc0[c], acc1[c]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mL[c], acc0[c], acc1[c]);
       if constexpr (W) out[r * C + c] = store<T>(pL[c] * bv);
     }
   }
   // The group's accumulator rows into the channels' sums, each channel's in row order, one row
-  // at a time: contiguous loops the compiler vectorizes. Channel by channel, down the rows, the
-  // loop stayed scalar: 5% of a 32x7x7x2048 channels-last training call, 49 chunks of 2048.
+  // at a time: contiguous loops the compiler vectorizes (channel by channel, it stayed scalar).
   A* __restrict s0 = part0;
   A* __restrict s1 = part1;
   std::copy(acc0, acc0 + C, s0);
@@ -328,12 +306,12 @@ void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict 
     for (; i + kLanes <= n; i += kLanes)
       for (int j = 0; j < kLanes; ++j) {
         const A av = load(sa[i + j]), bv = load(sb[i + j]);
-        accumulate<S>(av, bv, mv, l0[j], l1[j]);
+        simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
         if constexpr (W) so[i + j] = store<T>(pv * bv);
       }
     for (int j = 0; i < n; ++i, ++j) {
       const A av = load(sa[i]), bv = load(sb[i]);
-      accumulate<S>(av, bv, mv, l0[j], l1[j]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
       if constexpr (W) so[i] = store<T>(pv * bv);
     }
     if constexpr (W)
@@ -359,8 +337,7 @@ struct Affine {
 // Whether the training-grad coefficients of channels [c0, c1) (per channel, not tiled) are all
 // free of NaN: then, the sums behind them being over all of those channels' x and dy, so are the
 // inputs (Affine::nan_free).
-// Unordered pairs ORed into an int without an early exit, so the loop vectorizes: element by
-// element with an exit it took 1.5 us of a 0.3 ms call of 2048 channels.
+// Unordered pairs ORed into an int without an early exit, so the loop vectorizes.
 template <class A>
 bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
   const A* __restrict p = f.p.data();
@@ -373,11 +350,20 @@ bool grad_coefs_nan_free(const Affine<A>& f, std::int64_t c0, std::int64_t c1) {
   return nan == 0;
 }
 
-template <bool N, class T>
-void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
-                  T* __restrict out, std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f,
-                  T* __restrict tmp, bool prefetch) {
+// simd.h's affine in the form `normalize` names.
+template <class A>
+inline A affine_as(bool normalize, A a, A b, A p, A q, A m, A r) {
+  return normalize ? simd::affine<true>(a, b, p, q, m, r) : simd::affine<false>(a, b, p, q, m, r);
+}
+
+// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
+// (planner.h: write_prefetch).
+template <class T>
+void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, T* __restrict tmp,
+                bool prefetch = true) {
   using A = Acc<T>;
+  const bool N = f.normalize;
   const std::int64_t C = g.channels, L = g.lanes();
   const A* __restrict p = f.p.data();
   const A* __restrict q = f.q.data();
@@ -414,7 +400,7 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
       const T* pb = b + base + k * L;
       T* po = dst + k * L;
       for (std::int64_t j = 0; j < L; ++j)
-        po[j] = store<T>(simd::affine<N>(load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
+        po[j] = store<T>(affine_as(N, load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
     }
     if (tmp) stream_copy(out + base, tmp, n_groups * L);
     row += n_groups * g.group;
@@ -422,26 +408,16 @@ void rows_write_t(const Geometry& g, const T* __restrict a, const T* __restrict 
   for (; row < r1; ++row)
     for (std::int64_t c = 0; c < C; ++c) {
       const std::int64_t e = row * C + c;
-      out[e] = store<T>(simd::affine<N>(load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
+      out[e] = store<T>(affine_as(N, load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
     }
 }
 
-// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
-// (planner.h: write_prefetch).
 template <class T>
-void rows_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t r0, std::int64_t r1,
-                const Affine<Acc<T>>& f, T* tmp, bool prefetch = true) {
-  if (f.normalize)
-    rows_write_t<true, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
-  else
-    rows_write_t<false, T>(g, a, b, out, r0, r1, f, tmp, prefetch);
-}
-
-template <bool N, class T>
-void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict b,
-                   T* __restrict out, std::int64_t m0, std::int64_t m1, std::int64_t c,
-                   const Affine<Acc<T>>& f, T* __restrict tmp) {
+void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
+                 std::int64_t m0, std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f,
+                 T* __restrict tmp) {
   using A = Acc<T>;
+  const bool N = f.normalize;
   const A p = f.p[c], q = f.q[c], m = f.m[c], r = f.r[c];
   const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
@@ -455,18 +431,9 @@ void plane_write_t(const Geometry& g, const T* __restrict a, const T* __restrict
   for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
     T* so = tmp ? tmp : out + at;
     for (std::int64_t i = 0; i < n; ++i)
-      so[i] = store<T>(simd::affine<N>(load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
+      so[i] = store<T>(affine_as(N, load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
     if (tmp) stream_copy(out + at, tmp, n);
   });
-}
-
-template <class T>
-void plane_write(const Geometry& g, const T* a, const T* b, T* out, std::int64_t m0,
-                 std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f, T* tmp) {
-  if (f.normalize)
-    plane_write_t<true, T>(g, a, b, out, m0, m1, c, f, tmp);
-  else
-    plane_write_t<false, T>(g, a, b, out, m0, m1, c, f, tmp);
 }
 
 // Per-channel totals of the two quantities a Sum names, in double.
@@ -487,9 +454,7 @@ struct Partials {
   }
   // Every channel adds its chunks in chunk order, so the totals are those of one channel at a
   // time, but the loops run over independent channels side by side, in vectors (simd.h:
-  // add_widened_rows). One channel at a time it was one dependent chain of additions per channel
-  // over values C apart, on one thread after the pass: 0.5-0.6 ms of the 1.4 ms reduce pass of
-  // 32x7x7x2048 channels-last float16 training on the Zen 4 (2 threads).
+  // add_widened_rows), not one dependent chain of additions per channel over values C apart.
   Totals totals(const Geometry& g) const {
     Totals t = zero_totals(g);
     add_into(g, 0, g.channels, t);

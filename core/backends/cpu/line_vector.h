@@ -2,9 +2,7 @@
 // Vectors whose data starts on a cache line, for the per-lane tables the vector sweeps load beside
 // their streams (coefficients, centres, running sums). The heap promises 16 bytes, so a table in
 // a plain std::vector made most 64-byte loads of it straddle two lines, at offsets that changed
-// with the heap's state from run to run: the float32 dx write of 32x56x56x256 channels-last ran
-// at 30.6 GB/s with its four tables 16 bytes off a line against 47.6 GB/s with them on lines, one
-// thread on the Zen 5 (docs/performance-zen5-avx512.md).
+// with the heap's state from run to run (docs/measurements/cpu-kernel-notes.md).
 
 #include <cstddef>
 #include <new>

@@ -10,7 +10,7 @@ namespace bnscope::cpu {
 // result holds allocate_outputs()'s tensors; these fill them.
 void run_fused_grad(const Exec& ex, const Prepared& p, Result& result);
 void run_global_grad(const Exec& ex, const Prepared& p, Result& result);
-// T = half: TensorFlow's arithmetic, every step rounded to half (global_grad_half.cpp).
+// T = half: TensorFlow's arithmetic, every step rounded to half (simd_global_half.cpp).
 void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result);
 void run_fused_forward(const Exec& ex, const Prepared& p, Result& result);
 void run_global_forward(const Exec& ex, const Prepared& p, Result& result);

@@ -16,7 +16,7 @@ enum class PassStructure {
   Statistics,  // forward in training: mean pass, deviation pass, write pass
   TwoPass,     // training grads: reduce pass, then write pass (grad_two_pass.cpp)
   Planes,      // channels-first training grads, plane by plane while cache-hot (grad_planes.cpp)
-  Single,      // freeze-mode and global grads: sums and dx in one sweep (single_pass.cpp)
+  Single,      // freeze-mode and global grads: sums and dx in one sweep (passes.h: single_pass)
 };
 
 // Phase names, "pass:" so the profiler and the timeline tell them from device phases.

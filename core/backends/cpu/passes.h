@@ -9,8 +9,9 @@
 //                      planes of <= 512 elements) x+dy fits what a core keeps between two
 //                      sweeps (host_caches.h: resident_bytes): reduce, then write while
 //                      cache-hot; 3 passes.
-//   single_pass.cpp    freeze-mode fused grads and BatchNormWithGlobalNormalizationGrad: dx
-//                      needs no reduction, so sums and dx in one sweep, 3 passes.
+//   single_pass        (grad_two_pass.cpp) freeze-mode fused grads and
+//                      BatchNormWithGlobalNormalizationGrad: dx needs no reduction, so sums and
+//                      dx in one sweep, 3 passes.
 // pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
 // profile, two clock reads per pass (timed_pass below).
 // dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
@@ -108,9 +109,8 @@ inline int threads_for(const Exec& ex, std::int64_t items) {
 }
 
 // A pass's totals from its partials, the channels split among the threads in runs of 64 where
-// there are many partials (each channel still adds its chunks in chunk order: the same bits).
-// On the caller's thread alone, with the others waiting, the 49 chunks of 2048 channels of
-// 32x7x7x2048 channels-last took 1.6% of a training call's samples.
+// there are many partials (each channel still adds its chunks in chunk order: the same bits),
+// rather than on the caller's thread alone with the others waiting.
 template <class A>
 Totals combine(const Exec& ex, const Geometry& g, const Partials<A>& parts) {
   constexpr std::int64_t kRun = 64, kSerialPartials = std::int64_t{1} << 15;

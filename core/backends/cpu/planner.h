@@ -2,8 +2,8 @@
 // Every choice of the cpu backend that changes no bit, only the time, decided here from what the
 // host reports: its caches (host_caches.h: sysfs, else cpuid), the width of the vectors the
 // kernels dispatch to, and the run's thread count. Nothing is timed while the backend runs, so
-// one call on one host always takes the same walks and two profiles of it agree. Each rule
-// says what it was measured on (docs/performance-*.md); a host whose figures differ gets its
+// one call on one host always takes the same walks and two profiles of it agree. What each rule
+// was measured on: docs/measurements/cpu-kernel-notes.md; a host whose figures differ gets its
 // rule from those figures, never from a trial. Which chunks make a sum (kernels.h: Geometry) is
 // fixed by the shape alone and never decided here, so results are bitwise the same on any host.
 

@@ -1,9 +1,8 @@
 #pragma once
 // Memory the cpu backend keeps from one run to the next for its per-run work arrays (the chunk
 // partials of kernels.h: Partials), so a run does not map and fault in fresh pages for them.
-// Freshly allocated, the partials of 32x7x7x2048 channels-last (800 KB) were returned to the
-// system at every free and faulted in and zeroed again on the next run, on the calling thread
-// while the pool waited: 5-8% of that case's CPU time on the Zen 4 (perf). The buffer grows to
+// Freshly allocated, large partials were returned to the system at every free and faulted in
+// and zeroed again on the next run, while the pool waited. The buffer grows to
 // the largest run's need (memory that run allocated before as well) and is held until the
 // backend goes.
 

@@ -15,14 +15,10 @@ namespace bnscope::cpu::simd {
 
 enum class Elem { F32, F16, BF16 };
 
+// The element types the vector sweeps take (double runs the scalar loops of kernels.h).
 template <class T>
-constexpr bool kVector = false;
-template <>
-inline constexpr bool kVector<float> = true;
-template <>
-inline constexpr bool kVector<f16> = true;
-template <>
-inline constexpr bool kVector<bf16> = true;
+constexpr bool kVector =
+    std::is_same_v<T, float> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 
 template <class T>
 constexpr Elem elem_of() {
@@ -48,8 +44,7 @@ struct Sweep {
   // Affine grad loops: no input and no coefficient is NaN, so a NaN output can only be the
   // default NaN of an invalid operation (Inf - Inf, 0 * Inf), which is quiet with a zero low
   // half; rounding it as a number already gives convert.h's NaN pattern, so the 16-bit stores
-  // leave out their NaN test (11% of the bfloat16 write sweep on the Zen 1 EPYC). Set from
-  // Affine::nan_free (kernels.h).
+  // leave out their NaN test. Set from Affine::nan_free (kernels.h).
   bool nan_free = false;
 };
 
@@ -68,6 +63,20 @@ inline A affine(A a, A b, A p, A q, A m, A r) {
     return (a - m) * q + r;
   } else {
     return p * ((b - r) + (a - m) * q);
+  }
+}
+
+// One element's sums, the scalar form of every sweep's (simd_kernels.cpp: accumulate_vec): with
+// Moments (a - m, (a - m)^2), else (b, b*(a - m)).
+template <bool Moments, class A>
+inline void accumulate(A a, A b, A m, A& s0, A& s1) {
+  const A d = a - m;
+  if constexpr (Moments) {
+    s0 += d;
+    s1 += d * d;
+  } else {
+    s0 += b;
+    s1 += b * d;
   }
 }
 
@@ -111,7 +120,7 @@ void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n);
 void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,
                       std::int64_t n);
 
-// BatchNormWithGlobalNormalizationGrad in half (global_grad_half.cpp): `rows` rows of
+// BatchNormWithGlobalNormalizationGrad in half (simd_global_half.cpp): `rows` rows of
 // `channels` halves; for channels [c0, c1) of every row, in row order,
 //   db += dy, s2 += dy*(x - mean), each operation rounded to half as TensorFlow's Eigen half
 //   arithmetic rounds it, and dx = dy*gk rounded once to half.

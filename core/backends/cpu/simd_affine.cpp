@@ -34,21 +34,6 @@ HWY_INLINE VF affine_vec(VF a, VF b, VF p, VF q, VF m, VF r) {
   }
 }
 
-// The inputs of 16 lanes of an affine loop, prefetched ahead and loaded in split order
-// (load_split); in the forward form b is a.
-template <bool Normalize, class T>
-HWY_INLINE void affine_inputs_split(bool pf, const T* a, const T* b, VF& a0, VF& a1, VF& b0,
-                                    VF& b1) {
-  prefetch_if(pf, a, Normalize ? a : b);
-  load_split(a, a0, a1);
-  if (Normalize) {
-    b0 = a0;
-    b1 = a1;
-  } else {
-    load_split(b, b0, b1);
-  }
-}
-
 template <bool Normalize, bool CheckNaN, class T>
 void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* p, const float* q, const float* m, const float* r) {
@@ -60,16 +45,6 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const bool pf = s.prefetch;
   const std::int64_t Lv = L / N * N;
-  // bfloat16 on AVX2: the coefficients of each 16 lanes side by side (p, q, m, r), each in
-  // load_split's order, so a group's four operands lie in one 256-byte run.
-  float* coefs = nullptr;
-  if constexpr (kSplit<T>) {
-    const std::int64_t groups = L / 16;
-    coefs = split_scratch(64 * groups);
-    const float* src[4] = {p, q, m, r};
-    for (std::int64_t g = 0; g < groups; ++g)
-      for (int k = 0; k < 4; ++k) split_order(src[k] + 16 * g, coefs + 64 * g + 16 * k);
-  }
   for (std::int64_t k = 0; k < n_groups; ++k) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
@@ -81,18 +56,7 @@ void RowsAffineT(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                                    hn::LoadU(d, m + at), hn::LoadU(d, r + at));
     };
     std::int64_t j = 0;
-    if constexpr (kSplit<T>) {
-      for (; j + 16 <= L; j += 16) {
-        VF a0, a1, b0, b1;
-        affine_inputs_split<Normalize>(pf, pa + j, pb + j, a0, a1, b0, b1);
-        const float* c = coefs + 4 * j;  // p, q, m, r of these 16 lanes, each in split order
-        const auto half = [&](VF av, VF bv, std::int64_t h) {
-          return affine_vec<Normalize>(av, bv, hn::LoadU(d, c + h), hn::LoadU(d, c + 16 + h),
-                                       hn::LoadU(d, c + 32 + h), hn::LoadU(d, c + 48 + h));
-        };
-        store_split<CheckNaN>(half(a0, b0, 0), half(a1, b1, 8), po + j, nt);
-      }
-    } else if constexpr (kPairs<T>) {
+    if constexpr (kPairs<T>) {
       for (; j + 2 * N <= Lv; j += 2 * N) {
         prefetch_if(pf, pa + j, Normalize ? pa + j : pb + j);
         store_pair<CheckNaN>(vec(j), vec(j + N), po + j, nt);
@@ -130,14 +94,7 @@ void PlaneAffineRunT(const Sweep& s, std::int64_t n, float p, float q, float m, 
     const VF bv = Normalize ? av : load_vec(d, b + k);
     return affine_vec<Normalize>(av, bv, pv, qv, mv, rv);
   };
-  if constexpr (kSplit<T>) {
-    for (; i + 16 <= n; i += 16) {
-      VF a0, a1, b0, b1;
-      affine_inputs_split<Normalize>(true, a + i, b + i, a0, a1, b0, b1);
-      store_split<CheckNaN>(affine_vec<Normalize>(a0, b0, pv, qv, mv, rv),
-                            affine_vec<Normalize>(a1, b1, pv, qv, mv, rv), out + i, nt);
-    }
-  } else if constexpr (kPairs<T>) {
+  if constexpr (kPairs<T>) {
     for (; i + 2 * N <= n; i += 2 * N) {
       prefetch_ahead(a + i, Normalize ? a + i : b + i);
       store_pair<CheckNaN>(vec(i), vec(i + N), out + i, nt);

@@ -45,8 +45,7 @@ HWY_INLINE void Transpose8(const __m256 r[8], __m256 col[8]) {
 
 // The sums of K runs of eight channels' first `lanes` lanes (a multiple of 8, at least 8), one
 // vector each: each channel's lane additions in lane order, eight channels an addition. The K
-// runs are K independent chains of additions through the same lanes; taken one after the other,
-// the fold of 32-channel blocks of 49 lanes (32x2048x7x7) took 1.6x the samples.
+// runs are K independent chains of additions through the same lanes, not one after the other.
 template <int K>
 HWY_INLINE void FoldEights(const float* const (&acc)[K], std::int64_t inner, std::int64_t lanes,
                            float* const (&t)[K]) {
@@ -69,10 +68,9 @@ void FoldLanes(const float* HWY_RESTRICT acc0, const float* HWY_RESTRICT acc1,
                float* HWY_RESTRICT t1) {
   std::int64_t c = 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  // Eight channels at a time through 8x8 transposes, the lanes short of eight after them.
-  // Side by side alone, the compiler gathered four strided lanes per vector addition: 4-5% of a
-  // 32x1024x14x14 bfloat16 training call's samples (eight channels of 196 lanes a block), 2%
-  // now. Both arrays, and two groups where there are, go through the lanes together.
+  // Eight channels at a time through 8x8 transposes, the lanes short of eight after them: side
+  // by side alone, the compiler gathered four strided lanes per vector addition. Both arrays,
+  // and two groups where there are, go through the lanes together.
   const std::int64_t lanes = inner / 8 * 8;
   if (lanes > 0) {
     for (; c + 16 <= channels; c += 16) {
@@ -108,8 +106,7 @@ void TileLanes(const float* HWY_RESTRICT per_channel, std::int64_t channels, std
   }
 }
 
-// Per channel, after the reduce pass, on one thread while the others wait: scalar, the square
-// roots and divisions of 2048 channels took 5.8 us of a 0.3 ms call (32x7x7x2048).
+// Per channel, after the reduce pass, on one thread while the others wait: in vectors.
 void RsqrtPlus(const double* HWY_RESTRICT v, double eps, double* HWY_RESTRICT out, std::int64_t n) {
   std::int64_t i = 0;
 #if HWY_TARGET != HWY_SCALAR

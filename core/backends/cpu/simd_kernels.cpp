@@ -44,14 +44,7 @@ HWY_INLINE void RowTail(const T* pa, const T* pb, T* out, std::int64_t from, std
                         const float* m, const float* p, float* acc0, float* acc1) {
   for (std::int64_t j = from; j < L; ++j) {
     const float av = load(pa[j]), bv = load(pb[j]);
-    const float dv = av - m[j];
-    if constexpr (Moments) {
-      acc0[j] += dv;
-      acc1[j] += dv * dv;
-    } else {
-      acc0[j] += bv;
-      acc1[j] += bv * dv;
-    }
+    accumulate<Moments>(av, bv, m[j], acc0[j], acc1[j]);
     if (out) out[j] = store<T>(p[j] * bv);
   }
 }
@@ -210,19 +203,17 @@ struct TilePrefetch {
 
 // Rows whose lane arrays crowd L1 (planner.cpp: row_tile): row tiles of at most `max_tile` rows,
 // each walked one channel block at a time (BlockRows). Keeping the accumulator rows in L1 and
-// adding every row into them costs a load and a store of two accumulator vectors per input vector,
-// and those stores, not memory, bounded the wide-row single sweep on the Zen 4 (12-20 GB/s against
-// 42-46 GB/s without them, docs/performance-zen4-avx512.md); here they come once per tile. The
-// caller sizes the tile from the L2 (kernels.h) so that a tile and the next, prefetched while it is
-// walked, fit in it. The call's rows are cut into equal tiles, so the last tile of one chunk
-// prefetches the whole first tile of the next (a thread takes consecutive chunks). With an output
-// (out = p*b, the single sweep), the blocks only sum and the tile's out rows are written after
-// them, row by row, from b still in cache (TileOut). Written inside the blocks, each out vector of
-// row k was followed by the loads of row k + 1 at the same column: with rows a multiple of 4 KiB
-// long (C = 1024, 2048 in float32) and out, a and b alike aligned, every such load shares its page
-// offset with the store just made, and the core holds it back as possibly dependent (4K aliasing).
-// The single sweep of 32x7x7x2048 and 32x14x14x1024 channels-last ran 4.5-5x slower that way on the
-// AVX2 EPYC than rows taken one at a time (docs/performance-zen3-avx2.md).
+// adding every row into them costs a load and a store of two accumulator vectors per input
+// vector, and those stores, not memory, bound the wide-row single sweep; here they come once per
+// tile. The caller sizes the tile from the L2 (kernels.h) so that a tile and the next, prefetched
+// while it is walked, fit in it. The call's rows are cut into equal tiles, so the last tile of
+// one chunk prefetches the whole first tile of the next (a thread takes consecutive chunks). With
+// an output (out = p*b, the single sweep), the blocks only sum and the tile's out rows are
+// written after them, row by row, from b still in cache (TileOut). Written inside the blocks,
+// each out vector of row k was followed by the loads of row k + 1 at the same column: with rows a
+// multiple of 4 KiB long (C = 1024, 2048 in float32) and out, a and b alike aligned, every such
+// load shares its page offset with the store just made, and the core holds it back as possibly
+// dependent (4K aliasing; docs/measurements/cpu-kernel-notes.md).
 template <class T>
 void TileOut(const T* HWY_RESTRICT b, T* HWY_RESTRICT out, bool nt, std::int64_t rows,
              std::int64_t L, std::int64_t stride, const float* HWY_RESTRICT p) {
@@ -255,8 +246,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   const std::int64_t Lv = L / N * N;
   // Blocks of 16-bit inputs four vectors wide, a whole line on AVX2 (the blocks only sum, so the
   // scales' registers are free for them): blocks of half a line read each line twice, the second
-  // half after the tile's rows had pushed it out of L1. On the Zen 1 EPYC line-wide blocks ran
-  // the float16 reduce pass of 32x56x56x256 in 0.91x the time (docs/performance-zen1-avx2.md).
+  // half after the tile's rows had pushed it out of L1.
   constexpr int V = sizeof(T) == 2 ? 4 : kBlockVectors;
   if (n_groups <= 0) return;
   // bfloat16 on AVX2 without an output: whole 16-lane blocks in split order (load_split).
@@ -325,7 +315,7 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
 // Rows through the accumulator rows in L1 one at a time (tile 0, planner.cpp: row_tile): rows
 // narrow enough that their lane arrays share L1 with the inputs, and the channel blocks of small
 // channels-first planes, whose rows lie C*inner apart: row tiles there walk rows hundreds of KB
-// apart, a page or two each, and ran 0.7-0.8x slower (docs/performance-zen4-avx512.md).
+// apart, a page or two each, and ran slower.
 template <bool Moments, class T>
 void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int64_t stride,
                  const float* HWY_RESTRICT m, const float* HWY_RESTRICT p, float* HWY_RESTRICT acc0,
@@ -343,19 +333,14 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   };
   // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
   // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
-  // stores (they, not the arithmetic, dominate the instruction count of wide rows; callgrind on
-  // AVX2, docs/performance-zen3-avx2.md). Reductions only: with an output, pairs interleave
-  // non-temporal stores to two rows, which ran the single-pass sweep 4-5x slower on the Zen 3 host.
+  // stores (they, not the arithmetic, dominate the instruction count of wide rows). Reductions
+  // only: with an output, pairs interleave non-temporal stores to two rows, which is much slower.
   // And only where the planner asks (s.pairs; planner.cpp: rows_walk).
   std::int64_t k = 0;
   // bfloat16 on AVX2 without an output: whole groups of 16 lanes in split order
   // (load_split), in both walks, the accumulators and centres of those lanes reordered to
-  // match before the rows and back after them. The single rows took the vectors one at a time
-  // in element order before, twice the prefetches and a widening per vector: on the Zen 1 EPYC
-  // that walk of 256 lanes took 1.39x the time of pairs in L2 (now 1.28x), and the bfloat16
-  // reduce pass of 32x56x56x256 from memory 6.5 ms either way; then 5.4-5.6 ms, where pairs
-  // take 6.2-6.8, before row tiles took such passes over (planner.cpp: row_tile;
-  // docs/performance-zen1-avx2.md).
+  // match before the rows and back after them: in element order the single rows took twice the
+  // prefetches and a widening per vector (docs/measurements/cpu-kernel-notes.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   const bool pf = s.prefetch;
   std::int64_t L16 = 0;
@@ -384,9 +369,8 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     };
     // The four inputs prefetched once per line, not once per vector: on AVX2 a float32 vector
     // is half a line and a 16-bit one a quarter, and the loop is short of instructions where the
-    // rows come from the caches (32x56x56x17 reduce pass 0.83x the time in float16, 0.95x in
-    // float32). The row-at-a-time loop below keeps a prefetch per vector: the same change there
-    // ran 32x56x56x256 float32 from memory 1.07x slower (docs/performance-zen3-avx2.md).
+    // rows come from the caches. The row-at-a-time loop below keeps a prefetch per vector, which
+    // ran faster from memory there.
     constexpr std::int64_t kV = vectors_per_line<T>();
     std::int64_t j = L16;
     for (; j + kV * N <= Lv; j += kV * N) {
@@ -485,15 +469,8 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
     for (; i + kL <= n; i += kL)
       for (std::int64_t v = 0; v < nv; ++v) {
         prefetch_ahead(a + i + v * N, b + i + v * N);
-        const VF av = load_vec(d, a + i + v * N), bv = load_vec(d, b + i + v * N);
-        const VF dv = hn::Sub(av, mv);
-        if constexpr (Moments) {
-          s0[v] = hn::Add(s0[v], dv);
-          s1[v] = hn::Add(s1[v], hn::Mul(dv, dv));
-        } else {
-          s0[v] = hn::Add(s0[v], bv);
-          s1[v] = hn::Add(s1[v], hn::Mul(bv, dv));
-        }
+        const VF bv = load_vec(d, b + i + v * N);
+        accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
         if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
       }
     for (std::int64_t v = 0; v < nv; ++v) {
@@ -503,14 +480,7 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   }
   for (std::int64_t j = 0; i < n; ++i, ++j) {
     const float av = load(a[i]), bv = load(b[i]);
-    const float dv = av - m;
-    if constexpr (Moments) {
-      l0[j] += dv;
-      l1[j] += dv * dv;
-    } else {
-      l0[j] += bv;
-      l1[j] += bv * dv;
-    }
+    accumulate<Moments>(av, bv, m, l0[j], l1[j]);
     if (out) out[i] = store<T>(p * bv);
   }
 }
@@ -537,9 +507,7 @@ void PlaneSweep(const Sweep& s, const Runs& runs, float m, float p, float* l0, f
   });
 }
 // Eight vectors of columns at a time, their totals in registers down all the rows: eight
-// independent chains of additions, and the totals loaded and stored once. Row by row over all
-// the columns (the totals loaded, added and stored for every row) this was 4% of a 32x7x7x2048
-// channels-last bfloat16 training call's samples on the Zen 5 (49 rows of 2048 partials twice).
+// independent chains of additions, and the totals loaded and stored once, not for every row.
 void AddWidenedRows(const float* HWY_RESTRICT src, std::int64_t rows, std::int64_t stride,
                     double* HWY_RESTRICT dst, std::int64_t n) {
   std::int64_t i = 0;

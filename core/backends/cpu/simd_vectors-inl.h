@@ -54,10 +54,9 @@ HWY_INLINE VF load_vec(DF d, const bf16* p) {
 }
 HWY_INLINE VF load_vec(DF d, const f16* p) {
 #if HWY_TARGET == HWY_AVX2
-  // Loaded, then converted from a register: on the Zen 1 EPYC `vcvtph2ps` with a memory operand
-  // converted at 0.68x the rate of a load and a register conversion, and the float16 reduce pass
-  // ran in 0.91-0.95x the time (docs/performance-zen1-avx2.md). The empty asm keeps the compiler
-  // from folding the load back into the conversion.
+  // Loaded, then converted from a register: `vcvtph2ps` with a memory operand is slower on the
+  // Zen 1 (docs/measurements/cpu-kernel-notes.md). The empty asm keeps the compiler from folding
+  // the load back into the conversion.
   (void)d;
   __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   asm("" : "+x"(h));
@@ -132,9 +131,8 @@ HWY_INLINE hn::Vec<DU> bf16_bits(VF v) {
 template <bool CheckNaN = true>
 HWY_INLINE void store_vec(VF v, bf16* p, bool nt) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // simd.h: bf16_instruction. On the Zen 4 EPYC the integer rounding and NaN select took 1.15x
-  // the time of the 32x256x56x56 channels-first bfloat16 training grads (a truncating store in
-  // their place as the bound). The instruction is in asm: the target it needs is not Highway's.
+  // simd.h: bf16_instruction, cheaper than the integer rounding and NaN select. The instruction
+  // is in asm: the target it needs is not Highway's.
   if (bf16_instruction && !_mm512_fpclass_ps_mask(v.raw, 0x20 /* subnormal */)) {
     __m256i h;
     asm("vcvtneps2bf16 %1, %0" : "=v"(h) : "v"(v.raw));
@@ -190,9 +188,8 @@ HWY_INLINE void store_vec(VF v, f16* p, bool nt) {
 // Two vectors of 16-bit results, v0 then v1, to p with one full-width store. On AVX2 a vector's
 // results fill half a register: bfloat16 takes one unsigned pack of both vectors and one lane
 // permute where one vector at a time takes a pack and a permute each, float16 one 128-bit insert,
-// and a pair writes 32 bytes in one (non-temporal) store instead of two of 16. The 16-bit write
-// sweeps are short of memory by their instructions on AVX2 (docs/performance-zen3-avx2.md); pairs
-// ran the bfloat16 training grads 0.76-0.94x the time of single vectors on the AVX2 EPYC.
+// and a pair writes 32 bytes in one (non-temporal) store instead of two of 16: the 16-bit write
+// sweeps are short of memory by their instructions on AVX2.
 #if HWY_TARGET == HWY_AVX2
 HWY_INLINE void store_256(__m256i v, void* p, bool nt) {
   auto* dst = static_cast<__m256i*>(p);
@@ -209,8 +206,7 @@ HWY_INLINE bool no_nan(VF v0, VF v1) {
 // bf16_bits of two vectors, packed: lane k of v0 to 16-bit lane k of each 128-bit half's low
 // part, v1's to the high part. One unordered compare finds a NaN in either vector, and only then
 // do the lanes take bf16_bits' NaN select: without a NaN, rounding is four integer operations a
-// vector where the select added three (the bfloat16 write sweeps are short of memory by their
-// instructions on AVX2, docs/performance-zen3-avx2.md).
+// vector where the select added three.
 template <bool CheckNaN>
 HWY_INLINE __m256i bf16_pack(VF v0, VF v1) {
   if (!CheckNaN || HWY_LIKELY(no_nan(v0, v1)))
@@ -241,9 +237,7 @@ HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
 // so one shift and one mask make the two vectors, where element order takes two widenings and
 // two shifts, and a store of results in that order (store_split) is one shift and one 16-bit
 // blend, where element order takes a pack and a lane permute. Per-lane operands must be in the
-// same order (split_order). Against the unpack order (two 16-bit unpacks with zero, a pack and a
-// lane permute to store), on the Zen 1 EPYC: the single-row reduce walk of 256 lanes 0.95x the
-// time in L2, the write sweep 0.99x (docs/performance-zen1-avx2.md).
+// same order (split_order).
 HWY_INLINE void load_split(const bf16* p, VF& lo, VF& hi) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   lo.raw = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
@@ -265,16 +259,13 @@ HWY_INLINE void store_split(VF lo, VF hi, bf16* p, bool nt) {
 }
 #endif
 
-// Whether the bfloat16 pair loops take their inputs in split order (load_split): AVX2.
+// Whether the bfloat16 reduce sweeps take their inputs in split order (load_split): AVX2.
 template <class T>
 constexpr bool kSplit = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
 
 // dst[0..16) = src[0..16) in split order (the even elements, then the odd): per-lane operands of
-// values loaded by load_split.
-// The sweeps reorder their lane operands once per call, that is per chunk of rows, which is 32
-// rows at 2048 lanes: in vectors (two shuffles and two lane permutes per 16 lanes, on AVX2, the
-// only target that splits) the one-thread bfloat16 reduce pass of 128x7x7x2048 channels-last ran
-// 0.9x the time of scalar moves on the Zen 1 EPYC, 0.95x at 1024 lanes, the same at 256.
+// values loaded by load_split. In vectors on AVX2, the only target that splits: the sweeps
+// reorder their lane operands once per chunk of rows, only 32 rows at 2048 lanes.
 HWY_INLINE void split_order(const float* src, float* dst) {
 #if HWY_TARGET == HWY_AVX2
   const __m256 v0 = _mm256_loadu_ps(src), v1 = _mm256_loadu_ps(src + 8);
@@ -338,14 +329,11 @@ HWY_INLINE VF half_round(VF v) {
 #endif
 
 // Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
-// the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data
-// (measured: 5-12% on the large channels-last shapes). A prefetch past the end is harmless.
-// Into L2 (T1) unless ToL1: on the Zen 4 EPYC a read-x-read-dy-stream-dx loop fell from
-// 46-66 GB/s to 29-39 GB/s with a T0 (or NTA) prefetch per line at 1-4 KiB ahead and ran at
-// its unprefetched speed with T1 or T2, and in the backend an L2 prefetch ran the sweeps whose
-// accumulator rows live in L1 (wide rows, channel blocks) and the plane sweeps faster, the
-// register-row sweep (C <= 64) slower (docs/performance-zen4-avx512.md). Only that
-// loop, whose L1 holds nothing of its own, prefetches into L1 (Highway's Prefetch is T0).
+// the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data.
+// A prefetch past the end is harmless. Into L2 (T1) unless ToL1: a T0 prefetch slows a streaming
+// loop whose L1 holds lane arrays; only the register-row sweep (C <= 64), whose L1 holds nothing
+// of its own, runs faster prefetching into L1 (Highway's Prefetch is T0;
+// docs/measurements/cpu-kernel-notes.md).
 template <bool ToL1 = false, class T>
 HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
   constexpr std::size_t kAhead = 2048 / sizeof(T);
@@ -376,7 +364,7 @@ constexpr std::int64_t vectors_per_line() {
 }
 
 // Per-thread room for n floats of lane operands in split order (the reordered centres of the
-// reduce sweeps, the coefficients of the write sweeps), filled afresh by each call that takes it.
+// reduce sweeps), filled afresh by each call that takes it.
 HWY_INLINE float* split_scratch(std::int64_t n) {
   thread_local LineVector<float> buf;
   if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
