@@ -17,39 +17,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Sign-magnitude bit patterns mapped onto an unsigned line where adjacent floats are adjacent
-// integers and +0 and -0 coincide.
-std::uint64_t ordered_key(std::uint64_t bits, int width) {
-  const std::uint64_t sign = std::uint64_t{1} << (width - 1);
-  const std::uint64_t mag = bits & (sign - 1);
-  const std::uint64_t mid = std::uint64_t{1} << 63;
-  return (bits & sign) ? mid - mag : mid + mag;
-}
-
-std::uint64_t bits_in(double v, DType t, int& width) {
-  switch (t) {
-    case DType::F16:
-      width = 16;
-      return float_to_half_bits(static_cast<float>(v));
-    case DType::BF16:
-      width = 16;
-      return float_to_bf16_bits(static_cast<float>(v));
-    case DType::F32: {
-      width = 32;
-      const float f = static_cast<float>(v);
-      std::uint32_t u;
-      std::memcpy(&u, &f, sizeof u);
-      return u;
-    }
-    case DType::F64:
-      break;
-  }
-  width = 64;
-  std::uint64_t u;
-  std::memcpy(&u, &v, sizeof u);
-  return u;
-}
-
 constexpr int kDecades = kHistogramDecadeHigh - kHistogramDecadeLow;
 
 // The bin of a finite positive error is 1 + clamp(floor(log10(e)) - low + 1, 0, decades). Its
@@ -436,17 +403,6 @@ std::string histogram_bin_label(int bin) {
   return p(decade - 1) + ".." + p(decade);
 }
 
-std::uint64_t ulp_distance(double a, double b, DType t) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<std::uint64_t>::max();
-  int width = 64;
-  const std::uint64_t ba = bits_in(a, t, width);  // sets width
-  const std::uint64_t bb = bits_in(b, t, width);
-  const std::uint64_t ka = ordered_key(ba, width);
-  const std::uint64_t kb = ordered_key(bb, width);
-  return ka > kb ? ka - kb : kb - ka;
-}
-
 double Comparison::worst_tolerance_ratio() const {
   double r = 0;
   for (const OutputDiff& o : outputs)
@@ -629,6 +585,11 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
   for (; !worst.empty(); worst.pop())
     d.worst.push_back(element_error(d, rt, ct, worst.top().index, view));
   std::reverse(d.worst.begin(), d.worst.end());
+  const auto holds_max_ulp = [&](const ElementError& e) { return e.ulp == d.max_ulp; };
+  if (k > 0 && d.max_ulp > 0 && std::none_of(d.worst.begin(), d.worst.end(), holds_max_ulp)) {
+    const std::int64_t i = first_at_ulp(rt, ct, d.dtype, d.max_ulp);
+    if (i >= 0) d.max_ulp_element = element_error(d, rt, ct, i, view);
+  }
   return d;
 }
 
@@ -649,19 +610,6 @@ ElementError element_error(const OutputDiff& d, const Tensor& reference, const T
   e.mismatch =
       one_nan || !(e.abs_error <= d.tolerance.atol + d.tolerance.rtol * std::fabs(e.reference));
   return e;
-}
-
-std::optional<ElementError> unlisted_max_ulp_element(const OutputDiff& d, const Tensor& reference,
-                                                     const Tensor& candidate,
-                                                     const ChannelView* view) {
-  if (!d.compared || d.max_ulp == 0 || reference.numel() != candidate.numel()) return std::nullopt;
-  for (const ElementError& e : d.worst)
-    if (e.ulp == d.max_ulp) return std::nullopt;  // listed already
-  // Not among the worst by |a-b| (a small value far off in ULP): the first element that is.
-  for (std::int64_t i = 0; i < candidate.numel(); ++i)
-    if (ulp_distance(candidate.get(i), reference.get(i), d.dtype) == d.max_ulp)
-      return element_error(d, reference, candidate, i, view);
-  return std::nullopt;
 }
 
 Comparison compare_results(const std::string& reference_name,

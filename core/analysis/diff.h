@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ulp.h"
 #include "ops/catalog.h"
 #include "ops/result.h"
 #include "tensor/layout.h"
@@ -106,7 +107,10 @@ struct OutputDiff {
   std::vector<std::int64_t> histogram;  // histogram_bin_count() bins
   std::vector<ChannelError> channels;   // empty when the output has no channel axis
   std::vector<ElementError> worst;      // worst first
-  bool passed = true;                   // skipped outputs pass
+  // The element holding max_ulp when the worst list (ranked by |a-b|) lacks it: a small value far
+  // off in ULP, the first such element. Looked for whenever worst elements are listed.
+  std::optional<ElementError> max_ulp_element;
+  bool passed = true;  // skipped outputs pass
   // Largest |a-b| / (atol + rtol*|b|); <= 1 passes. Infinite with NaN mismatches.
   double tolerance_ratio = 0;
 };
@@ -128,10 +132,6 @@ struct DiffReport {
 // mean_abs's sum from its kMeanLanes partial sums.
 double pairwise_sum(const double (&partials)[kMeanLanes]);
 
-// ULP distance of a and b after rounding both to dtype t; 0 for equal values (and +0/-0),
-// UINT64_MAX when exactly one is NaN.
-std::uint64_t ulp_distance(double a, double b, DType t);
-
 // Compares one output. view: the channel layout of the data outputs (x-shaped) — outputs with
 // view.channels elements are per-channel; others get no channel table.
 OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& candidate,
@@ -140,13 +140,6 @@ OutputDiff compare_output(const OutputTensor& reference, const OutputTensor& can
 // Element i of a compared output as the worst list shows it.
 ElementError element_error(const OutputDiff& d, const Tensor& reference, const Tensor& candidate,
                            std::int64_t i, const ChannelView* view = nullptr);
-
-// The element whose ULP distance is the output's max_ulp when the worst list (ranked by |a-b|)
-// lacks it: the first such element of the tensors (one more read of both). nullopt when the list
-// holds one, every element agrees bit for bit or the output was not compared.
-std::optional<ElementError> unlisted_max_ulp_element(const OutputDiff& d, const Tensor& reference,
-                                                     const Tensor& candidate,
-                                                     const ChannelView* view = nullptr);
 
 // Matches outputs by name; outputs the reference lacks are noted, not compared.
 Comparison compare_results(const std::string& reference_name,

@@ -119,14 +119,15 @@ void output_detail(std::ostream& os, const OutputDiff& o) {
   if (!o.worst.empty()) {
     os << "<table>\n<tr><th>#</th><th>index</th><th>coordinates</th><th>channel</th>"
           "<th>reference</th><th>candidate</th><th>|a-b|</th><th>rel</th><th>ULP</th></tr>\n";
-    for (std::size_t i = 0; i < o.worst.size(); ++i) {
-      const ElementError& w = o.worst[i];
-      os << "<tr><td>" << i + 1 << "</td><td class=\"n\">" << w.index << "</td><td>"
+    const auto row = [&](const std::string& rank, const ElementError& w) {
+      os << "<tr><td>" << rank << "</td><td class=\"n\">" << w.index << "</td><td>"
          << join(w.coords) << "</td><td class=\"n\">" << w.channel << "</td><td class=\"n\">"
          << format_si(w.reference, 9) << "</td><td class=\"n\">" << format_si(w.candidate, 9)
          << "</td><td class=\"n\">" << n(w.abs_error) << "</td><td class=\"n\">" << n(w.rel_error)
          << "</td><td class=\"n\">" << ulp_text(w.ulp) << "</td></tr>\n";
-    }
+    };
+    for (std::size_t i = 0; i < o.worst.size(); ++i) row(std::to_string(i + 1), o.worst[i]);
+    if (o.max_ulp_element) row("max ULP", *o.max_ulp_element);
     os << "</table>\n";
   }
 }

@@ -67,6 +67,11 @@ void output_diff(JsonWriter& w, const OutputDiff& o) {
   w.end_object();
   list(w, "channels", o.channels, channel_error);
   list(w, "worst", o.worst, element_error);
+  w.key("max_ulp_element");  // null when the worst list holds it
+  if (o.max_ulp_element)
+    element_error(w, *o.max_ulp_element);
+  else
+    w.null();
   w.end_object();
 }
 

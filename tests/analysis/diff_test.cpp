@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -51,6 +52,41 @@ TEST(Ulp, CountsStepsInEachDtype) {
   EXPECT_EQ(ulp_distance(NAN, NAN, DType::F32), 0u);
 }
 
+// The scan through bit patterns finds what a plain loop over ulp_distance finds, in every
+// dtype, with NaN on one or both sides, +0/-0 and a reference in another type than the count.
+TEST(Ulp, FirstElementAtADistanceIsTheOneUlpDistanceFinds) {
+  const std::int64_t n = 3000;  // past one block of the scan
+  std::vector<double> a(n), b(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    a[i] = std::sin(0.37 * static_cast<double>(i)) * std::ldexp(1.0, static_cast<int>(i % 40) - 20);
+    b[i] = a[i] * (1 + 1e-3 * std::cos(0.11 * static_cast<double>(i)));
+  }
+  a[5] = NAN;         // one side
+  a[7] = b[7] = NAN;  // both: 0
+  a[9] = 0.0, b[9] = -0.0;
+  a[2500] = 1.0, b[2500] = std::nextafter(1.0f, 2.0f);
+  const std::pair<DType, DType> pairs[] = {{DType::F32, DType::F32},   {DType::F16, DType::F16},
+                                           {DType::BF16, DType::BF16}, {DType::F64, DType::F64},
+                                           {DType::F32, DType::F16},   {DType::F64, DType::F32}};
+  for (auto [ref_type, cand_type] : pairs) {
+    const Tensor ref = Tensor::from_doubles(ref_type, {n}, b);
+    const Tensor cand = Tensor::from_doubles(cand_type, {n}, a);
+    std::vector<std::uint64_t> distance(n);
+    for (std::int64_t i = 0; i < n; ++i)
+      distance[i] = ulp_distance(cand.get(i), ref.get(i), cand_type);
+    for (std::int64_t probe : {0, 5, 7, 9, 1500, 2500, 2999}) {
+      const std::uint64_t d = distance[probe];
+      const auto first = std::find(distance.begin(), distance.end(), d) - distance.begin();
+      EXPECT_EQ(first_at_ulp(ref, cand, cand_type, d), first)
+          << dtype_name(ref_type) << " vs " << dtype_name(cand_type) << " at " << probe;
+    }
+    const std::uint64_t absent = *std::max_element(distance.begin(), distance.end() - 1) - 1;
+    if (std::find(distance.begin(), distance.end(), absent) == distance.end()) {
+      EXPECT_EQ(first_at_ulp(ref, cand, cand_type, absent), -1);
+    }
+  }
+}
+
 TEST(Diff, IdenticalResultsPass) {
   Fixture f = make();
   Comparison c =
@@ -89,6 +125,40 @@ TEST(Diff, OneChangedElementHasItsCoordinatesAndUlps) {
   EXPECT_EQ(o.channels[4].mismatches, 1);
   EXPECT_EQ(o.channels[3].mismatches, 0);
   for (std::size_t k = 1; k < c.outputs.size(); ++k) EXPECT_TRUE(c.outputs[k].passed);
+}
+
+// Ranked by |a-b|, a tiny value far off in ULP is not among the worst: the diff names it beside
+// the list, and only then.
+TEST(Diff, TheMaxUlpElementIsNamedWhenTheWorstListLacksIt) {
+  const std::int64_t n = 64;
+  std::vector<double> ref(n, 1.0), cand(n, 1.0);
+  for (std::int64_t i = 0; i < 4; ++i) cand[i] = 1.0 + 0.01 * static_cast<double>(i + 1);
+  ref[40] = 1e-30, cand[40] = 3e-30;  // |a-b| 2e-30, a distance of millions of ULP
+  const auto output = [&](const std::vector<double>& v) {
+    return OutputTensor{"x_backprop", Tensor::from_doubles(DType::F32, {n}, v), true};
+  };
+  DiffOptions opt;
+  opt.worst_k = 3;
+  OutputDiff d = compare_output(output(ref), output(cand), opt);
+  ASSERT_EQ(d.worst.size(), 3u);
+  EXPECT_EQ(d.worst[0].index, 3);
+  EXPECT_EQ(d.max_ulp, ulp_distance(3e-30, 1e-30, DType::F32));
+  ASSERT_TRUE(d.max_ulp_element.has_value());
+  EXPECT_EQ(d.max_ulp_element->index, 40);
+  EXPECT_EQ(d.max_ulp_element->ulp, d.max_ulp);
+  EXPECT_DOUBLE_EQ(d.max_ulp_element->candidate, static_cast<float>(3e-30));
+
+  // Listed already: nothing beside the list.
+  ref[40] = cand[40] = 1.0;
+  ref[41] = 1e-30, cand[41] = 1.0;
+  d = compare_output(output(ref), output(cand), opt);
+  EXPECT_EQ(d.worst[0].index, 41);
+  EXPECT_FALSE(d.max_ulp_element.has_value());
+  // No list asked for: nothing looked for.
+  ref[41] = cand[41] = 1.0;
+  ref[40] = 1e-30, cand[40] = 3e-30;
+  opt.worst_k = 0;
+  EXPECT_FALSE(compare_output(output(ref), output(cand), opt).max_ulp_element.has_value());
 }
 
 TEST(Diff, ScaledChannelIsFlaggedInBothLayouts) {

@@ -575,12 +575,10 @@ void DiffView::showDetails() {
   // not rank it among the worst (a small value far off in ULP).
   std::vector<ElementError> listed = o.worst;
   int max_ulp_row = -1;
-  if (error_ref_ && error_cand_)
-    if (auto e = unlisted_max_ulp_element(o, error_ref_->tensor, error_cand_->tensor,
-                                          out->result ? &out->result->view : nullptr)) {
-      listed.push_back(std::move(*e));
-      max_ulp_row = static_cast<int>(listed.size()) - 1;
-    }
+  if (o.max_ulp_element) {
+    listed.push_back(*o.max_ulp_element);
+    max_ulp_row = static_cast<int>(listed.size()) - 1;
+  }
   worst_->setElements(std::move(listed), max_ulp_row);
   const bool channels_last = out ? out->channels_last() : true;
   const TensorDims d = tensor_dims(errorShape(), channels_last);
