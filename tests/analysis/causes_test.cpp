@@ -14,6 +14,7 @@
 #include "analysis/causes/catalog.h"
 #include "analysis/causes/channels.h"
 #include "engine/engine.h"
+#include "noisy_outputs.h"
 #include "ops/bn_math.h"
 #include "ops/sample.h"
 
@@ -360,14 +361,7 @@ TEST_P(Planted, NoiseOnlyGivesAPatternOnlyDescription) {
   const Result expected = run_problem(p, "cpu-reference");
   Result noisy = run_problem(p, "cpu");
   noisy.backend = "noisy";  // a kernel of its own, off by noise
-  std::mt19937 rng(3);
-  std::normal_distribution<double> n(0, 0.02);
-  for (OutputTensor& o : noisy.outputs) {
-    if (!o.defined) continue;
-    std::vector<double> v = o.tensor.to_doubles();
-    for (double& d : v) d += n(rng);
-    o.tensor = Tensor::from_doubles(o.tensor.dtype(), o.tensor.shape(), v);
-  }
+  test::add_noise(noisy.outputs);
   const auto causes = find_causes(p, noisy, expected.outputs, {});
   ASSERT_EQ(causes.size(), 1u) << codes(causes);
   EXPECT_TRUE(causes[0].pattern_only);

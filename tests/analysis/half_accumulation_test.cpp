@@ -14,6 +14,7 @@
 #include "analysis/cause_finder.h"
 #include "analysis/causes/search.h"
 #include "engine/engine.h"
+#include "noisy_outputs.h"
 #include "ops/sample.h"
 
 // A namespace of its own: the suite's files are compiled together (unity build).
@@ -203,14 +204,7 @@ TEST_P(HalfAccumulation, NoiseIsNotHalfAccumulation) {
   for (const char* backend : {"cpu", "noisy"}) {
     Result noisy = run_problem(p, "cpu");
     noisy.backend = backend;
-    std::mt19937 rng(3);
-    std::normal_distribution<double> n(0, 0.02);
-    for (OutputTensor& o : noisy.outputs) {
-      if (!o.defined) continue;
-      std::vector<double> v = o.tensor.to_doubles();
-      for (double& d : v) d += n(rng);
-      o.tensor = Tensor::from_doubles(o.tensor.dtype(), o.tensor.shape(), v);
-    }
+    test::add_noise(noisy.outputs);
     ASSERT_FALSE(agree(reference.outputs, noisy.outputs));
     const auto causes = find_causes(p, noisy, reference.outputs, {});
     EXPECT_FALSE(names_half_accumulation(causes)) << backend << ":\n" << codes(causes);
