@@ -2,6 +2,7 @@
 
 #include "cuda_runtime_impl.h"
 #include "device_query.h"
+#include "kernel_phases.h"
 #include "kernel_runner.h"
 
 namespace bnscope::gpu {
@@ -23,6 +24,10 @@ class CudaBackend : public Backend {
   void run(const Prepared& p, Result& result, const RunContext& ctx) override {
     ctx.check_cancel();
     run_cuda_kernels(p, result, name());
+  }
+  std::vector<PhaseInfo> phase_plan(const Prepared& p, int) const override {
+    if (!unavailable_reason().empty()) return {};  // no device to plan for
+    return kernel_phases(p, plan_for(cuda_runtime(), p));
   }
 };
 

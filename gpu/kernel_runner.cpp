@@ -4,6 +4,7 @@
 
 #include "channel_io.h"
 #include "device_memory.h"
+#include "kernel_phases.h"
 #include "ops/catalog.h"
 #include "ops/outputs.h"
 #include "phase_timer.h"
@@ -37,26 +38,12 @@ void finish_launch(PhaseTimer& timer, const DeviceBuffer& out, Tensor& out_tenso
   results.store(r);
 }
 
-Plan plan_for(DeviceRuntime& rt, const Prepared& p, Work work, const PlanOverride& override_plan) {
-  ShapeIn s;
-  s.outer = p.view.outer;
-  s.channels = p.view.channels;
-  s.inner = p.view.inner;
-  s.elem_bytes = static_cast<int>(dtype_size(p.t));
-  s.acc_bytes = static_cast<int>(acc_bytes(p));
-  s.work = work;
-  Plan plan = plan_launch(s, rt.limits());
-  if (override_plan) override_plan(plan);
-  return plan;
-}
-
 void run_grad(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_view backend,
               const PlanOverride& override_plan) {
   const bool global = p.op->family == OpFamily::GlobalNorm;
   const bool dbl = acc_is_double(p);
   const auto c = static_cast<std::size_t>(p.channels());
-  const Plan plan = plan_for(
-      rt, p, p.is_training && !global ? Work::GradTraining : Work::GradDirect, override_plan);
+  const Plan plan = plan_for(rt, p, override_plan);
   DeviceStream stream(rt);
   const Stream s = stream.get();
   PhaseTimer timer(rt, p.op->name, backend, s);
@@ -100,7 +87,7 @@ void run_grad(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_view 
 void run_forward_training(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_view backend,
                           const PlanOverride& override_plan) {
   const auto c = static_cast<std::size_t>(p.channels());
-  const Plan plan = plan_for(rt, p, Work::Moments, override_plan);
+  const Plan plan = plan_for(rt, p, override_plan);
   DeviceStream stream(rt);
   const Stream s = stream.get();
   PhaseTimer timer(rt, p.op->name, backend, s);
@@ -163,7 +150,7 @@ void run_affine(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_vie
     coef[2 * c + i] = beta[i];
     coef[3 * c + i] = mean[i];
   }
-  const Plan plan = plan_for(rt, p, Work::GradDirect, override_plan);
+  const Plan plan = plan_for(rt, p, override_plan);
   DeviceStream stream(rt);
   const Stream s = stream.get();
   PhaseTimer timer(rt, p.op->name, backend, s);
@@ -192,6 +179,12 @@ void run_affine(DeviceRuntime& rt, const Prepared& p, Result& r, std::string_vie
 }
 
 }  // namespace
+
+Plan plan_for(DeviceRuntime& rt, const Prepared& p, const PlanOverride& override_plan) {
+  Plan plan = plan_launch(shape_in(p), rt.limits());
+  if (override_plan) override_plan(plan);
+  return plan;
+}
 
 std::string kernels_unsupported_reason(const Prepared& p) {
   const OpSpec& op = *p.op;

@@ -21,6 +21,9 @@ std::string kernels_unsupported_reason(const Prepared& p);
 // the 64-bit index path on a small shape). Empty: the planner's plan as is.
 using PlanOverride = std::function<void(Plan&)>;
 
+// The plan a run of p on rt launches (kernel_phases names its phases from it).
+Plan plan_for(DeviceRuntime& rt, const Prepared& p, const PlanOverride& override_plan = {});
+
 void run_kernels(DeviceRuntime& rt, const Prepared& p, Result& result,
                  std::string_view backend_name, const PlanOverride& override_plan = {});
 

@@ -1,6 +1,7 @@
 #include "emu_backend.h"
 
 #include "host_runtime.h"
+#include "kernel_phases.h"
 
 namespace bnscope::gpu {
 
@@ -20,6 +21,9 @@ class CudaEmuBackend : public Backend {
   void run(const Prepared& p, Result& result, const RunContext& ctx) override {
     ctx.check_cancel();
     run_kernels(host_runtime(), p, result, name());
+  }
+  std::vector<PhaseInfo> phase_plan(const Prepared& p, int) const override {
+    return kernel_phases(p, plan_for(host_runtime(), p));
   }
 };
 

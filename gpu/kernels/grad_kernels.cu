@@ -178,10 +178,14 @@ void run_grad(const Plan& plan, const View& view, const GradLaunch& g, Stream s,
   r.mu = g.mean;
   r.partials = g.workspace;
   r.m_per_split = plan.m_per_split;
+  // The reduction writes dx only where dx needs no sums (freeze, global); a training grad's dx
+  // comes from grad_dx, and a write here would be one more tensor of traffic for nothing.
+  GradLaunch rg = g;
+  if (g.kind == GradKind::Training) rg.dx = nullptr;
   hooks.begin("grad_reduce");
   launch_kernel("reduce_partials_kernel", reduce_partials_kernel<T, Index, true>,
                 dim3(static_cast<unsigned>(plan.groups), static_cast<unsigned>(plan.splits)), block,
-                smem, s, v, r, g);
+                smem, s, v, r, rg);
   hooks.end();
   hooks.begin("grad_finish");
   const auto warps_per_block = 8;
