@@ -1,32 +1,28 @@
+// The block scheduler: the threads of a block as fibers on one host thread, resumed in the
+// configured order until each reaches a barrier, a warp operation or its end; and the device
+// builtins those threads call (indices, barriers, warp operations, the shared-memory race check).
+
 // device.h first: it defines the CUDA keywords before any CUDA header does.
 #include "device.h"
 // clang-format off
 #include "emulator.h"
 // clang-format on
 
-#include <sys/mman.h>
 #include <ucontext.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <exception>
-#include <mutex>
 #include <numeric>
 #include <random>
-#include <system_error>
-#include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BNSCOPE_EMU_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BNSCOPE_EMU_ASAN 1
-#endif
-#endif
+#include "asan.h"
+#include "emulator_state.h"
+#include "fault_report.h"
+#include "fiber_stacks.h"
+#include "grid_barrier.h"
+
 #ifdef BNSCOPE_EMU_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -34,127 +30,12 @@
 
 namespace bnscope::emu {
 
+namespace detail {
+
+constinit thread_local BlockRun* g_block = nullptr;
+
 namespace {
 
-std::mutex g_config_mutex;
-Config g_config;
-
-#ifdef BNSCOPE_EMU_ASAN
-constexpr std::size_t kStackBytes = 512 * 1024;  // instrumented frames are larger
-#else
-constexpr std::size_t kStackBytes = 64 * 1024;
-#endif
-
-// Fiber stacks of one host thread, reused by every block it runs; a guard page below each
-// turns an overflow into a crash instead of silent corruption.
-class StackPool {
- public:
-  ~StackPool() {
-    for (void* s : stacks_) munmap(s, kStackBytes + page());
-  }
-  void* get(std::size_t i) {
-    while (stacks_.size() <= i) {
-      void* m = mmap(nullptr, kStackBytes + page(), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (m == MAP_FAILED) throw Fault("emulator: cannot map a fiber stack");
-      mprotect(m, page(), PROT_NONE);
-      stacks_.push_back(m);
-    }
-    return static_cast<unsigned char*>(stacks_[i]) + page();
-  }
-
- private:
-  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
-  std::vector<void*> stacks_;
-};
-
-// The fiber stacks of a cooperative block: every block of such a grid is resident at once, and
-// a guard page per fiber would cost two memory mappings per thread (hundreds of thousands for a
-// full H100 grid, past the kernel's map limit). One mapping per block instead, with a guard page
-// below it; the bottom bytes of each stack stay as the fresh mapping gave them (zero, never
-// touched: no memory), checked when the block ends. A host thread runs one resident block.
-class SlabStacks {
- public:
-  ~SlabStacks() {
-    if (base_) munmap(base_, bytes_);
-  }
-  // Fresh stacks for a block of n threads (zero pages: the canaries hold until written).
-  void reset(std::size_t n) {
-    if (base_) munmap(base_, bytes_);
-    base_ = nullptr;
-    bytes_ = n * kStackBytes + page();
-    void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) throw Fault("emulator: cannot map the fiber stacks of a resident block");
-    mprotect(m, page(), PROT_NONE);
-    base_ = static_cast<unsigned char*>(m);
-    count_ = n;
-  }
-  void* get(std::size_t i) const { return base_ + page() + i * kStackBytes; }
-
-  // The first stack whose canary was overwritten, or -1.
-  long long overflowed() const {
-    for (std::size_t i = 0; i < count_; ++i) {
-      const unsigned char* stack = base_ + page() + i * kStackBytes;
-      for (std::size_t b = 0; b < kCanaryBytes; ++b)
-        if (stack[b] != 0) return static_cast<long long>(i);
-    }
-    return -1;
-  }
-
- private:
-  static constexpr std::size_t kCanaryBytes = 256;
-  static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
-  unsigned char* base_ = nullptr;
-  std::size_t bytes_ = 0, count_ = 0;
-};
-
-enum class State { Ready, Barrier, GridBarrier, Warp, Done };
-
-class GridBarrier;
-
-struct Fiber {
-  ucontext_t ctx;
-  uint3 idx;
-  int linear = 0;
-  State state = State::Ready;
-  void* stack = nullptr;
-};
-
-struct WarpSlot {
-  unsigned arrived = 0, mask = 0;
-  WarpOp op = WarpOp::Sync;
-  int width = 32;
-  std::uint64_t value[32] = {};
-  int arg[32] = {};
-  std::uint64_t result[32] = {};
-  std::uint64_t stamp = 0;  // bumped by each completed __syncwarp
-};
-
-struct BlockRun {
-  const char* kernel = nullptr;
-  uint3 block;
-  dim3 block_dim, grid_dim;
-  const std::function<void()>* body = nullptr;
-  std::vector<Fiber> fibers;
-  std::vector<WarpSlot> warps;
-  int live = 0, at_barrier = 0;
-  std::uint64_t epoch = 0;
-  std::exception_ptr error;
-  ucontext_t scheduler;
-  SharedRegion* dynamic = nullptr;
-  bool race_check = true;
-  GridBarrier* grid = nullptr;  // a cooperative launch's; null otherwise
-  int at_grid = 0;
-#ifdef BNSCOPE_EMU_ASAN
-  void* fake_stack = nullptr;
-  // The scheduler's own stack (the host thread's), learnt when a fiber first runs.
-  const void* scheduler_bottom = nullptr;
-  std::size_t scheduler_size = 0;
-#endif
-};
-
-thread_local BlockRun* g_block = nullptr;
 thread_local Fiber* g_fiber = nullptr;
 thread_local std::uint64_t g_stamp = 0;  // epochs and warp stamps, unique per host thread
 thread_local StackPool g_stacks;
@@ -164,107 +45,6 @@ thread_local bool g_stacks_dirty = false;  // a fault abandoned fibers mid-frame
 std::uint64_t next_stamp() {
   return ++g_stamp;
 }
-
-const char* op_name(WarpOp op) {
-  switch (op) {
-    case WarpOp::Sync:
-      return "__syncwarp";
-    case WarpOp::Shfl:
-      return "__shfl_sync";
-    case WarpOp::ShflUp:
-      return "__shfl_up_sync";
-    case WarpOp::ShflDown:
-      return "__shfl_down_sync";
-    case WarpOp::ShflXor:
-      return "__shfl_xor_sync";
-    case WarpOp::Ballot:
-      return "__ballot_sync";
-    case WarpOp::Any:
-      return "__any_sync";
-    case WarpOp::All:
-      break;
-  }
-  return "__all_sync";
-}
-
-std::string xyz(const uint3& v) {
-  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-std::string hex(unsigned v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
-
-uint3 thread_coords(const BlockRun& b, int linear) {
-  const auto l = static_cast<unsigned>(linear);
-  return {l % b.block_dim.x, l / b.block_dim.x % b.block_dim.y,
-          l / (b.block_dim.x * b.block_dim.y)};
-}
-
-std::string where(const BlockRun& b, int linear) {
-  return "kernel " + std::string(b.kernel) + ", block " + xyz(b.block) + ", thread " +
-         xyz(thread_coords(b, linear));
-}
-
-[[noreturn]] void fault(const std::string& what) {
-  throw Fault(what);
-}
-
-// The grid-wide barrier of a cooperative launch. Each block (a host thread) arrives once all of
-// its live threads have; the last block to arrive releases the others. A block that exits while
-// others wait (or waits after one has exited) would hang a device: here it is a fault, and so is
-// a fault in any block, which ends the wait of all the others with the same message.
-class GridBarrier {
- public:
-  explicit GridBarrier(std::uint64_t blocks) : blocks_(blocks) {}
-
-  void arrive(const uint3& block, const char* kernel) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!abort_.empty()) throw Fault(abort_);
-    if (exited_ > 0) {
-      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel +
-                   " waits at the grid barrier, but block " + xyz(first_exited_) +
-                   " has exited and never arrives");
-      throw Fault(abort_);
-    }
-    const std::uint64_t generation = generation_;
-    if (++arrived_ == blocks_) {
-      arrived_ = 0;
-      ++generation_;
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait(lock, [&] { return generation_ != generation || !abort_.empty(); });
-    if (generation_ == generation) throw Fault(abort_);
-  }
-
-  void exit(const uint3& block, const char* kernel) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (exited_++ == 0) first_exited_ = block;
-    if (arrived_ > 0)
-      abort_locked("grid barrier: block " + xyz(block) + " of kernel " + kernel + " exited while " +
-                   std::to_string(arrived_) + " block(s) wait at the grid barrier");
-  }
-
-  void abort(const std::string& why) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    abort_locked(why);
-  }
-
- private:
-  void abort_locked(const std::string& why) {
-    if (abort_.empty()) abort_ = why;
-    cv_.notify_all();
-  }
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  const std::uint64_t blocks_;
-  std::uint64_t arrived_ = 0, exited_ = 0, generation_ = 0;
-  uint3 first_exited_{};
-  std::string abort_;
-};
 
 BlockRun& block() {
   if (!g_block || !g_fiber) fault("emulator: a device builtin was used outside a kernel");
@@ -324,40 +104,7 @@ std::vector<int> resume_order(const BlockRun& b, const Config& c, std::uint64_t 
   return order;
 }
 
-std::string lane_list(unsigned lanes) {
-  std::string s;
-  for (int l = 0; l < 32; ++l)
-    if (lanes >> l & 1u) s += (s.empty() ? "" : ",") + std::to_string(l);
-  return s;
-}
-
-// No fiber can run and the live ones are not all at __syncthreads: a warp operation waits for
-// lanes that never arrive.
-[[noreturn]] void diagnose_stall(const BlockRun& b) {
-  for (std::size_t w = 0; w < b.warps.size(); ++w) {
-    const WarpSlot& s = b.warps[w];
-    if (!s.arrived) continue;
-    const unsigned missing = s.mask & ~s.arrived;
-    int first = -1;
-    for (int l = 0; l < 32; ++l)
-      if (s.arrived >> l & 1u) {
-        first = static_cast<int>(w) * 32 + l;
-        break;
-      }
-    std::string why;
-    for (int l = 0; l < 32; ++l) {
-      if (!(missing >> l & 1u)) continue;
-      const Fiber& f = b.fibers[w * 32 + static_cast<std::size_t>(l)];
-      why += " lane " + std::to_string(l) +
-             (f.state == State::Done ? " has exited;" : " waits at __syncthreads;");
-    }
-    fault("warp check: " + std::string(op_name(s.op)) + " with mask " + hex(s.mask) + " in " +
-          where(b, first) + ": lanes " + lane_list(missing) +
-          " named in the mask never arrive:" + why);
-  }
-  fault("emulator: block " + xyz(b.block) + " of kernel " + b.kernel +
-        " stalled with no thread runnable");
-}
+}  // namespace
 
 void run_block(BlockRun& b, const Config& c) {
   const std::size_t n = b.fibers.size();
@@ -439,186 +186,10 @@ void run_block(BlockRun& b, const Config& c) {
   }
 }
 
-// Runs blocks [next, count) as they are claimed; stops at the first fault anywhere.
-struct GridRun {
-  const char* kernel;
-  dim3 grid, block;
-  std::size_t shared;
-  const std::function<void()>* body;
-  Config config;
-  GridBarrier* barrier = nullptr;  // cooperative: each work() call runs exactly one block
-  std::atomic<std::uint64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  std::exception_ptr error;
-
-  void work() {
-    BlockRun b;
-    b.kernel = kernel;
-    b.block_dim = block;
-    b.grid_dim = grid;
-    b.body = body;
-    b.race_check = config.race_check;
-    b.grid = barrier;
-    const std::size_t threads = std::size_t{block.x} * block.y * block.z;
-    b.fibers.resize(threads);
-    b.warps.resize((threads + 31) / 32);
-    // Plain heap memory, so AddressSanitizer sees accesses past the launch's shared bytes.
-    std::vector<unsigned char> dynamic(std::max<std::size_t>(shared, 1));
-    SharedRegion region("dynamic shared memory");
-    region.bind(dynamic.data(), shared);
-    b.dynamic = &region;
-    const std::uint64_t count = std::uint64_t{grid.x} * grid.y * grid.z;
-    g_block = &b;
-    try {
-      for (std::uint64_t i = next++; i < count && !failed; i = next++) {
-        b.block = {static_cast<unsigned>(i % grid.x), static_cast<unsigned>(i / grid.x % grid.y),
-                   static_cast<unsigned>(i / (std::uint64_t{grid.x} * grid.y))};
-        run_block(b, config);
-        if (barrier) {
-          barrier->exit(b.block, kernel);
-          break;
-        }
-      }
-    } catch (...) {
-      failed = true;
-      std::string what = "emulator: a block of kernel " + std::string(kernel) + " failed";
-      try {
-        throw;
-      } catch (const std::exception& e) {
-        what = e.what();
-      } catch (...) {
-      }
-      {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-      if (barrier) barrier->abort(what);  // after the error is kept: it is the one reported
-    }
-    g_block = nullptr;
-  }
-};
-
-}  // namespace
-
-const char* order_name(Order o) {
-  return o == Order::Forward ? "forward" : o == Order::Reverse ? "reverse" : "random";
-}
-
-Config config() {
-  const std::lock_guard<std::mutex> lock(g_config_mutex);
-  return g_config;
-}
-
-void set_config(const Config& c) {
-  const std::lock_guard<std::mutex> lock(g_config_mutex);
-  g_config = c;
-}
-
-namespace {
-
-void check_launch(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes) {
-  const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
-  if (threads == 0 || threads > 1024)
-    fault("launch of " + std::string(kernel) + ": " + std::to_string(threads) +
-          " threads per block (a device allows 1 to 1024)");
-  if (block.z > 64) fault("launch of " + std::string(kernel) + ": blockDim.z above 64");
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535)
-    fault("launch of " + std::string(kernel) + ": grid " + xyz({grid.x, grid.y, grid.z}) +
-          " outside the device limits");
-  if (dynamic_shared_bytes > 227 * 1024)
-    fault("launch of " + std::string(kernel) + ": " + std::to_string(dynamic_shared_bytes) +
-          " bytes of dynamic shared memory (a device has at most 227 KiB)");
-  if (g_block) fault("launch of " + std::string(kernel) + " from device code (not emulated)");
-}
-
-}  // namespace
-
-void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-              const std::function<void()>& body) {
-  check_launch(kernel, grid, block, dynamic_shared_bytes);
-  GridRun run;
-  run.kernel = kernel;
-  run.grid = grid;
-  run.block = block;
-  run.shared = dynamic_shared_bytes;
-  run.body = &body;
-  run.config = config();
-  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
-  const auto extra = static_cast<std::size_t>(
-      std::min<std::uint64_t>(std::max(run.config.host_threads, 1), blocks) - 1);
-  std::vector<std::thread> helpers;
-  helpers.reserve(extra);
-  for (std::size_t i = 0; i < extra; ++i) helpers.emplace_back([&run] { run.work(); });
-  run.work();
-  for (std::thread& t : helpers) t.join();
-  if (run.error) std::rethrow_exception(run.error);
-}
-
-void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
-                          std::size_t dynamic_shared_bytes, const gpu::KernelFootprint& footprint,
-                          const std::function<void()>& body) {
-  check_launch(kernel, grid, block, dynamic_shared_bytes);
-  const Config c = config();
-  const std::string launch = "cooperative launch of " + std::string(kernel);
-  if (!c.target.cooperative_launch)
-    fault(launch + ": the target does not support cooperative launches");
-  gpu::KernelFootprint k = footprint;
-  k.threads = static_cast<int>(block.x * block.y * block.z);
-  k.dynamic_shared_bytes = static_cast<int>(dynamic_shared_bytes);
-  const gpu::Occupancy o = gpu::occupancy(c.target, k);
-  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
-  if (blocks > static_cast<std::uint64_t>(o.co_resident(c.target)))
-    fault(launch + ": a grid of " + std::to_string(blocks) + " blocks cannot be co-resident: " +
-          (o.blocks_per_sm == 0
-               ? "no block fits on an SM (" + o.limiter + ")"
-               : std::to_string(o.blocks_per_sm) + " block(s) per SM (limited by " + o.limiter +
-                     ") on " + std::to_string(c.target.sm_count) + " SMs hold at most " +
-                     std::to_string(o.co_resident(c.target))) +
-          " (cudaErrorCooperativeLaunchTooLarge on a device)");
-  constexpr std::uint64_t kMaxResident = 1024;  // one host thread per block
-  if (blocks > kMaxResident)
-    fault(launch + ": the emulator keeps at most " + std::to_string(kMaxResident) +
-          " blocks resident, the grid has " + std::to_string(blocks));
-  GridBarrier barrier(blocks);
-  GridRun run;
-  run.kernel = kernel;
-  run.grid = grid;
-  run.block = block;
-  run.shared = dynamic_shared_bytes;
-  run.body = &body;
-  run.config = c;
-  run.barrier = &barrier;
-  std::vector<std::thread> residents;
-  residents.reserve(static_cast<std::size_t>(blocks - 1));
-  try {
-    for (std::uint64_t i = 1; i < blocks; ++i) residents.emplace_back([&run] { run.work(); });
-  } catch (const std::system_error& e) {
-    const std::string why = launch + ": cannot start a host thread for each of the " +
-                            std::to_string(blocks) + " resident blocks (" + e.what() + ")";
-    barrier.abort(why);
-    for (std::thread& t : residents) t.join();
-    fault(why);
-  }
-  run.work();
-  for (std::thread& t : residents) t.join();
-  if (run.error) std::rethrow_exception(run.error);
-}
-
-namespace {
-
-// A barrier while lanes of the same warp wait in a warp operation that includes this thread
-// deadlocks a device: say so instead.
-void check_no_lane_waits(const BlockRun& b, const Fiber& f, const char* barrier) {
-  const unsigned warp = static_cast<unsigned>(f.linear) / 32;
-  if (b.warps[warp].arrived && b.warps[warp].mask >> (f.linear % 32) & 1u)
-    fault(std::string("warp check: ") + barrier + " in " + where(b, f.linear) + " while lanes " +
-          lane_list(b.warps[warp].arrived) + " of its warp wait at " + op_name(b.warps[warp].op));
-}
-
-}  // namespace
+}  // namespace detail
 
 void grid_sync() {
+  using namespace detail;  // the scheduler's state and fault wording
   BlockRun& b = block();
   Fiber& f = *g_fiber;
   if (!b.grid)
@@ -632,20 +203,21 @@ void grid_sync() {
 }
 
 const uint3& thread_idx() {
-  block();
-  return g_fiber->idx;
+  detail::block();
+  return detail::g_fiber->idx;
 }
 const uint3& block_idx() {
-  return block().block;
+  return detail::block().block;
 }
 const dim3& block_dim() {
-  return block().block_dim;
+  return detail::block().block_dim;
 }
 const dim3& grid_dim() {
-  return block().grid_dim;
+  return detail::block().grid_dim;
 }
 
 void sync_threads() {
+  using namespace detail;
   BlockRun& b = block();
   Fiber& f = *g_fiber;
   check_no_lane_waits(b, f, "__syncthreads");
@@ -655,6 +227,7 @@ void sync_threads() {
 }
 
 std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width) {
+  using namespace detail;
   BlockRun& b = block();
   Fiber& f = *g_fiber;
   const auto warp = static_cast<std::size_t>(f.linear / 32);
@@ -755,7 +328,7 @@ std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int arg, in
 }
 
 SharedRegion& dynamic_shared_region() {
-  return *block().dynamic;
+  return *detail::block().dynamic;
 }
 
 void SharedRegion::bind(unsigned char* base, std::size_t bytes) {
@@ -765,6 +338,7 @@ void SharedRegion::bind(unsigned char* base, std::size_t bytes) {
 }
 
 void SharedRegion::check(long long index, std::ptrdiff_t offset, std::size_t n) const {
+  using namespace detail;
   if (offset >= 0 && static_cast<std::size_t>(offset) + n <= bytes_) return;
   const BlockRun& b = block();
   fault("shared-memory bounds check: " + where(b, g_fiber->linear) + ": index " +
@@ -773,6 +347,7 @@ void SharedRegion::check(long long index, std::ptrdiff_t offset, std::size_t n) 
 }
 
 void SharedRegion::race(const char* what, std::size_t offset, int other) const {
+  using namespace detail;
   const BlockRun& b = block();
   char addr[32];
   std::snprintf(addr, sizeof addr, "+0x%zx", offset);
@@ -781,6 +356,7 @@ void SharedRegion::race(const char* what, std::size_t offset, int other) const {
         (std::string(what) == "reads" ? " wrote" : " accessed") + " since the last __syncthreads");
 }
 
+namespace detail {
 namespace {
 // Whether an access of thread t is ordered after one of thread other stamped with warp stamp
 // `then`: a __syncwarp of their common warp since then orders them.
@@ -788,8 +364,10 @@ bool warp_ordered(const BlockRun& b, int t, int other, std::uint64_t then) {
   return t / 32 == other / 32 && b.warps[static_cast<std::size_t>(t / 32)].stamp != then;
 }
 }  // namespace
+}  // namespace detail
 
 void SharedRegion::read(std::size_t offset, std::size_t n) {
+  using namespace detail;
   BlockRun& b = block();
   if (!b.race_check) return;
   const int t = g_fiber->linear;
@@ -811,6 +389,7 @@ void SharedRegion::read(std::size_t offset, std::size_t n) {
 }
 
 void SharedRegion::write(std::size_t offset, std::size_t n) {
+  using namespace detail;
   BlockRun& b = block();
   if (!b.race_check) return;
   const int t = g_fiber->linear;
