@@ -71,6 +71,14 @@ const CauseSpec kCatalog[] = {
      "re-run with the statistics inputs replaced by the batch moments of x",
      "high when the re-run passes", "use the batch's mean and variance", detect_statistics,
      fix_batch_statistics},
+    {"exponential-avg-factor", "running-statistics factor",
+     "the reference's forward blended its running mean and variance with another "
+     "exponential_avg_factor (1 replaces them with the batch's; Keras' momentum 0.99 is a factor "
+     "of 0.01)",
+     "the factor fitted from batch_mean against the batch's own mean and the running mean, "
+     "re-run with it (training forward ops)",
+     "high when the re-run passes", "set exponential_avg_factor to the fitted value",
+     detect_avg_factor, fix_avg_factor},
     {"mode-flipped", "training vs inference mode", "the reference ran in the other mode",
      "re-run with is_training flipped", "high when the re-run passes", "flip is_training",
      detect_mode, fix_mode},

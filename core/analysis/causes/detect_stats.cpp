@@ -1,5 +1,5 @@
 // Detectors of the statistics family: what reserve_space_2 holds, which epsilon, which variance
-// (biased or not, batch or moving) and which mode.
+// (biased or not, batch or moving), which mode and how the forward blends its running statistics.
 #include <cmath>
 
 #include "analysis/causes/channels.h"
@@ -226,6 +226,52 @@ std::vector<Trial> detect_mode(const Search& s, const Trial&) {
                        std::string("set is_training=") + (was ? "false" : "true"));
   t.in_kernel = "the kernel computes the " + std::string(mode_name(!was)) +
                 "-mode gradient for a " + std::string(mode_name(was)) + "-mode problem";
+  return {t};
+}
+
+std::vector<Trial> detect_avg_factor(const Search& s, const Trial&) {
+  const OpSpec& op = s.op();
+  constexpr std::string_view kAttr = "exponential_avg_factor";
+  if (op.is_grad || !training(s) || !op.has_attr(kAttr) || op.mean_input.empty()) return {};
+  const Scope& sc = s.sub();
+  auto mean_in = sc.problem.inputs.find(std::string(op.mean_input));
+  const OutputTensor* ref = nullptr;
+  for (const OutputTensor& o : sc.expected)
+    if (o.name == "batch_mean" && o.defined) ref = &o;
+  // Without a running mean there is nothing a factor below 1 could have blended.
+  if (!ref || mean_in == sc.problem.inputs.end() || mean_in->second.numel() == 0) return {};
+  // batch_mean = (1 - f) * mean + f * (the batch's own mean): f is the least-squares slope of
+  // the reference's step away from the running mean against the batch's.
+  const BatchMoments m = batch_moments(sc.problem, op);
+  const std::int64_t n = std::min<std::int64_t>(
+      {ref->tensor.numel(), mean_in->second.numel(), static_cast<std::int64_t>(m.mean.size())});
+  std::vector<double> step_ref, step_batch;
+  for (std::int64_t c = 0; c < n; ++c) {
+    const double running = mean_in->second.get(c);
+    step_ref.push_back(ref->tensor.get(c) - running);
+    step_batch.push_back(m.mean[static_cast<std::size_t>(c)] - running);
+  }
+  const double f = least_squares_factor(step_ref, step_batch);
+  double given = 1;
+  try {
+    given = attr_float(s.problem(), kAttr);
+  } catch (const Error&) {
+  }
+  if (!std::isfinite(f) || std::fabs(f - given) <= 1e-3 * std::max(std::fabs(given), 1e-3))
+    return {};
+  const std::string attr(kAttr);
+  Trial t =
+      make_trial("exponential-avg-factor",
+                 "the reference blended the running statistics with " + attr + " ~ " +
+                     approx_text(f) + "; this problem has " + attr_value_text(AttrValue{given}),
+                 "fitted from batch_mean against the batch's own mean and the running mean "
+                 "on " +
+                     std::to_string(n) + " channels, re-ran with it",
+                 "set " + attr + "=" + approx_text(f), FixStep{"", f});
+  t.in_kernel = "the kernel blends the running statistics with " + attr + " ~ " + approx_text(f) +
+                ", not the problem's " + attr_value_text(AttrValue{given});
+  t.fitted_name = attr;
+  t.fitted = f;
   return {t};
 }
 

@@ -131,6 +131,10 @@ void fix_batch_statistics(Problem& p, const OpSpec& op, const FixStep&,
   set_values(input(p, op.variance_input), var);
 }
 
+void fix_avg_factor(Problem& p, const OpSpec&, const FixStep& s, const std::vector<std::int64_t>&) {
+  p.attrs["exponential_avg_factor"] = s.value;
+}
+
 void fix_mode(Problem& p, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&) {
   p.attrs["is_training"] = !attr_bool(p, "is_training");
 }

@@ -15,6 +15,7 @@ void fix_widen(Problem&, const OpSpec&, const FixStep&, const std::vector<std::i
 void fix_bessel(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_batch_statistics(Problem&, const OpSpec&, const FixStep&,
                           const std::vector<std::int64_t>&);
+void fix_avg_factor(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_mode(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_scale_missing(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);
 void fix_scale_ignored(Problem&, const OpSpec&, const FixStep&, const std::vector<std::int64_t>&);

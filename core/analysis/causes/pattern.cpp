@@ -23,11 +23,14 @@ const OutputTensor* by_name(const std::vector<OutputTensor>& outs, const std::st
 Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
   const Comparison& before = s.before();
   std::vector<std::string> failing, passing;
+  // The output the pattern is read from: the largest that fails (a forward's failing batch_mean,
+  // not its passing y), else the largest.
   const OutputDiff* data = nullptr;
   for (const OutputDiff& o : before.outputs) {
     if (!o.compared || o.count == 0) continue;  // an empty output agrees trivially
     (o.passed ? passing : failing).push_back(o.name);
-    if (!data || o.count > data->count) data = &o;
+    if (!data || (data->passed && !o.passed) || (data->passed == o.passed && o.count > data->count))
+      data = &o;
   }
   std::string text;
   for (std::size_t i = 0; i < failing.size(); ++i)

@@ -129,6 +129,7 @@ std::vector<Trial> detect_epsilon_clamped(const Search&, const Trial&);
 std::vector<Trial> detect_epsilon(const Search&, const Trial&);
 std::vector<Trial> detect_bessel(const Search&, const Trial&);
 std::vector<Trial> detect_statistics(const Search&, const Trial&);
+std::vector<Trial> detect_avg_factor(const Search&, const Trial&);
 std::vector<Trial> detect_mode(const Search&, const Trial&);
 std::vector<Trial> detect_layout(const Search&, const Trial&);
 std::vector<Trial> detect_half_overflow(const Search&, const Trial&);
