@@ -65,10 +65,25 @@ std::string nearest_default(double eps) {
 }  // namespace
 
 std::vector<Trial> detect_convention(const Search& s, const Trial&) {
-  if (!fused_training_grad(s)) return {};
+  // A training forward writes reserve_space_2 in the problem's convention; a grad reads it.
+  const bool forward = !s.op().is_grad && s.op().family == OpFamily::Fused && training(s);
+  if (!fused_training_grad(s) && !forward) return {};
   const bool was_var = s.problem().convention == ReserveConvention::Variance;
   const std::string other = was_var ? "inv_std" : "variance";
   std::vector<Trial> out;
+  if (forward) {
+    out.push_back(make_trial(
+        "reserve-convention",
+        std::string("the reference's reserve_space_2 holds ") +
+            (was_var ? "1/sqrt(variance + epsilon) (cuDNN)" : "the variance") +
+            ", this problem's " + (was_var ? "the variance" : "1/sqrt(variance + epsilon)"),
+        "re-ran with the " + other + " convention", "declare the " + other + " convention"));
+    out.back().in_kernel = std::string("the kernel writes reserve_space_2 as ") +
+                           (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +
+                           " where the problem asks for " +
+                           (was_var ? "the variance" : "1/sqrt(variance + epsilon)");
+    return out;
+  }
   out.push_back(make_trial("reserve-convention",
                            std::string("reserve_space_2 holds ") +
                                (was_var ? "1/sqrt(variance + epsilon)" : "the variance") +

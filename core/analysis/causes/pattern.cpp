@@ -35,7 +35,8 @@ Cause describe_pattern(const Search& s, std::vector<RuledOut> ruled_out) {
   std::string text;
   for (std::size_t i = 0; i < failing.size(); ++i)
     text += (i ? (i + 1 == failing.size() ? " and " : ", ") : "") + failing[i];
-  text += passing.empty() ? " differ" : " only differ";
+  text +=
+      std::string(passing.empty() ? "" : " only") + (failing.size() == 1 ? " differs" : " differ");
   std::vector<std::string> hints;
   std::string next;
 
