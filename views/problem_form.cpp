@@ -205,14 +205,16 @@ void ProblemForm::syncFromProblem() {
   dtype_->setCurrentIndex(p.dtype ? dtype_->findData(qs(dtype_name(*p.dtype))) : 0);
   dtype_->setToolTip(dtypeCostText(p));
   convention_->setCurrentIndex(p.convention == ReserveConvention::Variance ? 0 : 1);
-  // Only the fused grad ops read a reserve_space_2 (the global-normalization grad takes v, the
-  // forward ops write theirs): elsewhere the choice would change nothing.
+  // The fused grad ops read a reserve_space_2 and the fused forward ops write one in training
+  // mode (the global-normalization ops have none): elsewhere the choice would change nothing.
   const OpSpec* spec = find_op(p.op);
-  const bool reads_reserve = spec && spec->input_index("reserve_space_2") >= 0;
-  convention_->setEnabled(reads_reserve);
-  convention_->setToolTip(reads_reserve ? tr("What reserve_space_2 holds in training mode")
-                                        : tr("%1 reads no reserve_space_2: the fused grad ops do")
-                                              .arg(QString::fromStdString(p.op)));
+  const bool has_reserve = spec && (spec->input_index("reserve_space_2") >= 0 ||
+                                    spec->output_index("reserve_space_2") >= 0);
+  convention_->setEnabled(has_reserve);
+  convention_->setToolTip(!has_reserve
+                              ? tr("%1 has no reserve_space_2: the fused ops do").arg(qs(p.op))
+                          : spec->is_grad ? tr("What reserve_space_2 holds in training mode")
+                                          : tr("What a training run writes into reserve_space_2"));
   if (const OpSpec* op = spec) {
     for (const AttrSpec& a : op->attrs) {
       QWidget* w = attrEditor(qs(a.name));

@@ -113,8 +113,9 @@ void WindowFormTest::formControlsRerunAndMatchTheEngine() {
     const OpSpec* op = find_op(w.controller()->problem().op);
     for (const AttrSpec& a : op->attrs)
       QVERIFY(f->attrEditor(QString::fromUtf8(a.name.data(), a.name.size())));
-    // The reserve convention only where the op reads a reserve_space_2.
-    QCOMPARE(f->conventionBox()->isEnabled(), op->is_grad && op->has_modes());
+    // The reserve convention where the op reads or writes a reserve_space_2: the fused ops, those
+    // with modes.
+    QCOMPARE(f->conventionBox()->isEnabled(), op->has_modes());
   }
 }
 
