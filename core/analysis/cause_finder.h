@@ -55,7 +55,10 @@ struct Cause {
   std::string fitted_name;  // "epsilon", "k", "factor"; empty when nothing is fitted
   double fitted = 0;
   std::string suggestion;  // the change that fixes it, in words; for a pattern, what to check next
-  std::vector<FixStep> fix;            // empty: no change to the problem fixes it
+  std::vector<FixStep> fix;  // empty: no change to the problem fixes it
+  // fix makes only the problem's part of a pair: the other cause is the reference's own doing
+  // (half accumulation), which no change here makes.
+  bool partial_fix = false;
   std::vector<std::int64_t> channels;  // the channels it concerns (localized causes)
   bool in_kernel =
       false;  // the candidate's kernel makes this mistake: fix the kernel, not the problem

@@ -185,6 +185,7 @@ void cause(JsonWriter& w, const Cause& c) {
   w.field("confidence", std::string(confidence_name(c.confidence)));
   if (!c.fitted_name.empty()) w.field("fitted_name", c.fitted_name).field("fitted", c.fitted);
   w.field("suggestion", c.suggestion).field("fixable", !c.fix.empty());
+  w.field("partial_fix", c.partial_fix);
   w.field("in_kernel", c.in_kernel).field("benign", c.benign).field("pattern_only", c.pattern_only);
   w.key("channels").begin_array();
   for (std::int64_t ch : c.channels) w.value(ch);

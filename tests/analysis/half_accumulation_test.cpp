@@ -194,7 +194,20 @@ TEST_P(HalfAccumulation, TogetherWithAnEpsilonMismatch) {
   EXPECT_TRUE(c.resolves) << c.before << " -> " << c.after;
   EXPECT_EQ(c.fitted_name, "epsilon");
   EXPECT_NEAR(c.fitted, 0.01, 0.001);
-  EXPECT_TRUE(c.fix.empty()) << "the half sums are not a change to the problem";
+  // The epsilon is the problem's part; the half sums are the reference's, no change makes them.
+  ASSERT_EQ(c.fix.size(), 1u);
+  EXPECT_EQ(c.fix[0].code, "epsilon-mismatch");
+  EXPECT_TRUE(c.partial_fix);
+  const auto fixed = apply_cause_fix(user, c);
+  ASSERT_TRUE(fixed);
+  EXPECT_NEAR(attr_float(*fixed, "epsilon"), 0.01, 0.001);
+  // What is left once it is applied is the reference's half sums alone.
+  const Result again = run_problem(*fixed, "cpu");
+  const auto left = find_causes(*fixed, again, reference, {});
+  ASSERT_FALSE(left.empty());
+  EXPECT_EQ(left.front().code, "half-accumulation") << codes(left);
+  EXPECT_TRUE(left.front().resolves);
+  EXPECT_FALSE(left.front().partial_fix);
 }
 
 // Noise of a kernel of its own (and of the cpu backend's run itself) is not half accumulation.

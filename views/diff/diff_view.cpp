@@ -438,6 +438,7 @@ bool DiffView::applyFix(int row) {
   // Copied: the edit below clears the causes table, and the reference with it.
   const double before = cause.before;
   const std::string title = cause.title;
+  const bool partial = cause.partial_fix;
   // The edit's run answers the comparison: set it first, so the problem runs once.
   controller_->setComparison(request(), false);
   waiting_ = true;
@@ -445,8 +446,11 @@ bool DiffView::applyFix(int row) {
   controller_->editProblem(*fixed);
   // Said after the edit, whose problemChanged clears what an earlier fix said; the next change
   // of the problem (this fix set back, say) clears it too.
-  fix_status_->setText(tr("Applied: %1 (error ratio was %2).")
-                           .arg(QString::fromStdString(title), number_text(before)));
+  fix_status_->setText(
+      (partial ? tr("Applied this problem's part of: %1 (error ratio was %2); the rest is the "
+                    "reference's own, which no change here makes.")
+               : tr("Applied: %1 (error ratio was %2)."))
+          .arg(QString::fromStdString(title), number_text(before)));
   return true;
 }
 

@@ -76,13 +76,13 @@ bool output_only(const std::vector<FixStep>& steps) {
   });
 }
 
-// A trial offers a fix only when every step's row changes the problem: one that names how the
-// reference summed (half accumulation) leaves nothing to apply, even beside a fix.
-bool fixable(const std::vector<FixStep>& steps) {
-  return std::all_of(steps.begin(), steps.end(), [](const FixStep& s) {
-    const CauseSpec* spec = find_cause_spec(s.code);
-    return spec && spec->apply;
-  });
+// The steps whose rows change the problem: one that names how the reference summed (half
+// accumulation) leaves nothing to apply, and beside a fix leaves that fix as the problem's part.
+std::vector<FixStep> applicable(const std::vector<FixStep>& steps) {
+  std::vector<FixStep> out;
+  for (const FixStep& s : steps)
+    if (const CauseSpec* spec = find_cause_spec(s.code); spec && spec->apply) out.push_back(s);
+  return out;
 }
 
 Confidence confidence_of(bool resolves, bool tenfold) {
@@ -387,7 +387,8 @@ std::optional<Cause> confirm(const Search& s, const Tried& t, double before, dou
   c.fitted_name = t.trial.fitted_name;
   c.fitted = t.trial.fitted;
   c.suggestion = t.trial.suggestion;
-  if (fixable(t.trial.steps)) c.fix = t.trial.steps;
+  c.fix = applicable(t.trial.steps);
+  c.partial_fix = !c.fix.empty() && c.fix.size() < t.trial.steps.size();
   if (!s.kernel_of().empty()) {
     c.in_kernel = true;
     c.candidate = s.kernel_of();
@@ -398,6 +399,7 @@ std::optional<Cause> confirm(const Search& s, const Tried& t, double before, dou
         s.kernel_of() + "'s outputs";
     c.suggestion = "correct " + s.kernel_of() + "'s kernel; the problem itself is right";
     c.fix.clear();
+    c.partial_fix = false;
   }
   return c;
 }
