@@ -62,12 +62,20 @@ void print_comparison(const Comparison& c) {
     std::printf("  %s: %lld of %lld elements outside tolerance (%s); worst:\n", o.name.c_str(),
                 static_cast<long long>(o.mismatches), static_cast<long long>(o.count),
                 passes.c_str());
-    for (std::size_t i = 0; i < o.worst.size() && i < 5; ++i) {
-      const ElementError& w = o.worst[i];
-      std::printf("    %-20s channel %-5lld reference %-15.9g candidate %-15.9g ULP %s\n",
+    const auto line = [&](const ElementError& w, const char* tail) {
+      std::printf("    %-20s channel %-5lld reference %-15.9g candidate %-15.9g ULP %s%s\n",
                   coords(w.coords).c_str(), static_cast<long long>(w.channel), w.reference,
-                  w.candidate, ulps(w.ulp).c_str());
-    }
+                  w.candidate, ulps(w.ulp).c_str(), tail);
+    };
+    const std::size_t shown = std::min<std::size_t>(o.worst.size(), 5);
+    for (std::size_t i = 0; i < shown; ++i) line(o.worst[i], "");
+    // The max ULP column's element, where |a-b| does not rank it among those shown.
+    const ElementError* at_max_ulp = o.max_ulp_element ? &*o.max_ulp_element : nullptr;
+    for (std::size_t i = shown; !at_max_ulp && i < o.worst.size(); ++i)
+      if (o.worst[i].ulp == o.max_ulp) at_max_ulp = &o.worst[i];
+    const bool listed = std::any_of(o.worst.begin(), o.worst.begin() + static_cast<long>(shown),
+                                    [&](const ElementError& w) { return w.ulp == o.max_ulp; });
+    if (at_max_ulp && !listed) line(*at_max_ulp, "  (max ULP)");
     std::int64_t bad_channels = 0;
     for (const ChannelError& ch : o.channels) bad_channels += ch.mismatches > 0;
     if (!o.channels.empty())

@@ -100,6 +100,35 @@ TEST(CliDiff, NaNFacingANumberIsNotPassedByAnyTolerance) {
   EXPECT_EQ(r.out.find("passes at atol inf"), std::string::npos) << r.out;
 }
 
+// A tiny value far off in ULP is not among the worst by |a-b|: the element behind the max ULP
+// column is printed beside them, marked.
+TEST(CliDiff, TheMaxUlpElementIsPrintedWhenTheWorstListLacksIt) {
+  TempDir dir;
+  const std::string problem = dir.path("p.npz"), saved = dir.path("saved");
+  ASSERT_EQ(run_cli({"sample", "--shape", "2,3,3,4", "--out", problem}).status, 0);
+  ASSERT_EQ(run_cli({"run", "--problem", problem, "--out", saved}).status, 0);
+  Tensor dx = read_npy(saved + "/x_backprop.npy");
+  // The smallest value set to 1e-30: its |a-b| is small, its distance about a billion ULP.
+  std::int64_t tiny = 0;
+  for (std::int64_t i = 1; i < dx.numel(); ++i)
+    if (std::fabs(dx.get(i)) < std::fabs(dx.get(tiny))) tiny = i;
+  // Half as large again on twelve values of |v| > 0.1: the worst by |a-b|, no sign crossed.
+  for (std::int64_t k = 0, i = 0; k < 12 && i < dx.numel(); ++i)
+    if (i != tiny && std::fabs(dx.get(i)) > 0.1) dx.set(i, dx.get(i) * 1.5), ++k;
+  dx.set(tiny, 1e-30);
+  const std::string where = "(" + std::to_string(tiny / 36) + "," + std::to_string(tiny / 12 % 3) +
+                            "," + std::to_string(tiny / 4 % 3) + "," + std::to_string(tiny % 4) +
+                            ")";  // [2,3,3,4], NHWC
+  write_npy(saved + "/x_backprop.npy", dx);
+  const CliRun r = run_cli({"diff", "--problem", problem, "--against", saved});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  const std::size_t at = r.out.find("(max ULP)");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(r.out.rfind('\n', at) + 1, at - r.out.rfind('\n', at));
+  EXPECT_EQ(line.find(where), 4u) << where << " in " << line;
+  EXPECT_NE(line.find("e-30"), std::string::npos) << line;
+}
+
 // The report and diff JSON name the problem file by name, marked edited when flags changed it,
 // as the app does; a problem made from flags alone has no source.
 TEST(CliReport, NamesTheProblemFileItCameFrom) {
