@@ -8,8 +8,11 @@
 #include "cuda_runtime_impl.h"
 #include "cudnn_dims.h"
 #include "cudnn_legacy.h"
+#include "cudnn_phases.h"
 #include "device_memory.h"
 #include "device_query.h"
+#include "kernel_phases.h"
+#include "kernel_runner.h"
 #include "ops/bn_math.h"
 #include "ops/outputs.h"
 #include "phase_timer.h"
@@ -79,6 +82,11 @@ class CudnnBackend : public Backend {
     return {};
   }
   std::string device() const override { return usable_device_summary(); }
+  std::vector<PhaseInfo> phase_plan(const Prepared& p, int) const override {
+    if (!unavailable_reason().empty()) return {};  // no device to plan for
+    if (p.op->is_grad && !p.is_training) return kernel_phases(p, plan_for(cuda_runtime(), p));
+    return cudnn_phases(p, persistent_mode_requested());
+  }
 
   std::string unsupported_reason(const Prepared& p) const override {
     const OpSpec& op = *p.op;
