@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cudnn_dims.h"
+#include "kernel_phases.h"
 #include "ops/catalog.h"
 
 namespace bnscope::gpu {
@@ -11,10 +12,7 @@ std::vector<PhaseInfo> cudnn_phases(const Prepared& p, bool persistent) {
   const bool grad = p.op->is_grad;
   const bool round_trip = p.channels_last && !cudnn_takes_nhwc(p, persistent);
   std::vector<PhaseInfo> phases;
-  phases.push_back({"upload",
-                    grad ? "x and dy copied to the device with the per-channel inputs"
-                         : "x copied to the device with the per-channel inputs",
-                    grad ? 2 : 1, 0});
+  phases.push_back(upload_phase(p));
   const PhaseInfo to_nchw{"kernel:transpose",
                           "an NHWC tensor transposed to NCHW for cuDNN, as TensorFlow does", 2, 1};
   if (round_trip) {
@@ -42,10 +40,7 @@ std::vector<PhaseInfo> cudnn_phases(const Prepared& p, bool persistent) {
   if (round_trip)
     phases.push_back({"kernel:transpose",
                       "cuDNN's NCHW result transposed back to NHWC, as TensorFlow does", 2, 1});
-  phases.push_back({"download",
-                    grad ? "dx and the per-channel outputs copied back"
-                         : "y and the per-channel outputs copied back",
-                    1, 0});
+  phases.push_back(download_phase(p));
   return phases;
 }
 

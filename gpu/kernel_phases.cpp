@@ -35,6 +35,20 @@ ShapeIn shape_in(const Prepared& p) {
   return s;
 }
 
+PhaseInfo upload_phase(const Prepared& p) {
+  return {"upload",
+          is_grad(p) ? "x and dy copied to the device with the per-channel inputs"
+                     : "x copied to the device with the per-channel inputs",
+          is_grad(p) ? 2 : 1, 0};
+}
+
+PhaseInfo download_phase(const Prepared& p) {
+  return {"download",
+          is_grad(p) ? "dx and the per-channel outputs copied back"
+                     : "y and the per-channel outputs copied back",
+          1, 0};
+}
+
 std::vector<PhaseInfo> kernel_phases(const Prepared& p, const Plan& plan) {
   std::vector<PhaseInfo> phases;
   // Neighbouring kernels in shades of their own, so that the timeline tells them apart.
@@ -44,10 +58,7 @@ std::vector<PhaseInfo> kernel_phases(const Prepared& p, const Plan& plan) {
   };
   const Work work = work_of(p);
   const bool grad = is_grad(p);
-  phases.push_back({"upload",
-                    grad ? "x and dy copied to the device with the per-channel inputs"
-                         : "x copied to the device with the per-channel inputs",
-                    grad ? 2 : 1, 0});
+  phases.push_back(upload_phase(p));
   if (work == Work::Moments) {
     kernel("forward_sum", "each slice of M sums x per channel into the workspace", 1);
     kernel("forward_mean", "the slices' sums finished into each channel's mean", 0);
@@ -83,10 +94,7 @@ std::vector<PhaseInfo> kernel_phases(const Prepared& p, const Plan& plan) {
       kernel("grad_dx", "dx from the finished sums, 16 bytes a request, from the tensor's end back",
              3);
   }
-  phases.push_back({"download",
-                    grad ? "dx and the per-channel outputs copied back"
-                         : "y and the per-channel outputs copied back",
-                    1, 0});
+  phases.push_back(download_phase(p));
   return phases;
 }
 

@@ -18,6 +18,10 @@ Work work_of(const Prepared& p);
 // The planner's input for p.
 ShapeIn shape_in(const Prepared& p);
 
+// The copies around every GPU run of p: its data input (and gradient) up, its data output down.
+PhaseInfo upload_phase(const Prepared& p);
+PhaseInfo download_phase(const Prepared& p);
+
 // "upload", the kernels `plan` launches for p as "kernel:<name>", then "download".
 std::vector<PhaseInfo> kernel_phases(const Prepared& p, const Plan& plan);
 

@@ -20,6 +20,10 @@ namespace {
 
 // Runs blocks [next, count) as they are claimed; stops at the first fault anywhere.
 struct GridRun {
+  GridRun(const char* k, dim3 g, dim3 b, std::size_t s, const std::function<void()>& f,
+          const Config& c, GridBarrier* gb = nullptr)
+      : kernel(k), grid(g), block(b), shared(s), body(&f), config(c), barrier(gb) {}
+
   const char* kernel;
   dim3 grid, block;
   std::size_t shared;
@@ -99,13 +103,7 @@ void check_launch(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic
 void run_grid(const char* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
               const std::function<void()>& body) {
   detail::check_launch(kernel, grid, block, dynamic_shared_bytes);
-  detail::GridRun run;
-  run.kernel = kernel;
-  run.grid = grid;
-  run.block = block;
-  run.shared = dynamic_shared_bytes;
-  run.body = &body;
-  run.config = config();
+  detail::GridRun run(kernel, grid, block, dynamic_shared_bytes, body, config());
   const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
   const auto extra = static_cast<std::size_t>(
       std::min<std::uint64_t>(std::max(run.config.host_threads, 1), blocks) - 1);
@@ -144,14 +142,7 @@ void run_cooperative_grid(const char* kernel, dim3 grid, dim3 block,
     fault(launch + ": the emulator keeps at most " + std::to_string(kMaxResident) +
           " blocks resident, the grid has " + std::to_string(blocks));
   detail::GridBarrier barrier(blocks);
-  detail::GridRun run;
-  run.kernel = kernel;
-  run.grid = grid;
-  run.block = block;
-  run.shared = dynamic_shared_bytes;
-  run.body = &body;
-  run.config = c;
-  run.barrier = &barrier;
+  detail::GridRun run(kernel, grid, block, dynamic_shared_bytes, body, c, &barrier);
   std::vector<std::thread> residents;
   residents.reserve(static_cast<std::size_t>(blocks - 1));
   try {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -44,6 +45,24 @@ bool agree(const std::vector<OutputTensor>& a, const std::vector<OutputTensor>& 
   return compare_results("a", a, "b", b, {}).passed;
 }
 
+// The causes the search finds for user's cpu run against the truth's reference outputs, and the
+// first one's fix applied to user.
+struct Found {
+  std::vector<Cause> causes;
+  std::optional<Problem> fixed;
+  std::vector<OutputTensor> expected;
+};
+
+Found search(const Problem& truth, const Problem& user) {
+  Found f;
+  f.expected = run_problem(truth, "cpu-reference").outputs;
+  const Result got = run_problem(user, "cpu");
+  EXPECT_FALSE(agree(f.expected, got.outputs)) << "the planted cause must make them disagree";
+  f.causes = find_causes(user, got, f.expected, {});
+  if (!f.causes.empty()) f.fixed = apply_cause_fix(user, f.causes[0]);
+  return f;
+}
+
 TEST_P(ForwardCauses, AnotherAverageFactorIsFittedAndFixed) {
   // The reference blended (a Keras momentum of 0.4, or none: factor 1); this problem did not, or
   // did by another factor.
@@ -52,19 +71,15 @@ TEST_P(ForwardCauses, AnotherAverageFactorIsFittedAndFixed) {
                  std::to_string(user_factor));
     const Problem truth = sample(truth_factor);
     ASSERT_GT(truth.inputs.at("mean").numel(), 0) << "the sample has running statistics";
-    const Problem user = sample(user_factor);
-    const Result expected = run_problem(truth, "cpu-reference");
-    const Result got = run_problem(user, "cpu");
-    ASSERT_FALSE(agree(expected.outputs, got.outputs));
-    const auto causes = find_causes(user, got, expected.outputs, {});
-    ASSERT_FALSE(causes.empty());
-    EXPECT_EQ(causes[0].code, "exponential-avg-factor") << codes(causes);
-    EXPECT_TRUE(causes[0].resolves) << causes[0].before << " -> " << causes[0].after;
-    EXPECT_NEAR(causes[0].fitted, truth_factor, 0.01 * truth_factor) << codes(causes);
-    EXPECT_EQ(causes[0].fitted_name, "exponential_avg_factor");
-    const auto fixed = apply_cause_fix(user, causes[0]);
-    ASSERT_TRUE(fixed);
-    EXPECT_TRUE(agree(expected.outputs, run_problem(*fixed, "cpu").outputs));
+    const Found f = search(truth, sample(user_factor));
+    ASSERT_FALSE(f.causes.empty());
+    const Cause& c = f.causes[0];
+    EXPECT_EQ(c.code, "exponential-avg-factor") << codes(f.causes);
+    EXPECT_TRUE(c.resolves) << c.before << " -> " << c.after;
+    EXPECT_NEAR(c.fitted, truth_factor, 0.01 * truth_factor) << codes(f.causes);
+    EXPECT_EQ(c.fitted_name, "exponential_avg_factor");
+    ASSERT_TRUE(f.fixed);
+    EXPECT_TRUE(agree(f.expected, run_problem(*f.fixed, "cpu").outputs));
   }
 }
 
@@ -76,16 +91,12 @@ TEST_P(ForwardCauses, TheReserveConventionOfTheReference) {
     Problem user = truth;
     user.convention = truth_conv == ReserveConvention::InvStd ? ReserveConvention::Variance
                                                               : ReserveConvention::InvStd;
-    const Result expected = run_problem(truth, "cpu-reference");
-    const Result got = run_problem(user, "cpu");
-    ASSERT_FALSE(agree(expected.outputs, got.outputs));
-    const auto causes = find_causes(user, got, expected.outputs, {});
-    ASSERT_FALSE(causes.empty());
-    EXPECT_EQ(causes[0].code, "reserve-convention") << codes(causes);
-    EXPECT_TRUE(causes[0].resolves);
-    const auto fixed = apply_cause_fix(user, causes[0]);
-    ASSERT_TRUE(fixed);
-    EXPECT_EQ(fixed->convention, truth_conv);
+    const Found f = search(truth, user);
+    ASSERT_FALSE(f.causes.empty());
+    EXPECT_EQ(f.causes[0].code, "reserve-convention") << codes(f.causes);
+    EXPECT_TRUE(f.causes[0].resolves);
+    ASSERT_TRUE(f.fixed);
+    EXPECT_EQ(f.fixed->convention, truth_conv);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
+#include "plan_variants.h"
 #include "profile/profiler.h"
 #include "selftest.h"
 
@@ -30,27 +31,6 @@ const std::vector<SelftestCase>& cases() {
 }
 
 enum class Force { None, OtherVariant, Index64 };
-
-// Makes the plan the other variant: split-m with up to 40 slices of M (more than a warp's 32
-// lanes, so the second stage's lanes each sum several partials; fewer where many channel groups
-// would make the grid large), or one CTA per channel group. The forward statistics have split-m
-// only: they get the slices.
-void force_other_variant(Plan& plan, const Prepared& p) {
-  const std::int64_t m = p.view.outer * p.view.inner;
-  const std::int64_t acc = p.t == DType::F64 ? 8 : 4;
-  if (plan.variant == Variant::CtaPerGroup || !p.op->is_grad) {
-    plan.variant = Variant::SplitM;
-    const std::int64_t slices = std::clamp<std::int64_t>(64 / plan.groups, 3, 40);
-    plan.m_per_split = (m + slices - 1) / slices;
-    plan.splits = static_cast<int>((m + plan.m_per_split - 1) / plan.m_per_split);
-    plan.workspace_bytes = plan.splits * p.view.channels * 2 * acc;
-  } else {
-    plan.variant = Variant::CtaPerGroup;
-    plan.splits = 1;
-    plan.m_per_split = m;
-    plan.workspace_bytes = 0;
-  }
-}
 
 struct Param {
   std::size_t index;

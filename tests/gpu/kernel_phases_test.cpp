@@ -17,6 +17,7 @@
 #include "kernel_runner.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
+#include "plan_variants.h"
 
 namespace bnscope::gpu {
 namespace {
@@ -78,23 +79,6 @@ std::vector<std::string> names(const std::vector<PhaseInfo>& plan) {
   return n;
 }
 
-// The variant the planner did not pick, made consistent as a launch needs it. The forward
-// statistics always reduce through a workspace: they get slices of M.
-void other_variant(Plan& plan, const Prepared& p) {
-  const std::int64_t m = p.view.outer * p.view.inner;
-  if (plan.variant == Variant::CtaPerGroup || !p.op->is_grad) {
-    plan.variant = Variant::SplitM;
-    plan.m_per_split = (m + 3) / 4;
-    plan.splits = static_cast<int>((m + plan.m_per_split - 1) / plan.m_per_split);
-    plan.workspace_bytes = plan.splits * p.view.channels * 2 * 4;
-  } else {
-    plan.variant = Variant::CtaPerGroup;
-    plan.splits = 1;
-    plan.m_per_split = m;
-    plan.workspace_bytes = 0;
-  }
-}
-
 class Target {
  public:
   explicit Target(bool cooperative) : saved_(emu::config()) {
@@ -129,7 +113,7 @@ TEST(KernelPhases, AreThePhasesARunOpensForEveryOpAndVariant) {
         SCOPED_TRACE(std::string(c.op) + (c.training ? " training" : " inference") +
                      (cooperative ? ", cooperative target" : "") + (flip ? ", other variant" : ""));
         PlanOverride change;
-        if (flip) change = [&](Plan& plan) { other_variant(plan, p); };
+        if (flip) change = [&](Plan& plan) { force_other_variant(plan, p); };
         RecordingRuntime rt;
         Result r;
         run_kernels(rt, p, r, "cuda-emu", change);
