@@ -48,6 +48,7 @@ SharedMemory SharedMemory::create(std::size_t bytes, std::string_view tag) {
     s.unlink_ = true;
   }
   s.fd_ = fd;
+  s.tag_ = tag;
   s.size_ = bytes;
   s.mapped_ = bytes == 0 ? 1 : bytes;
   if (::ftruncate(fd, static_cast<off_t>(s.mapped_)) != 0) {
@@ -65,6 +66,27 @@ SharedMemory SharedMemory::create(std::size_t bytes, std::string_view tag) {
   return s;
 }
 
+void SharedMemory::write(std::size_t offset, const void* src, std::size_t n) {
+  if (offset > size_ || n > size_ - offset)
+    throw Error(ErrorCode::Internal, "shared memory: a write of " + std::to_string(n) +
+                                         " bytes at " + std::to_string(offset) +
+                                         " is past the end of a segment of " +
+                                         std::to_string(size_));
+  const auto* p = static_cast<const char*>(src);
+  while (n > 0) {
+    // Linux writes at most about 2 GiB a call; a signal may end one early.
+    const ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+    if (w <= 0) {
+      const int err = w < 0 ? errno : ENOSPC;
+      if (err == EINTR) continue;
+      refuse("writing " + std::to_string(n) + " bytes", tag_, err);
+    }
+    p += w;
+    offset += static_cast<std::size_t>(w);
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
 SharedMemory::SharedMemory(SharedMemory&& other) noexcept {
   *this = std::move(other);
 }
@@ -77,6 +99,7 @@ SharedMemory& SharedMemory::operator=(SharedMemory&& other) noexcept {
     mapped_ = std::exchange(other.mapped_, 0);
     fd_ = std::exchange(other.fd_, -1);
     path_ = std::exchange(other.path_, {});
+    tag_ = std::exchange(other.tag_, {});
     unlink_ = std::exchange(other.unlink_, false);
   }
   return *this;
@@ -94,6 +117,7 @@ void SharedMemory::release() noexcept {
   size_ = mapped_ = 0;
   fd_ = -1;
   path_.clear();
+  tag_.clear();
   unlink_ = false;
 }
 

@@ -29,6 +29,13 @@ class SharedMemory {
   SharedMemory& operator=(const SharedMemory&) = delete;
   ~SharedMemory();
 
+  // Writes bytes [offset, offset + n) of the segment from src through its descriptor rather than
+  // its mapping: a page the segment does not have yet is allocated holding the bytes, with no
+  // zero-fill first and no page fault (segment_fill.h). Throws Error(ResourceExhausted) when the
+  // system has no memory for the pages, Error(Internal) for other failures and for a range past
+  // the segment's end.
+  void write(std::size_t offset, const void* src, std::size_t n);
+
   bool valid() const { return data_ != nullptr; }
   std::byte* data() const { return data_; }
   std::size_t size() const { return size_; }
@@ -43,6 +50,7 @@ class SharedMemory {
   std::size_t mapped_ = 0;
   int fd_ = -1;
   std::string path_;
+  std::string tag_;      // names the segment in messages
   bool unlink_ = false;  // a /dev/shm file, removed with the segment
 };
 

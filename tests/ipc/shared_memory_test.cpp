@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "ipc/child_process.h"
+#include "tensor/error.h"
 
 namespace bnscope::ipc {
 namespace {
@@ -47,6 +50,38 @@ TEST(SharedMemory, ChildSeesAndWritesTheSameBytes) {
   const std::uint64_t sum = std::accumulate(p, p + n, std::uint64_t{0});
   c.send("sum " + s.path() + size + "0", kSegmentLimit);
   EXPECT_EQ(c.receive(kSegmentLimit), std::to_string(sum));
+}
+
+// write() goes through the descriptor: the mapping here and the child's both see the bytes, in
+// pages the segment did not have before and in pages it had.
+TEST(SharedMemory, WriteFillsThroughTheDescriptor) {
+  const std::size_t n = (8u << 20) + 1000;  // not whole pages
+  SharedMemory s = SharedMemory::create(n, "written");
+  std::vector<unsigned char> src(n);
+  for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<unsigned char>(i * 7 >> 2);
+  s.write(0, src.data(), n);
+  EXPECT_EQ(std::memcmp(s.data(), src.data(), n), 0);
+  const unsigned char again[3] = {1, 2, 3};
+  s.write(n - 3, again, 3);  // the last bytes, into a page that exists now
+  src[n - 3] = 1;
+  src[n - 2] = 2;
+  src[n - 1] = 3;
+  EXPECT_EQ(std::memcmp(s.data(), src.data(), n), 0);
+
+  ChildProcess c;
+  c.start({{IPC_TEST_CHILD}, {}, "test child"});
+  c.send("sum " + s.path() + " " + std::to_string(n) + " 0", kSegmentLimit);
+  EXPECT_EQ(c.receive(kSegmentLimit),
+            std::to_string(std::accumulate(src.begin(), src.end(), std::uint64_t{0})));
+}
+
+TEST(SharedMemory, AWritePastTheEndIsRefused) {
+  SharedMemory s = SharedMemory::create(4096, "short");
+  const std::vector<unsigned char> src(4097, 1);
+  EXPECT_THROW(s.write(0, src.data(), src.size()), Error);
+  EXPECT_THROW(s.write(4096, src.data(), 1), Error);
+  s.write(4096, src.data(), 0);  // nothing at the end is no write past it
+  EXPECT_EQ(s.data()[0], std::byte{0});
 }
 
 }  // namespace
