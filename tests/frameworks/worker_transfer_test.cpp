@@ -96,7 +96,9 @@ bool same_bits(const Result& a, const Result& b) {
   for (std::size_t i = 0; i < a.outputs.size(); ++i) {
     const Tensor& x = a.outputs[i].tensor;
     const Tensor& y = b.outputs[i].tensor;
-    if (x.nbytes() != y.nbytes() || std::memcmp(x.raw(), y.raw(), x.nbytes()) != 0) return false;
+    // memcmp takes no null pointer, not even for zero bytes (an empty output has no storage).
+    if (x.nbytes() != y.nbytes() || (x.nbytes() && std::memcmp(x.raw(), y.raw(), x.nbytes())))
+      return false;
   }
   return true;
 }

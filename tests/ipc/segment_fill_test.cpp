@@ -36,7 +36,8 @@ TEST(SegmentFill, FreshAndWrittenSegmentsHoldTheBytes) {
     fills.push_back({&segs[i], first[i].data(), sizes[i], true});
   fill_segments(fills, 3);
   for (std::size_t i = 0; i < segs.size(); ++i)
-    EXPECT_EQ(std::memcmp(segs[i].data(), first[i].data(), sizes[i]), 0) << i;
+    // memcmp takes no null pointer, not even for zero bytes (an empty segment maps nothing).
+    EXPECT_TRUE(sizes[i] == 0 || std::memcmp(segs[i].data(), first[i].data(), sizes[i]) == 0) << i;
 
   fills.clear();
   for (std::size_t i = 0; i < segs.size(); ++i) {
@@ -45,7 +46,7 @@ TEST(SegmentFill, FreshAndWrittenSegmentsHoldTheBytes) {
   }
   fill_segments(fills, 3);
   for (std::size_t i = 0; i < segs.size(); ++i)
-    EXPECT_EQ(std::memcmp(segs[i].data(), second[i].data(), sizes[i]), 0) << i;
+    EXPECT_TRUE(sizes[i] == 0 || std::memcmp(segs[i].data(), second[i].data(), sizes[i]) == 0) << i;
 }
 
 TEST(SegmentFill, StreamCopyTakesAnyLengthAndSourceAlignment) {
@@ -58,7 +59,8 @@ TEST(SegmentFill, StreamCopyTakesAnyLengthAndSourceAlignment) {
     for (std::size_t len : {n, std::size_t{1} << 20, std::size_t{63}, std::size_t{0}}) {
       std::memset(d, 0, n);
       stream_copy(d, src.data() + offset, len);
-      EXPECT_EQ(std::memcmp(d, src.data() + offset, len), 0) << offset << " " << len;
+      EXPECT_TRUE(len == 0 || std::memcmp(d, src.data() + offset, len) == 0)
+          << offset << " " << len;
       if (len < n) {
         EXPECT_EQ(d[len], 0) << "wrote past " << len;
       }
