@@ -401,7 +401,11 @@ bool MainWindow::openFromArguments(const QStringList& args, QString* error) {
       return false;
     QString why;
     if (openFile(args.front(), &why)) return true;
-    if (error) *error = tr("Cannot open %1: %2").arg(QFileInfo(args.front()).fileName(), why);
+    // An empty argument has no name to put in the sentence; the reason says what was missing.
+    const QString name = QFileInfo(args.front()).fileName();
+    if (error)
+      *error =
+          name.isEmpty() ? tr("Cannot open: %1").arg(why) : tr("Cannot open %1: %2").arg(name, why);
     return false;
   }
   try {

@@ -249,6 +249,12 @@ void WindowStartTest::commandLineOpensFilesAsFileOpenDoes() {
   QVERIFY2(error.contains(QStringLiteral("big.npz: truncated (ends inside the zip's data")),
            qPrintable(error));
   QVERIFY2(!error.contains(QStringLiteral("not a zip archive")), qPrintable(error));
+
+  // An empty argument (a script's unset variable) is said to be an empty name, not a file
+  // named "" of the wrong kind.
+  MainWindow e;
+  QVERIFY(!e.openFromArguments({QString()}, &error));
+  QCOMPARE(error, QStringLiteral("Cannot open: no file name given: expected a .npy or .npz file"));
 }
 
 void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
