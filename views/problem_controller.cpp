@@ -176,7 +176,7 @@ bool ProblemController::openFile(const QString& path, const QString& inputName, 
   const std::string file = path.toStdString();
   const QString suffix = QFileInfo(path).suffix().toLower();
   try {
-    if (path.trimmed().isEmpty()) fail("no file name given: expected a .npy or .npz file");
+    if (path.isEmpty()) fail("no file name given: expected a .npy or .npz file");
     if (suffix == QLatin1String("npz")) {
       if (npz_has_member(file, kProblemMember)) {
         // Opened again unchanged (Open Recent of the open file): the inputs still held are not

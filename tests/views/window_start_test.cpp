@@ -255,6 +255,10 @@ void WindowStartTest::commandLineOpensFilesAsFileOpenDoes() {
   MainWindow e;
   QVERIFY(!e.openFromArguments({QString()}, &error));
   QCOMPARE(error, QStringLiteral("Cannot open: no file name given: expected a .npy or .npz file"));
+  // A name of spaces is a legal file name on Linux: it is named, not called missing.
+  QVERIFY(!e.openFromArguments({QStringLiteral("  ")}, &error));
+  QVERIFY2(!error.contains(QStringLiteral("no file name given")), qPrintable(error));
+  QVERIFY2(error.contains(QStringLiteral("  ")), qPrintable(error));
 }
 
 void WindowStartTest::asksBeforeClosingWithUnsavedChanges() {
