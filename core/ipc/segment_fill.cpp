@@ -6,10 +6,7 @@
 #include <cstring>
 
 #include "tensor/parallel.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "tensor/stream_bytes.h"
 
 namespace bnscope::ipc {
 namespace {
@@ -30,27 +27,10 @@ struct Task {
 }  // namespace
 
 void stream_copy(void* dst, const void* src, std::size_t n) {
-#if defined(__SSE2__)
-  if (n >= kStreamFrom) {
-    auto* d = static_cast<char*>(dst);
-    const auto* s = static_cast<const char*>(src);
-    std::size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-      const auto* p = reinterpret_cast<const __m128i*>(s + i);
-      auto* q = reinterpret_cast<__m128i*>(d + i);
-      const __m128i a = _mm_loadu_si128(p), b = _mm_loadu_si128(p + 1);
-      const __m128i c = _mm_loadu_si128(p + 2), e = _mm_loadu_si128(p + 3);
-      _mm_stream_si128(q, a);
-      _mm_stream_si128(q + 1, b);
-      _mm_stream_si128(q + 2, c);
-      _mm_stream_si128(q + 3, e);
-    }
-    std::memcpy(d + i, s + i, n - i);
-    _mm_sfence();  // the streamed stores are visible before whoever is told they are done
-    return;
-  }
-#endif
-  std::memcpy(dst, src, n);
+  if (n >= kStreamFrom)
+    stream_bytes(dst, src, n);
+  else
+    std::memcpy(dst, src, n);
 }
 
 void fill_segments(const std::vector<SegmentFill>& fills, int threads) {

@@ -34,7 +34,8 @@ struct SegmentFill {
 // contents are then unspecified.
 void fill_segments(const std::vector<SegmentFill>& fills, int threads = 0);
 
-// dst[0, n) = src[0, n) with non-temporal stores where the CPU has them; dst 16-byte aligned.
+// dst[0, n) = src[0, n): streamed (tensor/stream_bytes.h) from 1 MiB up, memcpy below, where the
+// bytes stay in the cache anyway; dst 16-byte aligned.
 void stream_copy(void* dst, const void* src, std::size_t n);
 
 }  // namespace bnscope::ipc

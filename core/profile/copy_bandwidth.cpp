@@ -15,6 +15,7 @@
 
 #include "tensor/error.h"
 #include "tensor/parallel.h"
+#include "tensor/stream_bytes.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -32,24 +33,6 @@ Buffer allocate(std::size_t bytes) {
     throw Error(ErrorCode::ResourceExhausted,
                 "copy bandwidth probe: cannot allocate " + std::to_string(bytes) + " bytes");
   return Buffer(p);
-}
-
-void copy_slice(std::byte* dst, const std::byte* src, std::size_t n) {
-#if defined(__SSE2__)
-  for (std::size_t i = 0; i < n; i += 64) {
-    const auto* s = reinterpret_cast<const __m128i*>(src + i);
-    auto* d = reinterpret_cast<__m128i*>(dst + i);
-    const __m128i a = _mm_load_si128(s), b = _mm_load_si128(s + 1);
-    const __m128i c = _mm_load_si128(s + 2), e = _mm_load_si128(s + 3);
-    _mm_stream_si128(d, a);
-    _mm_stream_si128(d + 1, b);
-    _mm_stream_si128(d + 2, c);
-    _mm_stream_si128(d + 3, e);
-  }
-  _mm_sfence();
-#else
-  std::memcpy(dst, src, n);
-#endif
 }
 
 // Sums both slices 64 bytes at a time (integer additions, which cannot trap on any bits), so the
@@ -170,7 +153,7 @@ double measure_copy_bandwidth(int threads, std::byte* src, std::byte* dst, std::
   // and the best of the copies is taken.
   return best_of_four(bytes, [&] {
     parallel_slices(threads, bytes,
-                    [&](std::size_t b, std::size_t e) { copy_slice(dst + b, src + b, e - b); });
+                    [&](std::size_t b, std::size_t e) { stream_bytes(dst + b, src + b, e - b); });
   });
 }
 
