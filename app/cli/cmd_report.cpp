@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <exception>
 #include <future>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/pipeline.h"
 #include "backends.h"
 #include "command.h"
+#include "engine/output_pool.h"
 #include "flag_reader.h"
 #include "problem_setup.h"
 #include "profile/profile_batch.h"
@@ -59,23 +59,19 @@ int run(Args args) {
 
   std::vector<std::string> profiled;
   for (const Result& r : result.runs) profiled.push_back(r.backend);
-  // The verdict is made: the first run's outputs are reused by the profiles and the copy probe,
-  // the others' go now.
+  // The verdict is made: the first run's output set goes to the engine's pool, where every
+  // profile and the copy probe write into it (no fresh pages to fault in per backend: every
+  // backend's outputs come from allocate_outputs, the same shapes and dtypes) and where that
+  // backend's verdict run is its warm-up; the others' go now.
   result.expected.clear();
-  std::optional<Result> first;
-  if (!result.runs.empty()) first = std::move(result.runs.front());
+  if (!result.runs.empty()) output_pool().give(std::move(result.runs.front()));
   result.runs.clear();
   // One copy-bandwidth roofline for every CPU profile of the report, from buffers a few times
   // the last-level cache rather than the default's 2 x 256 MiB, which would outweigh the data:
   // in the outputs' largest buffer when it holds both arrays.
   options.copy_bytes = std::size_t{64} << 20;
-  // Every profile runs into those buffers (every backend's outputs come from allocate_outputs,
-  // the same shapes and dtypes): no fresh pages to fault in per backend. Every profiled backend
-  // made its verdict run just before: that run is its warm-up.
-  options.result = first ? &*first : nullptr;
-  options.ran_before = first.has_value();
   ProfileBatch batch = profile_backends(prepared, profiled, options);
-  first.reset();
+  output_pool().clear();
   if (batch.first_error) std::rethrow_exception(batch.first_error);
   ProblemInfo described = info.get();
   described.source = pa.source;
@@ -105,9 +101,9 @@ const CommandRegistration reg{
      "DIR/report.html (self-contained, no network), DIR/report.json\n"
      "(schema bnscope-report/2), DIR/report.csv (one row per measurement) and DIR/trace.json\n"
      "(Chrome trace: chrome://tracing or ui.perfetto.dev). Exit status 1 when outputs disagree.\n"
-     "Profiles make one warm-up (a backend's verdict run is it) and at least 3 timed runs,\n"
-     "more up to --reps (default 5) while a backend's profile stays within --time-budget\n"
-     "seconds (default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
+     "Profiles make one warm-up (the first backend's verdict run is its) and at least 3 timed\n"
+     "runs, more up to --reps (default 5) while a backend's profile stays within\n"
+     "--time-budget seconds (default 0.5; 0: exactly --reps after 2 warm-ups).\n\n"
      "problem flags: --op, --input NAME=PATH, --inputs FILE.npz, --problem FILE.npz,\n"
      "--attr KEY=VALUE, --dtype, --convention, --strict",
      run}};

@@ -25,6 +25,7 @@ void run_backend_into(const Prepared& p, Backend& backend, Result& result, const
                                               " cannot run " + std::string(p.op->name) +
                                               " here: " + why);
   result.backend = backend.name();
+  result.prepared = p.id;
   result.timings.clear();
   result.notes.clear();
   ctx.check_cancel();

@@ -40,20 +40,19 @@ std::vector<Result> OutputPool::take_all() {
   return std::exchange(held_, {});
 }
 
+void OutputPool::give(Result run) {
+  if (run.outputs.empty() || !run.outputs.front().tensor.sole_owner()) return;
+  std::lock_guard lock(mutex_);
+  held_.push_back(std::move(run));
+}
+
 void OutputPool::keep_fitting(const Prepared& p) {
   if (p.op->outputs.empty()) return;
-  // The data output, as allocate_outputs makes it (the set's first buffer, the large one).
-  const ArgSpec& first = p.op->outputs.front();
-  const DType dtype = resolve_arg_type(*p.op, first.type, p.t);
-  const std::optional<Shape> shape = output_shape(p, first.name);
-  const std::int64_t numel = shape ? num_elements(*shape) : 0;
   std::vector<Result> dropped;  // freed outside the lock
   {
     std::lock_guard lock(mutex_);
     for (auto it = held_.begin(); it != held_.end();) {
-      const Tensor& t = it->outputs.empty() ? Tensor{} : it->outputs.front().tensor;
-      const bool fits = t.dtype() == dtype && t.numel() == numel;
-      if (fits) {
+      if (fits_outputs(*it, p)) {
         ++it;
       } else {
         dropped.push_back(std::move(*it));
@@ -84,6 +83,16 @@ Tensor OutputPool::largest_buffer() const {
     for (const OutputTensor& o : r.outputs)
       if (o.tensor.sole_owner() && o.tensor.nbytes() > largest.nbytes()) largest = o.tensor;
   return largest;
+}
+
+bool fits_outputs(const Result& r, const Prepared& p) {
+  if (p.op->outputs.empty() || r.outputs.empty()) return false;
+  // The data output, as allocate_outputs makes it (the set's first buffer, the large one).
+  const ArgSpec& first = p.op->outputs.front();
+  const DType dtype = resolve_arg_type(*p.op, first.type, p.t);
+  const std::optional<Shape> shape = output_shape(p, first.name);
+  const Tensor& t = r.outputs.front().tensor;
+  return t.dtype() == dtype && t.numel() == (shape ? num_elements(*shape) : 0);
 }
 
 OutputPool& output_pool() {

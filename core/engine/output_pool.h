@@ -2,7 +2,8 @@
 // The output sets of finished runs that nothing reads any more, held for the next run to write
 // into: on a real layer that spares it faulting in fresh pages (hundreds of megabytes). The app
 // gives a replaced outcome's runs here and clears them after a while without a run; the pipeline
-// takes one per backend run. Nothing else reaches the buffers while they are held.
+// takes one per backend run, and a profile one for all its repetitions, given back after them.
+// Nothing else reaches the buffers while they are held.
 
 #include <cstddef>
 #include <mutex>
@@ -18,6 +19,8 @@ class OutputPool {
   // Holds these runs' output sets instead of what it held; a set whose first buffer something
   // else still holds is dropped (writing into it would change what that reader sees).
   void replace(std::vector<Result> runs);
+  // Holds one more set, the next take()'s (the same rule: dropped when shared).
+  void give(Result run);
   // One held set for a run to write into (run_prepared_into reuses the buffers whose dtype and
   // size match), none of whose buffers is out as scratch; an empty Result when there is none.
   Result take();
@@ -38,6 +41,10 @@ class OutputPool {
   mutable std::mutex mutex_;
   std::vector<Result> held_;
 };
+
+// Whether r holds the data output a run of p writes (its dtype and size, as allocate_outputs
+// makes it): a run of p writes into r's buffers rather than fresh ones.
+bool fits_outputs(const Result& r, const Prepared& p);
 
 // The process's one pool.
 OutputPool& output_pool();

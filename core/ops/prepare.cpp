@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 
 #include "ops/input_health.h"
 #include "ops/prepared.h"
@@ -342,7 +343,9 @@ void validate_global(Prepared& p, Checks& ck) {
 
 // prepare() up to its notes on the inputs; with a collecting ck it goes on past failures.
 Prepared prepare_checked(const Problem& pb, Checks& ck, const Prepared* earlier = nullptr) {
+  static std::atomic<std::uint64_t> preparations{0};
   Prepared p;
+  p.id = ++preparations;
   p.op = find_op(pb.op);
   if (!ck.run("", [&] {
         if (!p.op) fail("unknown op '" + pb.op + "'; expected one of " + op_names_joined());

@@ -19,6 +19,10 @@
 namespace bnscope {
 
 struct Prepared {
+  // This preparation, one number per prepare() call in the process (0: made otherwise): a run's
+  // Result names it (Result::prepared), so a profile knows the set it reuses was written by the
+  // same backend for this very problem.
+  std::uint64_t id = 0;
   const OpSpec* op = nullptr;
   DType t = DType::F32;  // data type
   DType u = DType::F32;  // statistics type (scale, reserve spaces, per-channel outputs)

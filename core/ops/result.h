@@ -2,6 +2,7 @@
 // What a backend returns: the op's outputs with TensorFlow's names and shapes, the notes that
 // travelled with the run, and the timings of its phases.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,7 @@ struct PhaseTiming {
 struct Result {
   std::string op;
   std::string backend;
+  std::uint64_t prepared = 0;  // Prepared::id of the problem the run was of
   std::vector<OutputTensor> outputs;
   std::vector<Note> notes;
   std::vector<PhaseTiming> timings;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "ops/prepared.h"
 #include "profile/copy_bandwidth.h"
 #include "tensor/error.h"
@@ -14,9 +15,11 @@ namespace bnscope {
 
 namespace {
 
-// The copy probe in the output set's largest buffer, when it holds both arrays: no fresh pages
-// beside the outputs. Zero when it does not.
-double copy_probe_in_outputs(Result& r, int threads, std::size_t bytes) {
+// The copy probe in the largest buffer of the pool's newest output set (the batch's), when it
+// holds both arrays: no fresh pages beside the outputs. Zero when it does not; then that set is
+// let go first, so the probe's buffers never sit beside it.
+double copy_probe_in_outputs(int threads, std::size_t bytes) {
+  Result r = output_pool().take();
   Tensor* largest = nullptr;
   for (OutputTensor& o : r.outputs)
     if (o.tensor.sole_owner() && (!largest || o.tensor.nbytes() > largest->nbytes()))
@@ -24,25 +27,25 @@ double copy_probe_in_outputs(Result& r, int threads, std::size_t bytes) {
   bytes &= ~std::size_t{63};
   if (!largest || bytes == 0 || largest->nbytes() < 2 * bytes) return 0;
   auto* base = static_cast<std::byte*>(largest->raw());  // 64-byte aligned storage
-  return measure_copy_bandwidth(threads, base, base + bytes, bytes) / 1e9;
+  const double gbps = measure_copy_bandwidth(threads, base, base + bytes, bytes) / 1e9;
+  output_pool().give(std::move(r));
+  return gbps;
 }
 
 }  // namespace
 
 ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::string>& backends,
-                              const ProfileOptions& options, const std::string& restore) {
+                              const ProfileOptions& options) {
   ProfileBatch out;
   const auto failed = [&out](const std::string& what, const std::exception& e) {
     out.errors.push_back(what + ": " + e.what());
     if (!out.first_error) out.first_error = std::current_exception();
   };
-  // Every backend's repetitions write into one set of output buffers, and the copy-bandwidth
-  // probe runs once, after them: on a real layer neither the outputs nor the probe's buffers
-  // are held twice.
-  Result shared;
+  // Every backend's repetitions write into one set of output buffers, the one each profile
+  // takes from the engine's pool and gives back, and the copy-bandwidth probe runs once, after
+  // them: on a real layer neither the outputs nor the probe's buffers are held twice.
   ProfileOptions each = options;
   each.measure_copy = false;
-  if (!each.result) each.result = &shared;
   for (const std::string& b : backends) {
     try {
       out.profiles.push_back(profile_prepared(prepared, b, each));
@@ -60,14 +63,10 @@ ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::s
       if (!gbps && options.copy_probe)
         gbps = options.copy_probe(options.threads, options.copy_bytes);
       if (!gbps) {
-        const double in_place =
-            copy_probe_in_outputs(*each.result, options.threads, options.copy_bytes);
+        const double in_place = copy_probe_in_outputs(options.threads, options.copy_bytes);
         if (in_place > 0) gbps = in_place;
       }
-      if (!gbps) {
-        shared = Result{};  // the outputs first: the probe's buffers never sit beside them
-        gbps = measure_copy_bandwidth(options.threads, options.copy_bytes) / 1e9;
-      }
+      if (!gbps) gbps = measure_copy_bandwidth(options.threads, options.copy_bytes) / 1e9;
     } catch (const std::exception& e) {
       failed("copy bandwidth", e);
       break;
@@ -76,19 +75,11 @@ ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::s
     p.roofline_source = "copy bandwidth measured in this run";
     if (p.roofline_gbps > 0) p.roofline_fraction = p.achieved_gbps / p.roofline_gbps;
   }
-  if (!restore.empty() && options.result) {
-    try {
-      // No cancel: the lent set must go back whole. The threads of the app's own runs.
-      run_backend_into(prepared, backend_or_throw(restore), *options.result, RunContext{});
-    } catch (const std::exception& e) {
-      failed(restore, e);
-    }
-  }
   return out;
 }
 
 ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
-                              const ProfileOptions& options, const std::string& restore) {
+                              const ProfileOptions& options) {
   std::optional<Prepared> prepared;
   ProfileBatch refused;
   try {
@@ -98,7 +89,7 @@ ProfileBatch profile_backends(const Problem& problem, const std::vector<std::str
     refused.first_error = std::current_exception();
     return refused;
   }
-  return profile_backends(*prepared, backends, options, restore);
+  return profile_backends(*prepared, backends, options);
 }
 
 EventStore combined_events(const std::vector<Profile>& profiles, double gap_fraction) {

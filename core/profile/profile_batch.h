@@ -21,17 +21,16 @@ struct ProfileBatch {
 };
 
 // Never throws; a backend that fails is reported and the others still run, until one is
-// cancelled (options.clock throwing a Cancelled error). With options.result set, every
-// repetition and, without options.copy_probe, the copy probe (in its largest buffer, when that
-// holds both of the probe's arrays) write into that output set. restore: the backend whose
-// outputs that set held (another run's, lent); it runs into the set once more at the end,
-// cancelled or not, so the set holds that run's outputs again.
+// cancelled (options.clock throwing a Cancelled error). Every repetition writes into the output
+// set the engine's pool holds (profile_prepared), one set for all the backends, and, without
+// options.copy_probe, the copy probe runs in its largest buffer when that holds both of the
+// probe's arrays.
 ProfileBatch profile_backends(const Prepared& prepared, const std::vector<std::string>& backends,
-                              const ProfileOptions& options, const std::string& restore = {});
+                              const ProfileOptions& options);
 // The same on problem, prepared once for every backend; a problem prepare() refuses is every
 // backend's error.
 ProfileBatch profile_backends(const Problem& problem, const std::vector<std::string>& backends,
-                              const ProfileOptions& options, const std::string& restore = {});
+                              const ProfileOptions& options);
 
 // Every profile's events, each profile starting gap seconds after the previous one ended, as
 // the Chrome trace writer lays them out.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "profile/copy_bandwidth.h"
 #include "tensor/error.h"
 
@@ -69,9 +70,13 @@ Profile profile_prepared(const Prepared& p, std::string_view backend_name,
   RunContext ctx;
   ctx.threads = options.threads;
   ctx.cancel = options.cancel;
-  Result own;
-  Result& r = options.result ? *options.result : own;
-  const int prior = options.ran_before && options.result ? 1 : 0;
+  // The pool's set goes back whatever happens, a cancel or a failing run included.
+  struct PoolSet {
+    Result r = output_pool().take();
+    ~PoolSet() { output_pool().give(std::move(r)); }
+  } held;
+  Result& r = held.r;
+  const int prior = p.id != 0 && r.prepared == p.id && r.backend == backend.name() ? 1 : 0;
   const int warmup =
       adaptive ? std::min(std::max(options.warmup, 0), 1) : std::max(options.warmup, 0);
   const double began = adaptive ? clock() : 0;

@@ -42,14 +42,6 @@ struct ProfileOptions {
   std::size_t copy_bytes = std::size_t{256} << 20;
   // GB/s for (threads, bytes); empty: measure_copy_bandwidth.
   std::function<double(int, std::size_t)> copy_probe;
-  // Runs into this result, reusing its output buffers (a run made before of the same problem, by
-  // any backend: every backend's outputs come from allocate_outputs), instead of a fresh one
-  // whose pages the warm-up would first have to fault in.
-  Result* result = nullptr;
-  // This backend has just run this problem in this process (into `result` or, as a report's
-  // verdict run, into other buffers): its code and tables are warm and `result`'s pages were
-  // touched, so that run counts as the first warm-up. Only with `result`.
-  bool ran_before = false;
   // Seconds per backend for an adaptive profile (0: exactly `warmup` and `reps`). Large problems
   // would otherwise spend most of a report repeating slow runs: one warm-up and
   // min(min_reps, reps) timed runs are always made, more (up to `reps`) only while the profile's
@@ -114,6 +106,11 @@ struct Profile {
 // is no bound for this run.
 std::string speed_caveat(const Profile& p);
 
+// Every run writes into one output set taken from the engine's pool (engine/output_pool.h) and
+// given back after the last: an earlier run's buffers where the pool holds one (a report's
+// verdict run, the app's replaced outcome), whose pages need no faulting in. A set this backend
+// itself wrote last, for this very preparation of the problem (Result::prepared), stands for the
+// first warm-up: its code, tables and pages are warm.
 Profile profile_problem(const Problem& problem, std::string_view backend,
                         const ProfileOptions& options = {});
 // The same on a problem prepared already (prepare(problem)): callers that run it otherwise too

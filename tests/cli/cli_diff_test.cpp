@@ -189,7 +189,8 @@ TEST(CliReport, ModeWordIsTheSameInEveryFormat) {
 }
 
 // The report's profiles: a small problem fits the time budget, so every backend gets the 5 timed
-// runs and one warm-up (each backend's verdict run is its warm-up); --time-budget 0 makes
+// runs and one warm-up (the first backend's verdict run is its warm-up; the second makes one);
+// --time-budget 0 makes
 // exactly --reps after 2 warm-ups. The report says what was made.
 TEST(CliReport, ProfilesSayHowManyRunsTheyMade) {
   TempDir dir;

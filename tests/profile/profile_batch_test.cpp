@@ -1,5 +1,5 @@
 // Profiles of one problem on several backends as one batch: one output set and one copy probe
-// for all of them, a lent set given back, failures kept, the events on one time axis.
+// for all of them, the pool's set written into, failures kept, the events on one time axis.
 #include "profile/profile_batch.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "ops/prepared.h"
 #include "ops/sample.h"
 #include "tensor/error.h"
@@ -32,16 +33,19 @@ TEST(ProfileBatch, BackendsShareOneProbeAndOneOutputSet) {
     probes.push_back(bytes);
     return 20.0;
   };
-  Result lent = run_problem(problem, "cpu");
-  const void* buffer = std::as_const(lent.outputs.front().tensor).raw();
-  options.result = &lent;
+  output_pool().clear();
+  Result earlier = run_problem(problem, "cpu");
+  const void* buffer = std::as_const(earlier.outputs.front().tensor).raw();
+  output_pool().give(std::move(earlier));
   const ProfileBatch batch = profile_backends(problem, {"cpu", "cpu-reference"}, options);
   EXPECT_TRUE(batch.errors.empty());
   EXPECT_FALSE(batch.first_error);
   ASSERT_EQ(batch.profiles.size(), 2u);
-  // Both backends' repetitions wrote into the one output set they were given.
-  EXPECT_EQ(std::as_const(lent.outputs.front().tensor).raw(), buffer);
-  EXPECT_EQ(lent.backend, "cpu-reference");
+  // Both backends' repetitions wrote into the one output set the pool held, back there now.
+  const std::vector<Result> held = output_pool().held();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(std::as_const(held.front().outputs.front().tensor).raw(), buffer);
+  EXPECT_EQ(held.front().backend, "cpu-reference");
   // One probe for the batch, its figure the roofline of every CPU profile.
   EXPECT_EQ(probes.size(), 1u);
   for (const Profile& p : batch.profiles) {
@@ -50,29 +54,34 @@ TEST(ProfileBatch, BackendsShareOneProbeAndOneOutputSet) {
     EXPECT_EQ(p.roofline_fraction, p.achieved_gbps / 20.0);
   }
   options.measure_copy = false;
-  options.result = nullptr;
   EXPECT_EQ(profile_backends(problem, {"cpu"}, options).profiles.front().roofline_gbps, 0.0);
   EXPECT_EQ(probes.size(), 1u);
 }
 
-// A lent output set holds its owner's outputs again after the profile, the copy probe included
-// (run in the set's largest buffer when no probe is given), in the same buffers.
-TEST(ProfileBatch, ALentOutputSetIsRestored) {
+// Without a probe given, the copy probe runs in the largest buffer of the set the repetitions
+// wrote into, which stays held; when that buffer is too small for both of the probe's arrays,
+// the set is let go before the probe makes its own.
+TEST(ProfileBatch, TheCopyProbeRunsInTheOutputSet) {
   const Problem problem = batch_problem();
-  Result lent = run_problem(problem, "cpu-reference");
-  const std::vector<double> values = lent.outputs.front().tensor.to_doubles();
-  const void* buffer = std::as_const(lent.outputs.front().tensor).raw();
+  output_pool().clear();
+  Result earlier = run_problem(problem, "cpu-reference");
+  const std::size_t bytes = earlier.outputs.front().tensor.nbytes();
+  const void* buffer = std::as_const(earlier.outputs.front().tensor).raw();
+  output_pool().give(std::move(earlier));
   ProfileOptions options;
   options.reps = 2;
-  options.result = &lent;
-  options.copy_bytes = lent.outputs.front().tensor.nbytes() / 2;
-  const ProfileBatch batch = profile_backends(problem, {"cpu"}, options, "cpu-reference");
+  options.copy_bytes = bytes / 2;
+  ProfileBatch batch = profile_backends(problem, {"cpu"}, options);
   EXPECT_TRUE(batch.errors.empty());
   ASSERT_EQ(batch.profiles.size(), 1u);
   EXPECT_GT(batch.profiles.front().roofline_gbps, 0);
-  EXPECT_EQ(std::as_const(lent.outputs.front().tensor).raw(), buffer);
-  EXPECT_EQ(lent.outputs.front().tensor.to_doubles(), values);
-  EXPECT_EQ(lent.backend, "cpu-reference");
+  ASSERT_EQ(output_pool().held().size(), 1u);
+  EXPECT_EQ(std::as_const(output_pool().held().front().outputs.front().tensor).raw(), buffer);
+  options.copy_bytes = bytes * 4;  // two arrays of it are past the set's largest buffer
+  batch = profile_backends(problem, {"cpu"}, options);
+  ASSERT_EQ(batch.profiles.size(), 1u);
+  EXPECT_GT(batch.profiles.front().roofline_gbps, 0);
+  EXPECT_TRUE(output_pool().empty());
 }
 
 // The prepared form runs the same batch on a problem prepared once by the caller.

@@ -5,11 +5,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "engine/engine.h"
+#include "engine/output_pool.h"
 #include "ops/outputs.h"
 #include "ops/sample.h"
 #include "profile/copy_bandwidth.h"
@@ -198,7 +200,7 @@ TEST(Profiler, CpuPassesArePhasesAndEventsWithinEachRun) {
 // An adaptive profile: one warm-up, at least min_reps timed runs, more only while one more run
 // would end within the budget, never more than reps. A clock that moves 0.1 s per reading makes
 // every run 0.1 s long and the time spent known.
-Profile adaptive_profile(const Problem& p, int reps, double budget, Result* prior = nullptr) {
+Profile adaptive_profile(const Problem& p, int reps, double budget) {
   int readings = 0;
   ProfileOptions o;
   o.reps = reps;
@@ -206,8 +208,6 @@ Profile adaptive_profile(const Problem& p, int reps, double budget, Result* prio
   o.time_budget = budget;
   o.clock = [&readings] { return 0.1 * readings++; };
   o.measure_copy = false;
-  o.result = prior;
-  o.ran_before = prior != nullptr;
   return profile_problem(p, "cpu", o);
 }
 
@@ -251,10 +251,16 @@ CountingCpu& counting_cpu() {
   return *backend;
 }
 
+const void* first_buffer(const Result& r) {
+  return r.outputs.empty() ? nullptr : std::as_const(r.outputs.front().tensor).raw();
+}
+
+// A profile runs into the set the engine's pool holds and gives it back; a set its backend last
+// wrote for this very preparation stands for the first warm-up, any other set for none.
 TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   const Problem p = small_problem();
   const Prepared prepared = prepare(p);
-  Result verdict = run_problem(p, "cpu");
+  output_pool().clear();
   ProfileOptions o;
   o.reps = 10;
   o.warmup = 2;
@@ -265,42 +271,61 @@ TEST(Profiler, AnEarlierRunCountsAsTheWarmUp) {
   EXPECT_EQ(counting.runs, 4);
   EXPECT_EQ(prof.warmup, 1);
   EXPECT_EQ(prof.reps, 3);
-  // With the earlier run as its warm-up: no warm-up run of its own.
-  o.result = &verdict;
-  o.ran_before = true;
+  // Its set is back in the pool, last written by it for this preparation: no warm-up run now.
+  ASSERT_EQ(output_pool().held().size(), 1u);
   counting.runs = 0;
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 3);
   EXPECT_EQ(prof.warmup, 1);
-  // Reusing its buffers only (another backend's run): a warm-up of its own.
-  o.ran_before = false;
+  // Another backend's run of the same preparation: its buffers are written into, but the
+  // warm-up is made.
+  output_pool().clear();
+  Result verdict = run_prepared(prepared, backend_or_throw("cpu"));
+  const void* buffer = first_buffer(verdict);
+  output_pool().give(std::move(verdict));
   counting.runs = 0;
   prof = profile_prepared(prepared, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 4);
   EXPECT_EQ(prof.warmup, 1);
-  // A run of its own is the warm-up only where there are buffers it touched to run into.
-  o.result = nullptr;
-  o.ran_before = true;
+  ASSERT_EQ(output_pool().held().size(), 1u);
+  EXPECT_EQ(first_buffer(output_pool().held().front()), buffer);
+  // Its own run of another preparation of the same problem is not this one's warm-up.
+  const Prepared again = prepare(p);
   counting.runs = 0;
-  prof = profile_prepared(prepared, "counting-cpu", o);
+  prof = profile_prepared(again, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 4);
-  EXPECT_EQ(prof.warmup, 1);
-  o.result = &verdict;
   // A fixed profile makes its warm-ups past the earlier run: 2 in all, one of them made here.
   o.time_budget = 0;
   o.reps = 2;
-  o.ran_before = true;
   counting.runs = 0;
-  prof = profile_prepared(prepared, "counting-cpu", o);
+  prof = profile_prepared(again, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 3);
   EXPECT_EQ(prof.warmup, 2);
   EXPECT_EQ(prof.reps, 2);
   EXPECT_EQ(prof.time_budget, 0);
   o.warmup = 0;
   counting.runs = 0;
-  prof = profile_prepared(prepared, "counting-cpu", o);
+  prof = profile_prepared(again, "counting-cpu", o);
   EXPECT_EQ(counting.runs, 2);
   EXPECT_EQ(prof.warmup, 0);
+  output_pool().clear();
+}
+
+// A run that fails mid-profile (a cancel) still gives the set back, whole, for the next run.
+TEST(Profiler, ACancelledProfileGivesItsSetBack) {
+  const Prepared prepared = prepare(small_problem());
+  output_pool().clear();
+  Result set = run_prepared(prepared, backend_or_throw("cpu"));
+  const void* buffer = first_buffer(set);
+  output_pool().give(std::move(set));
+  std::atomic<bool> cancel{true};
+  ProfileOptions o;
+  o.measure_copy = false;
+  o.cancel = &cancel;
+  EXPECT_THROW(profile_prepared(prepared, "cpu", o), Error);
+  ASSERT_EQ(output_pool().held().size(), 1u);
+  EXPECT_EQ(first_buffer(output_pool().held().front()), buffer);
+  output_pool().clear();
 }
 
 TEST(Profiler, MakesExactlyTheWarmUpsAndRepsAskedFor) {

@@ -19,10 +19,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "backend_picker.h"
 #include "chart_theme.h"
+#include "engine/engine.h"
+#include "engine/output_pool.h"
+#include "ops/prepared.h"
 #include "problem_controller.h"
 #include "process_events.h"
 #include "profile/clock.h"
@@ -227,9 +232,10 @@ void ProfileView::run() {
         // The session's roofline, measured after the runs (below), not a probe per batch.
         options.measure_copy = false;
         controller_->settle();  // the repetitions read the inputs off the UI thread
-        // The repetitions write into an output set the app already holds: the Diff tab's
-        // reference outputs (put back as they were at the end), else the controller's spare
-        // set; a fresh one only when there is neither.
+        // The repetitions write into an output set the app already holds, handed to the
+        // engine's pool for them: the Diff tab's reference outputs (that backend runs into them
+        // again at the end), else the controller's spare set; a fresh one only when there is
+        // neither. The other spare sets go now.
         std::optional<ProblemController::Loan> loan = controller_->lendComparisonOutputs();
         std::vector<Result> spare = controller_->takeSpareResults();
         Result into;
@@ -262,8 +268,24 @@ void ProfileView::run() {
           options.cancel = &cancel;  // warm-ups too
           Measured m;
           m.revision = revision;
-          options.result = &into;
-          m.batch = profile_backends(problem, names, options, restore);
+          output_pool().give(std::move(into));
+          std::optional<Prepared> prepared;
+          try {
+            prepared = prepare(problem);
+          } catch (const std::exception&) {
+          }
+          // Without a preparation, the problem's form says prepare's error for each backend.
+          m.batch = prepared ? profile_backends(*prepared, names, options)
+                             : profile_backends(problem, names, options);
+          into = output_pool().take();  // the set the repetitions wrote into
+          if (prepared && !restore.empty()) {
+            try {
+              // No cancel: the lent set must go back whole. The threads of the app's own runs.
+              run_backend_into(*prepared, backend_or_throw(restore), into, RunContext{});
+            } catch (const std::exception& e) {
+              m.batch.errors.push_back(restore + ": " + e.what());
+            }
+          }
           m.cancelled = cancel.load();
           m.problem = describe_case(problem);
           m.reps = options.reps;
