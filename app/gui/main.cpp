@@ -1,6 +1,7 @@
 // bnscope: the desktop debugger. `bnscope`, `bnscope FILE.npz`, `bnscope --op OP --input ...`.
 #include <QApplication>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,6 +15,7 @@
 #include "memory_policy.h"
 #include "option_words.h"
 #include "plugins.h"
+#include "profile_tab/profile_view.h"
 #include "tensor/error.h"
 #include "theme.h"
 
@@ -77,6 +79,10 @@ int main(int argc, char** argv) {
   QStringList args = QApplication::arguments();
   args.removeFirst();
   bnscope::MainWindow window;
+  // Profile runs and the pinned baseline outlive the app, per user.
+  if (const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+      !data.isEmpty())
+    window.analysis().profile->keepHistoryIn(data + QStringLiteral("/profile-history.json"));
   // The kernel named on the line is the one to check.
   if (!loaded.empty())
     window.conformance()->backendPicker()->setCurrent(QString::fromStdString(loaded.back()));

@@ -25,6 +25,9 @@ struct ProfileRun {
   int reps = 0;
   int threads = 0;  // 0: all
   std::chrono::system_clock::time_point when;
+  // Read back from the history of an earlier start of the app (profile_history_file.h): its
+  // problem_key names nothing in this one.
+  bool earlier_session = false;
   const Profile* find(std::string_view backend) const;
 };
 

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtCharts/QBarSet>
 #include <QtTest>
 
@@ -39,6 +40,9 @@ class ProfileViewTest : public QObject {
   void aPinnedBaselineGivesTheDeltas();
   void aProblemChangeKeepsTheHistoryMarked();
   void theRooflineIsMeasuredOncePerSession();
+  void theHistoryOutlivesTheTab();
+  void anUnreadableHistoryIsSetAsideNotWrittenOver();
+  void aHistoryThatCannotBeSavedSaysSo();
 };
 
 namespace {
@@ -606,6 +610,124 @@ void ProfileViewTest::theRooflineIsMeasuredOncePerSession() {
   QVERIFY(view.waitForIdle());
   QCOMPARE(calls, 2 * CopyRoofline::kProbes);
   QCOMPARE(view.phaseModel()->profiles().front().roofline_gbps, 100.0);
+}
+
+// Kept in a file, the runs and the baseline of one tab are there in the next one (a later start
+// of the app), marked as of an earlier session, with their figures.
+void ProfileViewTest::theHistoryOutlivesTheTab() {
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("data/profile-history.json"));
+  std::vector<Profile> measured;
+  {
+    ProblemController controller;
+    controller.setProblem(test::analysis_sample());
+    ProfileView view(&controller);
+    view.keepHistoryIn(file);
+    QVERIFY(!QFileInfo::exists(file));  // nothing to keep yet
+    view.setCopyProbe([](int, std::size_t) { return 20.0; });
+    view.setBackends({QStringLiteral("cpu")});
+    view.setReps(2);
+    view.run();
+    QVERIFY(view.waitForIdle());
+    QVERIFY(QFileInfo::exists(file));
+    view.setReps(3);
+    view.run();
+    QVERIFY(view.waitForIdle());
+    view.pinBaseline(1);
+    measured = view.historyModel()->history().runs().front().profiles;
+  }
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  view.keepHistoryIn(file);
+  ProfileHistoryModel* h = view.historyModel();
+  QCOMPARE(h->history().runs().size(), std::size_t{2});
+  const ProfileRun* base = h->history().baseline();
+  QVERIFY(base);
+  QCOMPARE(base->reps, 2);
+  QVERIFY(base->earlier_session);
+  QCOMPARE(base->profiles.size(), std::size_t{1});
+  QCOMPARE(base->profiles[0].kernel_seconds, measured[0].kernel_seconds);
+  QCOMPARE(base->profiles[0].phases.size(), measured[0].phases.size());
+  QVERIFY(view.baselineLabel()->text().contains(QStringLiteral("of an earlier session")));
+  QCOMPARE(h->rowCount(), 2);
+  QVERIFY(h->index(0, ProfileHistoryModel::Problem)
+              .data()
+              .toString()
+              .startsWith(QStringLiteral("(earlier session) ")));
+  QVERIFY(h->index(0, ProfileHistoryModel::Problem).data(Qt::ForegroundRole).isValid());
+  // A run of this session is set against the earlier one, and kept beside it.
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QVERIFY(view.phaseModel()->hasBaseline());
+  QVERIFY(std::isfinite(view.phaseModel()->value(0, PhaseTableModel::DeltaTime)));
+  QCOMPARE(h->history().runs().size(), std::size_t{3});
+  QVERIFY(!h->history().runs().back().earlier_session);
+  ProblemController next;
+  ProfileView again(&next);
+  again.keepHistoryIn(file);
+  QCOMPARE(again.historyModel()->history().runs().size(), std::size_t{3});
+  QCOMPARE(again.historyModel()->history().baseline()->reps, 2);
+}
+
+// A file that is not a history is named in the status line and kept aside whole; the tab then
+// begins a new history in its place.
+void ProfileViewTest::anUnreadableHistoryIsSetAsideNotWrittenOver() {
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("profile-history.json"));
+  const QByteArray junk("{\"schema\": \"bnscope-profile-history/1\", \"runs\": [{\"reps\": ");
+  {
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(junk);
+  }
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  view.keepHistoryIn(file);
+  QVERIFY(view.historyModel()->history().runs().empty());
+  const QString status = view.statusLabel()->text();
+  QVERIFY2(status.contains(QStringLiteral("could not be read")), qPrintable(status));
+  QVERIFY2(status.contains(file + QStringLiteral(".unreadable")), qPrintable(status));
+  QVERIFY(!QFileInfo::exists(file));
+  QFile aside(file + QStringLiteral(".unreadable"));
+  QVERIFY(aside.open(QIODevice::ReadOnly));
+  QCOMPARE(aside.readAll(), junk);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  ProblemController next;
+  ProfileView again(&next);
+  again.keepHistoryIn(file);
+  QCOMPARE(again.historyModel()->history().runs().size(), std::size_t{1});
+}
+
+// A history whose folder cannot be made keeps the session's runs and says why it is not saved.
+void ProfileViewTest::aHistoryThatCannotBeSavedSaysSo() {
+  QTemporaryDir dir;
+  const QString blocker = dir.filePath(QStringLiteral("a-file"));
+  {
+    QFile f(blocker);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+  }
+  const QString file = blocker + QStringLiteral("/profile-history.json");
+  ProblemController controller;
+  controller.setProblem(test::analysis_sample());
+  ProfileView view(&controller);
+  view.keepHistoryIn(file);
+  view.setCopyProbe([](int, std::size_t) { return 20.0; });
+  view.setBackends({QStringLiteral("cpu")});
+  view.setReps(2);
+  view.run();
+  QVERIFY(view.waitForIdle());
+  QCOMPARE(view.historyModel()->history().runs().size(), std::size_t{1});
+  const QString status = view.statusLabel()->text();
+  QVERIFY2(status.contains(QStringLiteral("could not be saved")), qPrintable(status));
 }
 
 QTEST_MAIN(ProfileViewTest)

@@ -12,6 +12,12 @@ QDateTime local_time(std::chrono::system_clock::time_point t) {
       std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
 }
 
+QString when_text(std::chrono::system_clock::time_point t) {
+  const QDateTime local = local_time(t);
+  return local.date() == QDate::currentDate() ? local.toString(QStringLiteral("HH:mm:ss"))
+                                              : local.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+}
+
 ProfileHistoryModel::ProfileHistoryModel(QObject* parent) : TableModel(parent) {
   setColumns({{tr("run"), tr("The run's number in this session; \u2605 marks the baseline")},
               {tr("when")},
@@ -38,6 +44,14 @@ std::uint64_t ProfileHistoryModel::add(ProfileRun run) {
     rebuild();
   });
   return id;
+}
+
+void ProfileHistoryModel::replace(ProfileHistory history) {
+  resetWith([&] {
+    history_ = std::move(history);
+    rebuild();
+  });
+  emit baselineChanged();
 }
 
 void ProfileHistoryModel::setCurrentProblem(std::uint64_t key) {
@@ -98,12 +112,16 @@ QVariant ProfileHistoryModel::cell(int row, int col, int role) const {
   if (role == Qt::ForegroundRole && !current) return QColor(128, 128, 128);
   if (role == Qt::ToolTipRole) {
     if (col == Problem)
-      return current ? QString::fromStdString(run.problem)
-                     : tr("%1\nMeasured on another problem, or on an earlier edit of this one")
-                           .arg(QString::fromStdString(run.problem));
+      return current               ? QString::fromStdString(run.problem)
+             : run.earlier_session ? tr("%1\nMeasured in an earlier session of the app")
+                                         .arg(QString::fromStdString(run.problem))
+                                   : tr("%1\nMeasured on another problem, or on an earlier edit "
+                                        "of this one")
+                                         .arg(QString::fromStdString(run.problem));
     if (col == Roofline) return QString::fromStdString(p.roofline_source);
     if (col == Run && baseline) return tr("The baseline later runs are compared with");
     if (col == When) return local_time(run.when).toString(Qt::ISODate);
+    if (col == Run && run.earlier_session) return tr("Numbered again at this start of the app");
     return {};
   }
   if (role == SortRole) {
@@ -125,12 +143,14 @@ QVariant ProfileHistoryModel::cell(int row, int col, int role) const {
     case Run:
       return baseline ? tr("\u2605 #%1").arg(run.id) : tr("#%1").arg(run.id);
     case When:
-      return local_time(run.when).toString(QStringLiteral("HH:mm:ss"));
+      return when_text(run.when);
     case Backend:
       return QString::fromStdString(p.backend);
     case Problem: {
       const QString text = QString::fromStdString(run.problem);
-      return current ? text : tr("(other problem) %1").arg(text);
+      return current               ? text
+             : run.earlier_session ? tr("(earlier session) %1").arg(text)
+                                   : tr("(other problem) %1").arg(text);
     }
     case Reps:
       return run.reps;

@@ -26,7 +26,11 @@ class ProfileHistoryModel : public TableModel {
   // The problem runs are checked against (ProfileRun::problem_key); others are marked.
   void setCurrentProblem(std::uint64_t key);
   std::uint64_t currentProblem() const { return current_; }
-  bool ofCurrentProblem(const ProfileRun& run) const { return run.problem_key == current_; }
+  bool ofCurrentProblem(const ProfileRun& run) const {
+    return !run.earlier_session && run.problem_key == current_;
+  }
+  // Replaces the whole history (one read back from its file), baseline included.
+  void replace(ProfileHistory history);
 
   bool pin(std::uint64_t id);
   void clearBaseline();
@@ -52,5 +56,7 @@ class ProfileHistoryModel : public TableModel {
 
 // A wall-clock time in the local time zone.
 QDateTime local_time(std::chrono::system_clock::time_point t);
+// When a run was made, for the history: the time of day today, with the date on another day.
+QString when_text(std::chrono::system_clock::time_point t);
 
 }  // namespace bnscope

@@ -1,5 +1,8 @@
 #include "profile_tab/profile_history_panel.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -8,6 +11,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "io/atomic_file.h"
+#include "profile/profile_history_file.h"
 #include "profile_tab/profile_history_model.h"
 
 namespace bnscope {
@@ -55,13 +60,69 @@ ProfileHistoryPanel::ProfileHistoryPanel(std::uint64_t current_problem, QWidget*
   connect(unpin_, &QPushButton::clicked, this, &ProfileHistoryPanel::clearBaseline);
   connect(table_, &QAbstractItemView::doubleClicked, this, &ProfileHistoryPanel::pinSelected);
   connect(model_, &ProfileHistoryModel::baselineChanged, this, &ProfileHistoryPanel::showBaseline);
+  connect(model_, &ProfileHistoryModel::baselineChanged, this, &ProfileHistoryPanel::save);
   showBaseline();
+}
+
+QString ProfileHistoryPanel::keepIn(const QString& path) {
+  file_.clear();  // nothing is written while the file is read
+  QString told;
+  if (QFileInfo::exists(path)) {
+    // A history is a few hundred kB; anything far past that is not one.
+    constexpr qint64 kMaxBytes = qint64{64} << 20;
+    QFile f(path);
+    QString why;
+    ProfileHistory read;
+    if (QFileInfo(path).size() > kMaxBytes) {
+      why = tr("larger than 64 MiB, not a profile history");
+    } else if (!f.open(QIODevice::ReadOnly)) {
+      why = f.errorString();
+    } else {
+      const QByteArray text = f.readAll();
+      f.close();
+      try {
+        read = parse_profile_history(std::string_view(text.constData(), text.size()),
+                                     "profile history " + path.toStdString());
+      } catch (const std::exception& e) {
+        why = QString::fromStdString(e.what());
+      }
+    }
+    if (why.isEmpty()) {
+      model_->replace(std::move(read));
+      table_->resizeColumnsToContents();
+    } else {
+      // Set aside, not written over: the runs in it may still be wanted.
+      const QString aside = path + QStringLiteral(".unreadable");
+      QFile::remove(aside);
+      if (!QFile::rename(path, aside))
+        return tr("The profile history %1 could not be read (%2) nor set aside; it is kept for "
+                  "this session only.")
+            .arg(path, why);
+      told = tr("The profile history could not be read (%1); it was set aside as %2 and a new "
+                "one begun.")
+                 .arg(why, aside);
+    }
+  }
+  file_ = path;
+  return told;
+}
+
+void ProfileHistoryPanel::save() {
+  if (file_.isEmpty()) return;
+  try {
+    QDir().mkpath(QFileInfo(file_).absolutePath());
+    write_file_atomic(file_.toStdString(), profile_history_json(model_->history()));
+  } catch (const std::exception& e) {
+    emit saveFailed(tr("The profile history could not be saved to %1: %2")
+                        .arg(file_, QString::fromStdString(e.what())));
+  }
 }
 
 std::uint64_t ProfileHistoryPanel::add(ProfileRun run) {
   const std::uint64_t id = model_->add(std::move(run));
   pin_->setEnabled(true);
   table_->resizeColumnsToContents();
+  save();
   return id;
 }
 
@@ -98,9 +159,11 @@ void ProfileHistoryPanel::showBaseline() {
     for (const Profile& p : base->profiles) backends << QString::fromStdString(p.backend);
     QString text = tr("Baseline: run #%1 of %2 (%3)")
                        .arg(base->id)
-                       .arg(local_time(base->when).toString(QStringLiteral("HH:mm:ss")),
-                            backends.join(QStringLiteral(", ")));
-    if (!model_->ofCurrentProblem(*base)) text += tr(", of another problem");
+                       .arg(when_text(base->when), backends.join(QStringLiteral(", ")));
+    if (base->earlier_session)
+      text += tr(", of an earlier session");
+    else if (!model_->ofCurrentProblem(*base))
+      text += tr(", of another problem");
     baseline_label_->setText(text);
     baseline_label_->setToolTip(QString::fromStdString(base->problem));
   }

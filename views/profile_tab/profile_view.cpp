@@ -159,11 +159,20 @@ ProfileView::ProfileView(ProblemController* controller, QWidget* parent)
   connect(threads_, &QSpinBox::valueChanged, this, &ProfileView::updateRooflineLabel);
   connect(remeasure_, &QPushButton::clicked, this, &ProfileView::remeasureRoofline);
   connect(history_, &ProfileHistoryPanel::baselineChanged, this, &ProfileView::baselineChanged);
+  // Below what the profile says (the history is saved once its figures are shown).
+  connect(history_, &ProfileHistoryPanel::saveFailed, this, [this](const QString& why) {
+    status_->setText(status_->text() + QStringLiteral("<br>") + why.toHtmlEscaped());
+  });
   baselineChanged(history_->model()->history().baseline());
   updateRooflineLabel();
 }
 
 ProfileView::~ProfileView() = default;
+
+void ProfileView::keepHistoryIn(const QString& path) {
+  const QString told = history_->keepIn(path);
+  if (!told.isEmpty()) status_->setText(told.toHtmlEscaped());
+}
 
 ProfileHistoryModel* ProfileView::historyModel() const {
   return history_->model();
@@ -346,19 +355,15 @@ void ProfileView::finished(Measured m, bool more) {
   } else if (m.cancelled) {
     status_->setText(tr("Profiling cancelled."));
   } else {
-    std::optional<std::uint64_t> id;
-    if (!m.batch.profiles.empty()) {
-      ProfileRun run;
-      run.profiles = m.batch.profiles;
-      run.problem = m.problem;
-      run.problem_key = m.revision;
-      run.reps = m.reps;
-      run.threads = m.threads;
-      run.when = std::chrono::system_clock::now();
-      id = history_->add(std::move(run));
-    }
+    ProfileRun run;
+    run.profiles = m.batch.profiles;
+    run.problem = m.problem;
+    run.problem_key = m.revision;
+    run.reps = m.reps;
+    run.threads = m.threads;
+    run.when = std::chrono::system_clock::now();
     setProfiles(std::move(m.batch.profiles), m.batch.errors);
-    shown_run_ = id;
+    if (!run.profiles.empty()) shown_run_ = history_->add(std::move(run));
     if (m.revision == controller_->revision()) profiled_ = m.revision;
   }
   if (!more && !m.roofline_only) emit profileFinished();

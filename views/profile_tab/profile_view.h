@@ -68,6 +68,10 @@ class ProfileView : public QWidget {
   // setProfiles or the problem changed since.
   std::optional<std::uint64_t> profiledRevision() const { return profiled_; }
 
+  // Keeps the history in that file across starts of the app (ProfileHistoryPanel::keepIn); what
+  // the user should know of it goes to the status line.
+  void keepHistoryIn(const QString& path);
+
   PhaseTableModel* phaseModel() const { return phases_; }
   ProfileHistoryModel* historyModel() const;
   QTableView* historyTable() const;
