@@ -231,23 +231,6 @@ TEST(SimdTargets, InverseSquareRootsMatchTheScalarExpressionOnEveryTarget) {
 }
 
 // Per-channel values into a block's per-lane operands, runs shorter and longer than a vector.
-TEST(SimdTargets, LaneTilesRepeatEachChannelsValueOnEveryTarget) {
-  on_every_target([] {
-    for (const std::int64_t channels : {1, 5, 8})
-      for (const std::int64_t inner : {1, 3, 8, 15, 16, 17, 49}) {
-        std::vector<float> values(static_cast<std::size_t>(channels));
-        for (std::int64_t c = 0; c < channels; ++c) values[c] = 1.5f * static_cast<float>(c) - 2;
-        // One past the end: a store beyond the last run would show there.
-        std::vector<float> out(static_cast<std::size_t>(channels * inner + 1), 99.0f);
-        cpu::simd::tile_lanes(values.data(), channels, inner, out.data());
-        for (std::int64_t j = 0; j < channels * inner; ++j)
-          ASSERT_EQ(out[j], values[j / inner]) << cpu::simd::target_name() << " channels "
-                                               << channels << " inner " << inner << " lane " << j;
-        ASSERT_EQ(out.back(), 99.0f) << cpu::simd::target_name() << " wrote past the runs";
-      }
-  });
-}
-
 // The chunk partials are added into double totals in vectors; each lane must be one exact
 // widening and one double addition per row, in row order, as the scalar loop, on every target,
 // for every length (blocks of vectors, single vectors and a tail) and row count. The values span

@@ -23,7 +23,6 @@
 
 #include "backends/cpu/line_vector.h"
 #include "backends/cpu/passes.h"
-#include "backends/cpu/scratch.h"
 #include "backends/cpu/simd.h"
 
 using namespace bnscope;

@@ -1,11 +1,8 @@
 #pragma once
-// Kernels of the blocks layout (kernels.h): channels-first tensors with small planes, taken
-// block_c channels at a time. For one outer index a block is a contiguous row of
-// lanes = (c1-c0)*inner elements, and consecutive rows are C*inner apart, so the rows layout's
-// vector sweeps (simd::rows_sweep / rows_affine with a stride) run over it with per-lane
-// coefficients, each channel's value repeated `inner` times. A chunk's partial for a channel is
-// the in-order sum of its `inner` lanes; every pass structure calls the same block_reduce, so
-// sums stay bitwise identical across structures and thread counts.
+// Kernels of the blocks layout (kernels.h): channels-first tensors with small planes, block_c
+// channels at a time. For one outer index a block is a contiguous row of (c1-c0)*inner elements,
+// rows C*inner apart, so the rows sweeps (simd.h, with a stride) run over it with each channel's
+// coefficients repeated `inner` times; a channel's partial is the in-order sum of its lanes.
 
 #include <algorithm>
 #include <cstdint>
@@ -13,7 +10,6 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/lane_fold.h"
 
 namespace bnscope::cpu {
 
@@ -42,12 +38,8 @@ template <class V, class A>
 void tile_block(const V& per_channel, const Geometry& g, std::int64_t b, LineVector<A>& out) {
   const std::int64_t c0 = g.block_begin(b), c1 = g.block_end(b);
   out.resize(static_cast<std::size_t>((c1 - c0) * g.inner));
-  if constexpr (std::is_same_v<A, float> && std::is_same_v<typename V::value_type, float>) {
-    simd::tile_lanes(per_channel.data() + c0, c1 - c0, g.inner, out.data());
-  } else {
-    for (std::int64_t c = c0; c < c1; ++c)
-      std::fill_n(out.begin() + (c - c0) * g.inner, g.inner, per_channel[c]);
-  }
+  for (std::int64_t c = c0; c < c1; ++c)
+    std::fill_n(out.begin() + (c - c0) * g.inner, g.inner, per_channel[c]);
 }
 
 // Tiled coefficients of one block, re-tiled only when a thread moves to another block.
@@ -71,14 +63,14 @@ struct BlockCoefs {
 };
 
 // Each channel's `inner` accumulator lanes summed in lane order into t0[c], t1[c] (simd.h:
-// fold_lanes for floats, lane_fold.h for double: the same additions in the same order).
+// fold_lanes for floats, the same loop for double: the same additions in the same order).
 template <class A>
 inline void fold_lanes(const A* __restrict acc0, const A* __restrict acc1, std::int64_t channels,
                        std::int64_t inner, A* __restrict t0, A* __restrict t1) {
   if constexpr (std::is_same_v<A, float>)
     simd::fold_lanes(acc0, acc1, channels, inner, t0, t1);
   else
-    fold_side_by_side(acc0, acc1, 0, channels, inner, 0, t0, t1);
+    simd::fold_side_by_side(acc0, acc1, 0, channels, inner, 0, t0, t1);
 }
 
 // Sums of block b over chunk k into part0[c], part1[c] for the block's channels (acc0/acc1 hold

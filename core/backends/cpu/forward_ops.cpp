@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "backends/cpu/ops.h"
+#include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
 

@@ -1,6 +1,6 @@
 // Epilogues of the grad ops (spec 3.3-3.5, 3.7); per-channel arithmetic is in double.
 
-#include "backends/cpu/ops.h"
+#include "backends/cpu/passes.h"
 
 namespace bnscope::cpu {
 

@@ -1,19 +1,11 @@
-// Pass structure: channels-first, one channel plane at a time (one sweep over x, dy and dx).
-//
-// In NCHW a channel's M positions are N contiguous runs, so a thread that owns whole channels
-// can reduce a plane and then write its dx while x and dy are still in its caches: 3 tensor
-// passes from memory instead of 5. Used for training grads when a plane's x+dy fits what a core
-// keeps between the two (its L2 and part of its L3 share) and there are at least as many channels
-// as threads. The plane is reduced chunk by chunk exactly as reduce_pass does it, so the sums
-// (and dx) are bitwise identical to the two-pass structure and independent of the thread count.
-// "Fits" is measured against this host's caches (planner.h: planes_fit), so the choice
-// follows the machine. The plane is re-read in N runs of H*W elements, which the hardware
-// prefetchers follow from the L3 as from memory. Small planes (7x7: 196 bytes, 400 KB apart)
-// are taken a channel block at a time instead (block_kernels.h), so the unit a thread reduces
-// and rewrites is one long contiguous run per image rather than dozens of short ones. Threads
-// keep a static share of the planes (the pool still runs a share no worker has begun on the
-// caller): items handed out as in the other passes (ItemQueue) cost more in quiet minutes than
-// they gained beside a busy process (docs/measurements/cpu-kernel-notes.md).
+// Pass structure: channels-first training grads, a channel plane at a time. A thread that owns
+// whole channels reduces a plane and writes its dx while x and dy are still in its caches: 3
+// tensor passes instead of 5, where a plane fits what a core keeps (planner.h: planes_fit) and
+// there are as many channels as threads. The plane is reduced chunk by chunk as reduce_pass
+// does it, so the bits are the two-pass structure's. Small planes (7x7) go a channel block at a
+// time (block_kernels.h): one long run per image rather than dozens of short ones. Threads keep
+// a static share of the planes: handed out as items they cost more in quiet minutes than they
+// gained beside a busy process (docs/measurements/cpu-kernel-notes.md).
 
 #include "backends/cpu/block_kernels.h"
 #include "backends/cpu/passes.h"
@@ -85,8 +77,6 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
   const int n = threads_for(ex, g.channels);
   ex.pool->run(n, [&](int t) {
     const Span span = split_range(g.channels, n, t);
-    std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-    T* staging = ex.nt ? tmp.data() : nullptr;
     Affine<A> f;
     f.p.resize(static_cast<std::size_t>(g.channels));
     f.q = f.r = f.p;
@@ -96,7 +86,7 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       for (std::int64_t k = 0; k < g.chunks; ++k) {
         A p0, p1;
         plane_reduce<Sum::Grad, false, T>(g, x, dy, nullptr, g.chunk_begin(k), g.chunk_end(k), c,
-                                          mean[c], A(0), nullptr, p0, p1);
+                                          mean[c], A(0), false, p0, p1);
         s0 += static_cast<double>(p0);
         s1 += static_cast<double>(p1);
       }
@@ -108,7 +98,7 @@ Totals planes_pass(const Exec& ex, const Geometry& g, const T* x, const T* dy, T
       f.q[c] = static_cast<A>(q);
       f.r[c] = static_cast<A>(r);
       f.nan_free = grad_coefs_nan_free(f, c, c + 1);
-      plane_write<T>(g, x, dy, dx, 0, g.m, c, f, staging);
+      plane_write<T>(g, x, dy, dx, 0, g.m, c, f, ex.nt);
     }
     stream_fence();
   });

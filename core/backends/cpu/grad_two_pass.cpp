@@ -1,17 +1,11 @@
-// Pass structures: reduce, then write (two sweeps over x and dy, one over dx); and the single
-// sweep (single_pass: sums and dx in one loop).
+// Pass structures: reduce, then write; and the single sweep (single_pass: sums and dx together).
 //
-// Training-mode grads outside the planes case (grad_planes.cpp): dx needs Σdy and Σdy·(x-μ) of
-// the whole channel, so pass 1 reads x and dy into per-chunk partials (threads start on
-// contiguous chunk ranges and take over the ends of each other's, tensor/parallel.h: ItemQueue;
-// partials are combined in chunk order), and pass 2 reads x and dy again to write dx. With C
-// channels side by side in every NHWC row no channel's data is cache-resident between the passes
-// once x+dy exceeds the caches, so this costs 5 tensor passes (20 B/element f32); non-temporal
-// stores on dx avoid a sixth (the read-for-ownership). The write pass walks each thread's span
-// backwards so the last ~L2 of what the reduce pass read is re-read from cache, which matters for
-// the mid-sized layers (tens of MB) only. Planes are reduced channel-major so each thread streams
-// contiguous runs rather than C interleaved 1 KiB pieces. The forward ops reuse both passes for
-// their statistics and y.
+// Training grads outside the planes case need the whole channel's Σdy and Σdy·(x-μ) before dx:
+// the reduce pass reads x and dy into per-chunk partials (threads take contiguous chunk ranges
+// and then the ends of each other's: tensor/item_queue.h), the write pass reads them again for
+// dx, 5 tensor passes in all. The write pass walks each thread's span backwards, so what the
+// reduce pass read last is re-read from the caches. Planes are reduced channel-major, so each
+// thread streams contiguous runs. The forward ops use both passes for their statistics and y.
 
 #include <algorithm>
 #include <type_traits>
@@ -112,11 +106,11 @@ WritePieces write_pieces(const Geometry& g, int n) {
 }
 
 // Task t's chunks of the rows reduce pass, walked as the planner says (planner.h: RowsWalk).
-// With W, also out = p*b from the tiled scales pL, through `staging` (kBlock elements) when nt.
+// With W, also out = p*b from the tiled scales pL, non-temporal where nt.
 template <bool W, class T>
 void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b, T* out,
                       const LineVector<Acc<T>>& mL, const LineVector<Acc<T>>& pL, ItemQueue& queue,
-                      int t, const RowsWalk& walk, T* staging, Partials<Acc<T>>& parts) {
+                      int t, const RowsWalk& walk, bool nt, Partials<Acc<T>>& parts) {
   using A = Acc<T>;
   LaneArrays<A> lanes(g.lanes(), W ? 4 : 3);
   A* acc0 = lanes[0];
@@ -128,8 +122,8 @@ void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b, T* ou
     A* p1 = parts.s1 + k * g.channels;
     const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
     by_sum(kind, [&](auto S) {
-      rows_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, m_t, p_t, acc0, acc1, staging, p0,
-                                            p1, walk.tile, walk.pairs, walk.prefetch);
+      rows_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, m_t, p_t, acc0, acc1, nt, p0, p1,
+                                            walk);
     });
   }
 }
@@ -156,10 +150,8 @@ Totals reduce_sweep(const Exec& ex, const Geometry& g, Sum kind, const T* a, con
   const RowsWalk walk = rows_walk(ex.host, g.lanes(), sizeof(T), read_bytes(g, sizeof(T)), W);
   ItemQueue queue(items, n);
   ex.pool->run(n, [&](int t) {
-    std::vector<T> tmp(W && ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-    T* staging = W && ex.nt ? tmp.data() : nullptr;
     if (g.rows()) {
-      rows_reduce_task<W, T>(g, kind, a, b, out, mL, pL, queue, t, walk, staging, parts);
+      rows_reduce_task<W, T>(g, kind, a, b, out, mL, pL, queue, t, walk, W && ex.nt, parts);
     } else {
       for (std::int64_t item; (item = queue.next(t)) >= 0;) {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
@@ -168,7 +160,7 @@ Totals reduce_sweep(const Exec& ex, const Geometry& g, Sum kind, const T* a, con
         const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
         const A pc = W ? (*scale)[c] : A(0);
         by_sum(kind, [&](auto S) {
-          plane_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, c, center[c], pc, staging,
+          plane_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, c, center[c], pc, W && ex.nt,
                                                  p0, p1);
         });
       }
@@ -218,15 +210,13 @@ void write_pass(const Exec& ex, const Geometry& g, const T* a, const T* b, T* ou
   const std::vector<Span> piece_rows = std::move(pieces.rows);
   const bool prefetch = write_prefetch(ex.host, sizeof(T));
   ex.pool->run(n, [&](int t) {
-    std::vector<T> tmp(ex.nt ? static_cast<std::size_t>(kBlock) : 0);
-    T* staging = ex.nt ? tmp.data() : nullptr;
     for (std::int64_t item; (item = queue.next(t)) >= 0;) {
       if (g.rows()) {
         const Span rows = piece_rows[static_cast<std::size_t>(item)];
-        rows_write<T>(g, a, b, out, rows.begin, rows.end, f, staging, prefetch);
+        rows_write<T>(g, a, b, out, rows.begin, rows.end, f, ex.nt, prefetch);
       } else {
         const std::int64_t c = item / g.chunks, k = item % g.chunks;
-        plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, staging);
+        plane_write<T>(g, a, b, out, g.chunk_begin(k), g.chunk_end(k), c, f, ex.nt);
       }
     }
     stream_fence();

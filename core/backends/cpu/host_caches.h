@@ -1,10 +1,6 @@
 #pragma once
-// The cache sizes of the host the cpu backend runs on, read once at first use: Linux sysfs
-// (/sys/devices/system/cpu/cpu0/cache/index*), else cpuid's deterministic cache parameters
-// (leaf 4 on Intel, 0x8000001D on AMD), else conservative defaults. The pass structures size
-// their cache-resident working sets from these instead of from one machine's figures (an AVX-512
-// Xeon has 2 MiB of L2 per core, a Zen 3 EPYC 512 KiB).
-//
+// The cache sizes of the host the cpu backend runs on, read once at first use: Linux sysfs, else
+// cpuid's deterministic cache parameters (leaf 4 on Intel, 0x8000001D on AMD), else defaults.
 // Only the planner's choices (planner.h) depend on them, never the chunking that fixes the order
 // of additions, so results stay bitwise identical from host to host.
 
@@ -24,11 +20,9 @@ struct HostCaches {
   // less an eighth for the lines in flight (streamed output, prefetches, the lane arrays): half
   // the L2 sent blocks that ran faster in one sweep to two (docs/measurements/cpu-kernel-notes.md).
   std::size_t reuse_bytes() const;
-  // Bytes a core can keep between a reduction and a rewrite of the same data right after it,
-  // read back in long runs: reuse_bytes() plus a quarter of its share of the L3, which catches
-  // what the L2 drops (a victim cache on AMD; non-inclusive on current Xeons). A quarter, not
-  // all of it: the L3 also holds the other cores' working sets and, in a VM, those of other
-  // guests that sysfs does not count among its sharers.
+  // Bytes a core can keep between a reduction and a rewrite of the same data right after it:
+  // reuse_bytes() plus a quarter of its L3 share, which catches what the L2 drops. A quarter:
+  // the L3 also holds the other cores' and, in a VM, other guests' working sets.
   std::size_t resident_bytes() const;
   // Bytes of the last-level cache (L3, else L2): a run's threads share it.
   std::size_t llc_bytes() const;

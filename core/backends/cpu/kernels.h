@@ -1,44 +1,33 @@
 #pragma once
-// Building blocks shared by the cpu backend's pass structures (grad_two_pass.cpp,
-// grad_planes.cpp, forward_ops.cpp).
+// Building blocks of the cpu backend's pass structures (passes.h).
 //
-// Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). The M positions of a
-// channel (m = o*inner + i) are cut into fixed chunks whose size depends on the shape only, never
-// on the thread count. Planes work is split among threads as (channel, chunk) items. Each chunk
-// yields one partial sum per channel, computed by the same loop whichever pass structure and
-// whichever thread runs it (tensor/parallel.h: ItemQueue), and partials are combined in chunk order
-// in double. So the sums, and therefore every output, are bitwise identical for any thread count,
-// any pass structure and any order the threads happen to take the chunks in.
+// Geometry. Every tensor is seen as [outer, C, inner] (tensor/layout.h). A channel's M positions
+// are cut into chunks fixed by the shape alone; each chunk gives one partial sum per channel,
+// computed by the same loop whichever structure and thread runs it, and the partials are added
+// in chunk order in double. So every output is bitwise the same for any thread count, structure
+// and order in which the threads take the chunks.
 //
-// Rows (inner == 1: NHWC, NDHWC, and channels-first tensors with one spatial element) are
-// contiguous [C] rows. `group` consecutive rows are folded into one accumulator row of width
-// lanes = C*group >= 16 (a multiple of 16 where that stays <= kMaxRowLanes), so small and odd C
-// still give long contiguous vector loops, with per-lane coefficients tiled to the same width.
-// Planes (inner > 1) are contiguous runs of `inner` elements per (o, c); they are summed into 16
-// independent lanes.
-// Blocks (1 < inner <= kMaxBlockInner: channels-first with small planes, 14x14, 7x7) are planes
-// taken `block_c` channels at a time: for each outer index the block is one contiguous row of
-// L = block_c*inner elements (rows C*inner apart), summed lane-wise over the rows of a chunk like
-// the rows layout, then each channel's `inner` lanes are added in order. So the loops stay long
-// and contiguous where a single plane is a few dozen elements, 400 KB apart (block_kernels.h).
+// Rows (inner == 1: channels-last) are contiguous [C] rows; `group` rows fold into one
+// accumulator row of lanes = C*group >= 16, so small and odd C still give long vector loops.
+// Planes (inner > 1) are runs of `inner` elements per (o, c), summed into 16 lanes. Blocks
+// (1 < inner <= kMaxBlockInner: small planes) take `block_c` channels at a time as one
+// contiguous row per outer index, summed lane-wise like rows, then each channel's `inner` lanes
+// in order (block_kernels.h).
 //
-// Vector code. For f32, f16 and bf16 the inner loops run in simd.h (Highway, runtime dispatch
-// to AVX-512/AVX2/SSE4), which adds in exactly the order of the scalar loops below and writes
-// dx with non-temporal stores straight from registers when the output is large (no staging
-// copy). The scalar loops remain for f64, for group/row tails, and as the definition of the
-// summation order.
+// f32, f16 and bf16 run in simd.h (Highway, dispatched at run time), which adds in the order of
+// the scalar loops here; those run f64 and the tails, and define the order.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <memory>
 #include <numeric>
 #include <type_traits>
 #include <vector>
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/line_vector.h"
-#include "backends/cpu/scratch.h"
+#include "backends/cpu/planner.h"
 #include "backends/cpu/simd.h"
 #include "tensor/layout.h"
 
@@ -51,8 +40,7 @@ namespace bnscope::cpu {
 constexpr std::int64_t kChunkElements = 64 * 1024;  // elements per chunk, all channels together
 constexpr std::int64_t kPlaneChunk = 16 * 1024;     // positions per chunk of one channel plane
 constexpr int kLanes = 16;
-constexpr std::int64_t kBlock = 4096;       // elements staged in L1 before a non-temporal copy out
-constexpr std::int64_t kBlockLanes = 2048;  // target row length of a channel block
+constexpr std::int64_t kBlockLanes = 2048;    // target row length of a channel block
 constexpr std::int64_t kMaxBlockInner = 512;  // larger planes are long enough on their own
 constexpr std::int64_t kMaxRowLanes = 1024;   // widest folded row (rows layout)
 
@@ -111,23 +99,6 @@ inline std::size_t read_bytes(const Geometry& g, std::size_t element_size) {
   return 2 * static_cast<std::size_t>(g.m * g.channels) * element_size;
 }
 
-// Copies n elements to dst with non-temporal stores where dst is 16-byte aligned, so the output
-// does not cost a read-for-ownership and does not evict x and dy from the caches.
-template <class T>
-inline void stream_copy(T* dst, const T* src, std::int64_t n) {
-#if defined(__SSE2__)
-  std::int64_t i = 0;
-  for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15u) != 0; ++i) dst[i] = src[i];
-  constexpr std::int64_t per = 16 / static_cast<std::int64_t>(sizeof(T));
-  for (; i + per <= n; i += per)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  for (; i < n; ++i) dst[i] = src[i];
-#else
-  std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(T));
-#endif
-}
-
 // Orders this thread's non-temporal stores before the pool's completion signal.
 inline void stream_fence() {
 #if defined(__SSE2__)
@@ -157,25 +128,19 @@ LineVector<typename V::value_type> tile(const V& per_channel, const Geometry& g)
   return tile(per_channel, g.rows() ? g.lanes() : g.channels);
 }
 
-// Lanes of a row of the rows write sweep: whole accumulator rows (lanes()), as many as make at
-// least 512 lanes of 16-bit data or 64 of float32. Each output element depends on its own inputs
-// and channel alone, so how many rows one vector loop walks changes no bit. Longer rows spread
-// the per-row work, which bounds the 16-bit writes on AVX2; float32 is not bound by it and
-// stops at 64 lanes, as four tables of 512 lanes beside the streams in L1 ran slower.
+// Lanes of a row of the rows write sweep: whole accumulator rows, at least 512 lanes of 16-bit
+// data or 64 of float32 (longer rows spread the per-row work; output elements are independent,
+// so this changes no bit).
 inline std::int64_t write_lanes(const Geometry& g, std::size_t element_size) {
   const std::int64_t L = g.lanes();
   const std::int64_t least = element_size <= 2 ? 512 : 64;
   return L >= least ? L : (least + L - 1) / L * L;
 }
 
-// A thread's lane arrays for the rows sweeps: the two accumulator rows and its own copies of
-// the per-lane tables the sweep reads beside them, in one buffer with each start one cache line
-// further into a 4 KiB page than the last. Side by side at their natural sizes (C = 1024, 2048:
-// whole multiples of 4 KiB) every accumulator store shares its page offset with the next loads
-// of the other arrays, which the core then treats as possibly dependent (4K aliasing); tables
-// from the heap land at offsets that vary from process to process. The buffer starts on a cache
-// line (line_vector.h): the sweeps store a vector of every accumulator row per row, and a store
-// that straddles two lines is slow (docs/measurements/cpu-kernel-notes.md).
+// A thread's lane arrays for the rows sweeps: the two accumulator rows and its own copies of the
+// per-lane tables, in one buffer starting on a cache line, each array one line further into a
+// 4 KiB page than the last: at C = 1024 or 2048 side by side every accumulator store would share
+// its page offset with the next loads (4K aliasing; docs/measurements/cpu-kernel-notes.md).
 template <class A>
 class LaneArrays {
  public:
@@ -196,55 +161,35 @@ class LaneArrays {
 };
 
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
-// out = p*b (the single-pass grads). Staging goes through tmp (kBlock elements) when nt. The
-// vector loop walks `tile` rows per tile (0: a row at a time) and, without an output, rows in
-// pairs where `pairs`; it prefetches ahead where `prefetch` (planner.h: RowsWalk).
+// out = p*b (the single-pass grads), non-temporal where nt. The vector loop walks as `walk` says
+// (planner.h: RowsWalk).
 template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
                  const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
-                 T* __restrict tmp, Acc<T>* part0, Acc<T>* part1, std::int64_t tile,
-                 bool pairs = true, bool prefetch = true) {
+                 bool nt, Acc<T>* part0, Acc<T>* part1, const RowsWalk& walk) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   std::fill(acc0, acc0 + L, A(0));
   std::fill(acc1, acc1 + L, A(0));
-  const std::int64_t groups_per_block = std::max<std::int64_t>(1, kBlock / L);
+  const std::int64_t full = r0 + (r1 - r0) / g.group * g.group;  // the rows of whole groups
   std::int64_t r = r0;
   if constexpr (simd::kVector<T>) {
-    const std::int64_t n_groups = (r1 - r0) / g.group;
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
-                  b + r0 * C,         W ? out + r0 * C : nullptr, tmp != nullptr};
-    s.pairs = pairs;
-    s.prefetch = prefetch;
-    simd::rows_sweep(s, n_groups, L, L, tile, mL, pL, acc0, acc1);
-    r += n_groups * g.group;
+                  b + r0 * C,         W ? out + r0 * C : nullptr, nt};
+    s.pairs = walk.pairs;
+    s.prefetch = walk.prefetch;
+    simd::rows_sweep(s, (full - r0) / g.group, L, L, walk.tile, mL, pL, acc0, acc1);
+    r = full;
   }
-  while (r + g.group <= r1) {
-    const std::int64_t n_groups = std::min(groups_per_block, (r1 - r) / g.group);
-    const std::int64_t base = r * C;
-    T* dst = W ? (tmp ? tmp : out + base) : nullptr;  // out is null without W
-    for (std::int64_t k = 0; k < n_groups; ++k) {
-      const T* pa = a + base + k * L;
-      const T* pb = b + base + k * L;
-      T* po = W ? dst + k * L : nullptr;
-      for (std::int64_t j = 0; j < L; ++j) {
-        const A av = load(pa[j]), bv = load(pb[j]);
-        simd::accumulate<S == Sum::Moments>(av, bv, mL[j], acc0[j], acc1[j]);
-        if constexpr (W) po[j] = store<T>(pL[j] * bv);
-      }
-    }
-    if constexpr (W)
-      if (tmp) stream_copy(out + base, tmp, n_groups * L);
-    r += n_groups * g.group;
-  }
-  for (; r < r1; ++r) {  // the chunk's last rows that do not fill a group
-    const T* pa = a + r * C;
-    const T* pb = b + r * C;
+  // The order every sweep keeps: row k of a group into its lanes (k*C ...), the rows after the
+  // last whole group into the first row's lanes.
+  for (; r < r1; ++r) {
+    const std::int64_t lane = r < full ? (r - r0) % g.group * C : 0;
     for (std::int64_t c = 0; c < C; ++c) {
-      const A av = load(pa[c]), bv = load(pb[c]);
-      simd::accumulate<S == Sum::Moments>(av, bv, mL[c], acc0[c], acc1[c]);
-      if constexpr (W) out[r * C + c] = store<T>(pL[c] * bv);
+      const A av = load(a[r * C + c]), bv = load(b[r * C + c]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mL[lane + c], acc0[lane + c], acc1[lane + c]);
+      if constexpr (W) out[r * C + c] = store<T>(pL[lane + c] * bv);
     }
   }
   // The group's accumulator rows into the channels' sums, each channel's in row order, one row
@@ -260,16 +205,17 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
     }
 }
 
-// Calls f(at, n) for the pieces of channel c's positions [m0, m1) in the planes layout: each
-// run of the plane cut at kBlock elements (the staging size); `at` is the piece's first element.
+// Calls f(at, i) for channel c's positions [m0, m1) in the planes layout: `at` the element, `i`
+// its place in the call's part of its run (a run is one outer index's plane).
 template <class F>
-void for_plane_pieces(const Geometry& g, std::int64_t m0, std::int64_t m1, std::int64_t c, F&& f) {
+void for_plane_elements(const Geometry& g, std::int64_t m0, std::int64_t m1, std::int64_t c,
+                        F&& f) {
   const std::int64_t inner = g.inner;
   for (std::int64_t o = m0 / inner; o * inner < m1; ++o) {
     const std::int64_t i0 = std::max<std::int64_t>(m0 - o * inner, 0);
     const std::int64_t i1 = std::min<std::int64_t>(m1 - o * inner, inner);
     const std::int64_t base = (o * g.channels + c) * inner;
-    for (std::int64_t blk = i0; blk < i1; blk += kBlock) f(base + blk, std::min(i1 - blk, kBlock));
+    for (std::int64_t i = i0; i < i1; ++i) f(base + i, i - i0);
   }
 }
 
@@ -280,43 +226,27 @@ inline A lane_sum(const A* l) {
   return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
 
-// Planes layout, positions [m0, m1) of channel c: sums into s0/s1. When W, also writes out = p*b.
+// Planes layout, positions [m0, m1) of channel c: sums into s0/s1, element i of a run into lane
+// i % 16. When W, also writes out = p*b, non-temporal where nt.
 template <Sum S, bool W, class T>
 void plane_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b,
                   T* __restrict out, std::int64_t m0, std::int64_t m1, std::int64_t c, Acc<T> mv,
-                  Acc<T> pv, T* __restrict tmp, Acc<T>& s0, Acc<T>& s1) {
+                  Acc<T> pv, bool nt, Acc<T>& s0, Acc<T>& s1) {
   using A = Acc<T>;
   A l0[kLanes] = {}, l1[kLanes] = {};
-  const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
-    const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
-    const std::int64_t at = (o0 * g.channels + c) * inner + i0;
-    const simd::Sweep s{simd::elem_of<T>(),     S == Sum::Moments, a + at, b + at,
-                        W ? out + at : nullptr, tmp != nullptr};
-    simd::plane_sweep(s, {i0, m1 - m0, inner, g.channels * inner}, mv, pv, l0, l1);
-    s0 = lane_sum(l0);
-    s1 = lane_sum(l1);
-    return;
+    const std::int64_t o0 = m0 / g.inner, i0 = m0 - o0 * g.inner;
+    const std::int64_t at = (o0 * g.channels + c) * g.inner + i0;
+    const simd::Sweep s{
+        simd::elem_of<T>(), S == Sum::Moments, a + at, b + at, W ? out + at : nullptr, nt};
+    simd::plane_sweep(s, {i0, m1 - m0, g.inner, g.channels * g.inner}, mv, pv, l0, l1);
+  } else {
+    for_plane_elements(g, m0, m1, c, [&](std::int64_t e, std::int64_t i) {
+      const A av = load(a[e]), bv = load(b[e]);
+      simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[i % kLanes], l1[i % kLanes]);
+      if constexpr (W) out[e] = store<T>(pv * bv);
+    });
   }
-  for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
-    const T* sa = a + at;
-    const T* sb = b + at;
-    T* so = W ? (tmp ? tmp : out + at) : nullptr;
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) {
-        const A av = load(sa[i + j]), bv = load(sb[i + j]);
-        simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
-        if constexpr (W) so[i + j] = store<T>(pv * bv);
-      }
-    for (int j = 0; i < n; ++i, ++j) {
-      const A av = load(sa[i]), bv = load(sb[i]);
-      simd::accumulate<S == Sum::Moments>(av, bv, mv, l0[j], l1[j]);
-      if constexpr (W) so[i] = store<T>(pv * bv);
-    }
-    if constexpr (W)
-      if (tmp) stream_copy(out + at, tmp, n);
-  });
   s0 = lane_sum(l0);
   s1 = lane_sum(l1);
 }
@@ -356,12 +286,11 @@ inline A affine_as(bool normalize, A a, A b, A p, A q, A m, A r) {
   return normalize ? simd::affine<true>(a, b, p, q, m, r) : simd::affine<false>(a, b, p, q, m, r);
 }
 
-// Rows [r0, r1) of the write pass; the vector loop prefetches ahead where `prefetch`
-// (planner.h: write_prefetch).
+// Rows [r0, r1) of the write pass, non-temporal where nt; the vector loop prefetches ahead where
+// `prefetch` (planner.h: write_prefetch).
 template <class T>
 void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
-                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, T* __restrict tmp,
-                bool prefetch = true) {
+                std::int64_t r0, std::int64_t r1, const Affine<Acc<T>>& f, bool nt, bool prefetch) {
   using A = Acc<T>;
   const bool N = f.normalize;
   const std::int64_t C = g.channels, L = g.lanes();
@@ -369,7 +298,6 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
   const A* __restrict q = f.q.data();
   const A* __restrict m = f.m.data();
   const A* __restrict r = f.r.data();
-  const std::int64_t groups_per_block = std::max<std::int64_t>(1, kBlock / L);
   std::int64_t row = r0;
   if constexpr (simd::kVector<T>) {
     // Rows of f's width (write_lanes: `fold` accumulator rows), then the accumulator rows left;
@@ -378,9 +306,13 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
     const std::int64_t n_groups = (r1 - r0) / g.group;
     const std::int64_t wide = n_groups / fold * fold;
     const auto sweep = [&](std::int64_t first_row, std::int64_t groups, std::int64_t lanes) {
-      simd::Sweep s{
-          simd::elem_of<T>(), false, a + first_row * C, b + first_row * C, out + first_row * C,
-          tmp != nullptr,     N};
+      simd::Sweep s{simd::elem_of<T>(),
+                    false,
+                    a + first_row * C,
+                    b + first_row * C,
+                    out + first_row * C,
+                    nt,
+                    N};
       s.nan_free = f.nan_free;
       s.prefetch = prefetch;
       simd::rows_affine(s, groups / (lanes / L), lanes, lanes, p, q, m, r);
@@ -389,56 +321,57 @@ void rows_write(const Geometry& g, const T* __restrict a, const T* __restrict b,
     if (n_groups > wide) sweep(r0 + wide * g.group, n_groups - wide, L);
     row += n_groups * g.group;
   }
-  // In the forward form b is never read (it may alias a).
-  const auto bv = [&](const T* pb, std::int64_t j) { return N ? A(0) : load(pb[j]); };
-  while (row + g.group <= r1) {
-    const std::int64_t n_groups = std::min(groups_per_block, (r1 - row) / g.group);
-    const std::int64_t base = row * C;
-    T* dst = tmp ? tmp : out + base;
-    for (std::int64_t k = 0; k < n_groups; ++k) {
-      const T* pa = a + base + k * L;
-      const T* pb = b + base + k * L;
-      T* po = dst + k * L;
-      for (std::int64_t j = 0; j < L; ++j)
-        po[j] = store<T>(affine_as(N, load(pa[j]), bv(pb, j), p[j], q[j], m[j], r[j]));
-    }
-    if (tmp) stream_copy(out + base, tmp, n_groups * L);
-    row += n_groups * g.group;
-  }
   for (; row < r1; ++row)
     for (std::int64_t c = 0; c < C; ++c) {
       const std::int64_t e = row * C + c;
-      out[e] = store<T>(affine_as(N, load(a[e]), bv(b, e), p[c], q[c], m[c], r[c]));
+      // In the forward form b is never read (it may alias a).
+      out[e] = store<T>(affine_as(N, load(a[e]), N ? A(0) : load(b[e]), p[c], q[c], m[c], r[c]));
     }
 }
 
 template <class T>
 void plane_write(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t m0, std::int64_t m1, std::int64_t c, const Affine<Acc<T>>& f,
-                 T* __restrict tmp) {
+                 bool nt) {
   using A = Acc<T>;
   const bool N = f.normalize;
   const A p = f.p[c], q = f.q[c], m = f.m[c], r = f.r[c];
-  const std::int64_t inner = g.inner;
   if constexpr (simd::kVector<T>) {
-    const std::int64_t o0 = m0 / inner, i0 = m0 - o0 * inner;
-    const std::int64_t at = (o0 * g.channels + c) * inner + i0;
-    simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, tmp != nullptr, N};
+    const std::int64_t o0 = m0 / g.inner, i0 = m0 - o0 * g.inner;
+    const std::int64_t at = (o0 * g.channels + c) * g.inner + i0;
+    simd::Sweep s{simd::elem_of<T>(), false, a + at, b + at, out + at, nt, N};
     s.nan_free = f.nan_free;
-    simd::plane_affine(s, {i0, m1 - m0, inner, g.channels * inner}, p, q, m, r);
-    return;
+    simd::plane_affine(s, {i0, m1 - m0, g.inner, g.channels * g.inner}, p, q, m, r);
+  } else {
+    for_plane_elements(g, m0, m1, c, [&](std::int64_t e, std::int64_t) {
+      out[e] = store<T>(affine_as(N, load(a[e]), N ? A(0) : load(b[e]), p, q, m, r));
+    });
   }
-  for_plane_pieces(g, m0, m1, c, [&](std::int64_t at, std::int64_t n) {
-    T* so = tmp ? tmp : out + at;
-    for (std::int64_t i = 0; i < n; ++i)
-      so[i] = store<T>(affine_as(N, load(a[at + i]), N ? A(0) : load(b[at + i]), p, q, m, r));
-    if (tmp) stream_copy(out + at, tmp, n);
-  });
 }
 
 // Per-channel totals of the two quantities a Sum names, in double.
 struct Totals {
   std::vector<double> s0, s1;
+};
+
+// Memory the backend keeps from one run to the next for the chunk partials (Partials), so a run
+// does not map, fault in and zero fresh pages for them while the pool waits: it grows to the
+// largest run's need and is held until the backend goes.
+class Scratch {
+ public:
+  // At least `bytes` bytes aligned for double, contents unspecified; valid until the next call.
+  void* get(std::size_t bytes) {
+    const std::size_t words = (bytes + sizeof(double) - 1) / sizeof(double);
+    if (words > words_) {
+      buf_ = std::make_unique_for_overwrite<double[]>(words);
+      words_ = words;
+    }
+    return buf_.get();
+  }
+
+ private:
+  std::unique_ptr<double[]> buf_;
+  std::size_t words_ = 0;
 };
 
 // Partial sums per chunk and channel, combined in chunk order in double. In the backend's

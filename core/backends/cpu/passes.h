@@ -1,23 +1,15 @@
 #pragma once
-// The cpu backend's pass structures, one file each, with their memory traffic in tensor passes
-// (one pass = one read or write of an E-element tensor; the minimum for every grad is 3:
-// read x, read dy, write dx):
+// The cpu backend's pass structures and their memory traffic in tensor passes (reads or writes
+// of an x-sized tensor; every grad needs at least 3: x, dy, dx):
 //   grad_two_pass.cpp  reduce pass, then write pass: training grads whose channel data cannot
-//                      stay in cache between the two (NHWC with large M, big NCHW planes);
-//                      5 passes, so at most ~0.6 of copy bandwidth. The forward's statistics.
-//   grad_planes.cpp    channels-first training grads whose plane (or channel block, for
-//                      planes of <= 512 elements) x+dy fits what a core keeps between two
-//                      sweeps (host_caches.h: resident_bytes): reduce, then write while
-//                      cache-hot; 3 passes.
-//   single_pass        (grad_two_pass.cpp) freeze-mode fused grads and
-//                      BatchNormWithGlobalNormalizationGrad: dx needs no reduction, so sums and
-//                      dx in one sweep, 3 passes.
-// pass_plan.h picks the structure; each pass is timed as a phase ("pass:reduce", ...) for the
-// profile, two clock reads per pass (timed_pass below).
-// dx is written with non-temporal stores when the tensors outgrow this host's last-level cache
-// (planner.h: stream_output; no read-for-ownership, which would be a 4th/6th pass, and no
-// eviction of x and dy). All structures produce bitwise identical sums for a given shape, for
-// any thread count and any walk the planner chooses (see kernels.h).
+//                      stay cached between the two; 5 passes. Also the forward's statistics.
+//                      Its single_pass: freeze-mode and global grads, whose dx needs no
+//                      reduction: sums and dx in one sweep, 3 passes.
+//   grad_planes.cpp    channels-first training grads whose plane (or channel block) x+dy stays
+//                      in a core's caches between reduction and write; 3 passes.
+// planner.h picks the structure and the walks; each pass is timed as one phase (timed_pass). dx
+// goes out non-temporally past the last-level cache (planner.h: stream_output). Every structure
+// and walk gives the same bits for a shape, on any thread count (kernels.h).
 
 #include <chrono>
 #include <functional>
@@ -27,6 +19,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/planner.h"
+#include "ops/prepared.h"
 #include "tensor/item_queue.h"
 #include "tensor/parallel.h"
 #include "tensor/thread_pool.h"
@@ -42,13 +35,13 @@ struct Exec {
   Host host;  // what the walks are planned from (planner.h)
   const RunContext* ctx = nullptr;
   bool nt = false;             // stream outputs with non-temporal stores
-  Scratch* scratch = nullptr;  // the backend's, kept from run to run (scratch.h)
+  Scratch* scratch = nullptr;  // the backend's, kept from run to run (kernels.h: Scratch)
   // The run's phase timings (Result::timings): each pass appends one, timed from `origin`.
   std::vector<PhaseTiming>* timings = nullptr;
   std::chrono::steady_clock::time_point origin;
 };
 
-// Runs one pass and records it as the phase `name` (pass_plan.h): two clock reads around the
+// Runs one pass and records it as the phase `name` (planner.h): two clock reads around the
 // whole pass, nothing per element, so the profile costs the fast path nothing measurable.
 template <class F>
 decltype(auto) timed_pass(const Exec& ex, const char* name, F&& pass) {
@@ -123,6 +116,20 @@ Totals combine(const Exec& ex, const Geometry& g, const Partials<A>& parts) {
     parts.add_into(g, span.begin * kRun, std::min(g.channels, span.end * kRun), t);
   });
   return t;
+}
+
+// The ops: per-channel epilogues around the passes above. result holds allocate_outputs()'s
+// tensors; these fill them.
+void run_fused_grad(const Exec& ex, const Prepared& p, Result& result);
+void run_global_grad(const Exec& ex, const Prepared& p, Result& result);
+// T = half: TensorFlow's arithmetic, every step rounded to half (simd_global_half.cpp).
+void run_global_grad_half(const Exec& ex, const Prepared& p, Result& result);
+void run_fused_forward(const Exec& ex, const Prepared& p, Result& result);
+void run_global_forward(const Exec& ex, const Prepared& p, Result& result);
+
+template <class A>
+std::vector<A> narrow(const std::vector<double>& v) {
+  return std::vector<A>(v.begin(), v.end());
 }
 
 }  // namespace bnscope::cpu

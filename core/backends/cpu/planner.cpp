@@ -18,14 +18,10 @@ std::size_t lane_arrays(std::int64_t lanes) {
 }
 
 // Rows per tile where rows wide for L1 may be walked in tiles (simd_kernels.cpp:
-// RowsSweepTiled), else 0. A row at a time keeps the lane arrays in L1 beside the streaming
-// inputs; from half of L1 up the inputs and their prefetches push them out and their per-row
-// stores bound the loop. A reduction of 4-byte inputs stores half a byte of accumulators per
-// byte read, and there a row at a time runs as fast until the lane arrays alone fill L1; 16-bit
-// sums read from memory pay for rows from a line up once a tile's channel blocks are a line
-// wide. A tile is its x and dy and the next tile's, prefetched while it is walked, in a quarter
-// of what a core keeps in its L2, so the core's other traffic does not push the next tile out.
-// The figures behind this file's rules: docs/measurements/cpu-kernel-notes.md (planner.cpp).
+// RowsSweepTiled), else 0. A row at a time keeps the lane arrays in L1 beside the inputs until
+// they pass half of L1 (reductions of 4-byte inputs: until they fill it); 16-bit sums read from
+// memory take tiles once a tile's channel blocks are a line wide. A tile is its x and dy and the
+// next tile's in a quarter of what a core keeps in L2 (docs/measurements/cpu-kernel-notes.md).
 std::int64_t row_tile(const Host& h, std::int64_t lanes, std::size_t element_size, bool writes,
                       bool past_llc) {
   const std::size_t arrays = lane_arrays(lanes), l1 = h.caches.l1d;
@@ -97,6 +93,32 @@ bool planes_fit(const Host& h, const Geometry& g, std::size_t element_size, int 
            2 * static_cast<std::size_t>(g.m * g.block_c) * element_size <= budget;
   return !g.rows() && g.channels >= threads &&
          2 * static_cast<std::size_t>(g.m) * element_size <= budget;
+}
+
+PassStructure pass_structure(const Host& host, const Prepared& p, int threads) {
+  const OpSpec& op = *p.op;
+  if (!op.is_grad)
+    return op.family == OpFamily::Fused && p.is_training ? PassStructure::Statistics
+                                                         : PassStructure::Write;
+  if (op.family == OpFamily::GlobalNorm || !p.is_training) return PassStructure::Single;
+  return planes_fit(host, make_geometry(p.view), dtype_size(p.t), threads) ? PassStructure::Planes
+                                                                           : PassStructure::TwoPass;
+}
+
+std::vector<std::string> pass_names(PassStructure s) {
+  switch (s) {
+    case PassStructure::Write:
+      return {kPassWrite};
+    case PassStructure::Statistics:
+      return {kPassMean, kPassVariance, kPassWrite};
+    case PassStructure::TwoPass:
+      return {kPassReduce, kPassWrite};
+    case PassStructure::Planes:
+      return {kPassPlanes};
+    case PassStructure::Single:
+      return {kPassFused};
+  }
+  return {};
 }
 
 }  // namespace bnscope::cpu

@@ -37,14 +37,12 @@ struct Sweep {
   bool nt = false;         // non-temporal stores where the address allows
   bool normalize = false;  // affine loops: the forward form (see affine below)
   bool pairs = true;       // rows without an output: two rows per trip (planner.h)
-  // Software prefetch of the inputs ahead of the loads (simd_vectors-inl.h: prefetch_ahead). The
-  // rows sweeps take it from the planner (planner.h: RowsWalk); planes and channel blocks,
-  // whose runs the hardware prefetchers lose at every run's end, always prefetch.
+  // Software prefetch ahead of the loads: the rows sweeps as the planner says (RowsWalk); planes
+  // and channel blocks, whose short runs the hardware prefetchers lose, always prefetch.
   bool prefetch = true;
-  // Affine grad loops: no input and no coefficient is NaN, so a NaN output can only be the
-  // default NaN of an invalid operation (Inf - Inf, 0 * Inf), which is quiet with a zero low
-  // half; rounding it as a number already gives convert.h's NaN pattern, so the 16-bit stores
-  // leave out their NaN test. Set from Affine::nan_free (kernels.h).
+  // Affine grad loops: no input or coefficient is NaN (kernels.h: Affine::nan_free), so a NaN
+  // output is the default NaN of an invalid operation, whose plain rounding already gives
+  // convert.h's pattern: the 16-bit stores leave out their NaN test.
   bool nan_free = false;
 };
 
@@ -103,14 +101,33 @@ void rows_affine(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
                  const float* p, const float* q, const float* m, const float* r);
 void plane_affine(const Sweep& s, const Runs& runs, float p, float q, float m, float r);
 
+// The channel blocks' scalar fold, shared by fold_lanes below (the part no transpose takes) and
+// the double path of block_kernels.h, so the order of additions is written once.
+// Lanes [from, inner) of channels [c0, c1) added into t0[c], t1[c] in lane order, the channels
+// side by side (independent chains); from 0, each sum starts as its first lane (not 0 + lane,
+// which turns -0 into +0).
+template <class A>
+inline void fold_side_by_side(const A* __restrict acc0, const A* __restrict acc1, std::int64_t c0,
+                              std::int64_t c1, std::int64_t inner, std::int64_t from,
+                              A* __restrict t0, A* __restrict t1) {
+  if (from == 0) {
+    for (std::int64_t c = c0; c < c1; ++c) {
+      t0[c] = acc0[c * inner];
+      t1[c] = acc1[c * inner];
+    }
+    from = 1;
+  }
+  for (std::int64_t i = from; i < inner; ++i)
+    for (std::int64_t c = c0; c < c1; ++c) {
+      t0[c] += acc0[c * inner + i];
+      t1[c] += acc1[c * inner + i];
+    }
+}
+
 // Channel blocks (block_kernels.h): channel c's `inner` lanes acc0[c*inner ...] summed in lane
 // order into t0[c] (acc1 into t1[c]), for c in [0, channels); each sum starts as its first lane.
 void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std::int64_t inner,
                 float* t0, float* t1);
-
-// out[c*inner + i] = per_channel[c] for c in [0, channels), i in [0, inner): a channel block's
-// per-lane operands.
-void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out);
 
 // out[c] = 1.0 / std::sqrt(v[c] + eps) for c in [0, n), the bits of the scalar expression.
 void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n);
@@ -120,12 +137,10 @@ void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n);
 void add_widened_rows(const float* src, std::int64_t rows, std::int64_t stride, double* dst,
                       std::int64_t n);
 
-// BatchNormWithGlobalNormalizationGrad in half (simd_global_half.cpp): `rows` rows of
-// `channels` halves; for channels [c0, c1) of every row, in row order,
-//   db += dy, s2 += dy*(x - mean), each operation rounded to half as TensorFlow's Eigen half
-//   arithmetic rounds it, and dx = dy*gk rounded once to half.
-// db and s2 ([C] floats holding halves) are the running sums, updated in place; mean and gk are
-// [C] padded with zeros to 16 past C, so a row's last channels run as a whole vector.
+// BatchNormWithGlobalNormalizationGrad in half (simd_global_half.cpp): for channels [c0, c1) of
+// `rows` rows in row order, db += dy and s2 += dy*(x - mean), every operation rounded to half,
+// and dx = dy*gk. db, s2: the running sums ([C] floats holding halves); mean, gk: [C] padded with
+// zeros to 16 past C, so a row's last channels run as a whole vector.
 struct HalfRows {
   const f16* x = nullptr;
   const f16* dy = nullptr;
@@ -149,11 +164,9 @@ void apply_target_cap();
 // The Highway target the dispatcher picked on this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 
-// Whether the AVX-512 sweeps round float to bfloat16 with the CPU's own instruction
-// (`vcvtneps2bf16`, AVX512_BF16: Zen 4 and later, Xeons since Cooper Lake) instead of four
-// integer operations and a NaN select. Same bits: it rounds to nearest even and quiets NaN as
-// convert.h does, and a vector holding a subnormal float, which it flushes to zero, takes the
-// integer path. Set from the CPU at start; tests switch it to check both paths on one CPU.
+// Whether the AVX-512 sweeps round float to bfloat16 by `vcvtneps2bf16` (AVX512_BF16) instead of
+// integer operations: the same bits (a vector holding a subnormal, which it flushes, takes the
+// integer path). Set from the CPU; tests switch it to check both paths.
 extern bool bf16_instruction;
 
 // Bytes of one vector of that target (64 on AVX-512, 32 on AVX2, 16 on SSE4).

@@ -1,4 +1,4 @@
-// Highway bodies of simd.h's per-channel steps between the sweeps: fold_lanes and tile_lanes for
+// Highway bodies of simd.h's per-channel steps between the sweeps: fold_lanes for
 // the channel blocks (block_kernels.h), rsqrt_plus for the grads' 1/sqrt(v + eps). Compiled once
 // per x86-64 target and picked at run time like simd_kernels.cpp, and as exact as the scalar
 // loops on every target: fold_lanes adds each channel's lanes in lane order, tile_lanes only
@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/cpu/lane_fold.h"
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -88,24 +87,6 @@ void FoldLanes(const float* HWY_RESTRICT acc0, const float* HWY_RESTRICT acc1,
   fold_side_by_side(acc0, acc1, c, channels, inner, 0, t0, t1);
 }
 
-void TileLanes(const float* HWY_RESTRICT per_channel, std::int64_t channels, std::int64_t inner,
-               float* HWY_RESTRICT out) {
-  const DF d;
-  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  for (std::int64_t c = 0; c < channels; ++c) {
-    float* o = out + c * inner;
-    if (inner < N) {
-      std::fill_n(o, inner, per_channel[c]);
-      continue;
-    }
-    const VF v = hn::Set(d, per_channel[c]);
-    std::int64_t i = 0;
-    for (; i + N <= inner; i += N) hn::StoreU(v, d, o + i);
-    // The last vector ends at the run's end, over lanes already written with the same value.
-    if (i < inner) hn::StoreU(v, d, o + inner - N);
-  }
-}
-
 // Per channel, after the reduce pass, on one thread while the others wait: in vectors.
 void RsqrtPlus(const double* HWY_RESTRICT v, double eps, double* HWY_RESTRICT out, std::int64_t n) {
   std::int64_t i = 0;
@@ -127,16 +108,11 @@ HWY_AFTER_NAMESPACE();
 namespace bnscope::cpu::simd {
 
 HWY_EXPORT(FoldLanes);
-HWY_EXPORT(TileLanes);
 HWY_EXPORT(RsqrtPlus);
 
 void fold_lanes(const float* acc0, const float* acc1, std::int64_t channels, std::int64_t inner,
                 float* t0, float* t1) {
   HWY_DYNAMIC_DISPATCH(FoldLanes)(acc0, acc1, channels, inner, t0, t1);
-}
-
-void tile_lanes(const float* per_channel, std::int64_t channels, std::int64_t inner, float* out) {
-  HWY_DYNAMIC_DISPATCH(TileLanes)(per_channel, channels, inner, out);
 }
 
 void rsqrt_plus(const double* v, double eps, double* out, std::int64_t n) {

@@ -1,17 +1,14 @@
 // BatchNormWithGlobalNormalizationGrad in half, as TensorFlow's CPU kernel computes it: its
-// functor is templated on T alone, so every Eigen operation (each subtraction, product, rsqrt and
-// each step of the sums over the rows) rounds to half. The sums over N*H*W rows are sequential
-// per channel, as Eigen reduces a preserved inner dimension, so db and the (x - m)*dy sum
-// overflow to +-inf past 65504 even where dm and dv themselves would fit. The sweep
-// (simd.h: global_half_rows) is compiled once per x86-64 target and picked at run time like
-// simd_kernels.cpp; built with -ffp-contract=off (deps.cmake): a fused multiply-add would skip
-// the rounding of a product.
+// functor is templated on T alone, so every Eigen operation, each step of the sums over the rows
+// included, rounds to half, and the sums (sequential per channel) overflow to +-inf past 65504
+// where dm and dv would fit. Built with -ffp-contract=off (deps.cmake): a fused multiply-add
+// would skip the rounding of a product.
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "backends/cpu/ops.h"
+#include "backends/cpu/passes.h"
 #include "backends/cpu/simd.h"
 
 #undef HWY_TARGET_INCLUDE

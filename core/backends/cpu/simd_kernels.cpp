@@ -1,17 +1,18 @@
 // Highway bodies of simd.h's reduce sweeps (rows_sweep, plane_sweep: per-channel sums, with
-// out = p*b in the single sweep) and add_widened_rows, compiled once per x86-64 target
-// (foreach_target) and picked at run time (HWY_DYNAMIC_DISPATCH): no -march flag, so the same
-// binary uses AVX-512 or AVX2 where present and still runs on SSE-only CPUs.
-//
-// Bitwise contract: sums use Mul then Add (never a fused multiply-add; the file is built with
-// -ffp-contract=off, see deps.cmake) in the scalar loops' order; f16/bf16 loads and stores give
-// convert.h's bits (simd_vectors-inl.h). The write sweeps are in simd_affine.cpp. Scalar tails call
-// convert.h directly. Non-temporal stores (Stream) are used for every vector whose address is
-// vector aligned, so dx costs no read-for-ownership.
+// out = p*b in the single sweep) and add_widened_rows, compiled once per x86-64 target and picked
+// at run time (HWY_DYNAMIC_DISPATCH), so one binary runs AVX-512, AVX2 or SSE4. Sums use Mul then
+// Add in the scalar loops' order (never fused: -ffp-contract=off, deps.cmake); f16/bf16 loads and
+// stores give convert.h's bits (simd_vectors-inl.h). The write sweeps are in simd_affine.cpp.
 
+#include <hwy/targets.h>
+#include <strings.h>
+
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "backends/cpu/simd.h"
+#include "tensor/error.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd_kernels.cpp"
@@ -83,80 +84,6 @@ HWY_INLINE void BlockRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* H
   }
 }
 
-// BlockRows of G 16-lane groups of bfloat16 (T) without an output, the inputs in split order
-// (load_split): centres and accumulators are in that order too (reordered by the caller).
-template <int G, bool Moments, class T, class Ahead>
-HWY_INLINE void BlockRowsSplit(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::int64_t rows,
-                               std::int64_t stride, Ahead&& ahead, const float* HWY_RESTRICT mu,
-                               float* HWY_RESTRICT acc0, float* HWY_RESTRICT acc1) {
-  const DF d;
-  VF s0[2 * G], s1[2 * G], mv[2 * G];
-  for (int h = 0; h < 2 * G; ++h) {
-    s0[h] = hn::LoadU(d, acc0 + 8 * h);
-    s1[h] = hn::LoadU(d, acc1 + 8 * h);
-    mv[h] = hn::LoadU(d, mu + 8 * h);
-  }
-  for (std::int64_t k = 0; k < rows; ++k) {
-    const T* pa = a + k * stride;
-    const T* pb = b + k * stride;
-    for (int g = 0; g < G; ++g) {
-      ahead(pa + 16 * g, pb + 16 * g);
-      ahead(pa + 16 * g + 8, pb + 16 * g + 8);
-      VF av[2], bv[2];
-      load_split(pa + 16 * g, av[0], av[1]);
-      load_split(pb + 16 * g, bv[0], bv[1]);
-      for (int h = 0; h < 2; ++h)
-        accumulate_vec<Moments>(av[h], bv[h], mv[2 * g + h], s0[2 * g + h], s1[2 * g + h]);
-    }
-  }
-  for (int h = 0; h < 2 * G; ++h) {
-    hn::StoreU(s0[h], d, acc0 + 8 * h);
-    hn::StoreU(s1[h], d, acc1 + 8 * h);
-  }
-}
-
-// R rows (`stride` apart) of one 16-lane group of bfloat16 through its accumulators in L1, the
-// inputs, centres and accumulators in split order (load_split): each lane adds the rows in
-// order, so R = 2 gives the sums of two calls with R = 1 for half the accumulator loads and
-// stores.
-template <int R, bool Moments, class T>
-HWY_INLINE void SplitRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::int64_t stride,
-                          bool pf, const float* HWY_RESTRICT mu, float* HWY_RESTRICT acc0,
-                          float* HWY_RESTRICT acc1) {
-  const DF d;
-  for (int row = 0; row < R; ++row) prefetch_if(pf, a + row * stride, b + row * stride);
-  VF av[R][2], bv[R][2];  // [row][half]
-  for (int row = 0; row < R; ++row) {
-    load_split(a + row * stride, av[row][0], av[row][1]);
-    load_split(b + row * stride, bv[row][0], bv[row][1]);
-  }
-  for (int h = 0; h < 2; ++h) {
-    VF s0 = hn::LoadU(d, acc0 + 8 * h), s1 = hn::LoadU(d, acc1 + 8 * h);
-    const VF mv = hn::LoadU(d, mu + 8 * h);
-    for (int row = 0; row < R; ++row) accumulate_vec<Moments>(av[row][h], bv[row][h], mv, s0, s1);
-    hn::StoreU(s0, d, acc0 + 8 * h);
-    hn::StoreU(s1, d, acc1 + 8 * h);
-  }
-}
-
-// Reorders lanes [0, L16) of acc0 and acc1 into split order and, where mu is given, fills it
-// with the centres of those lanes in that order; L16 a multiple of 16.
-HWY_INLINE void to_split_lanes(std::int64_t L16, const float* m, float* mu, float* acc0,
-                               float* acc1) {
-  for (std::int64_t j = 0; j < L16; j += 16) {
-    if (mu) split_order(m + j, mu + j);
-    reorder_in_place(acc0 + j, false);
-    reorder_in_place(acc1 + j, false);
-  }
-}
-// Puts lanes [0, L16) of acc0 and acc1 back in element order.
-HWY_INLINE void from_split_lanes(std::int64_t L16, float* acc0, float* acc1) {
-  for (std::int64_t j = 0; j < L16; j += 16) {
-    reorder_in_place(acc0 + j, true);
-    reorder_in_place(acc1 + j, true);
-  }
-}
-
 // Rows of exactly V vectors (C = 1 or 16 folded to 16 lanes, C = 32, 64): the accumulators stay
 // in registers across rows instead of going through memory each row, whose store-to-load
 // latency would otherwise bound a row of 16 lanes. Same additions in the same order.
@@ -202,18 +129,12 @@ struct TilePrefetch {
 };
 
 // Rows whose lane arrays crowd L1 (planner.cpp: row_tile): row tiles of at most `max_tile` rows,
-// each walked one channel block at a time (BlockRows). Keeping the accumulator rows in L1 and
-// adding every row into them costs a load and a store of two accumulator vectors per input
-// vector, and those stores, not memory, bound the wide-row single sweep; here they come once per
-// tile. The caller sizes the tile from the L2 (kernels.h) so that a tile and the next, prefetched
-// while it is walked, fit in it. The call's rows are cut into equal tiles, so the last tile of
-// one chunk prefetches the whole first tile of the next (a thread takes consecutive chunks). With
-// an output (out = p*b, the single sweep), the blocks only sum and the tile's out rows are
-// written after them, row by row, from b still in cache (TileOut). Written inside the blocks,
-// each out vector of row k was followed by the loads of row k + 1 at the same column: with rows a
-// multiple of 4 KiB long (C = 1024, 2048 in float32) and out, a and b alike aligned, every such
-// load shares its page offset with the store just made, and the core holds it back as possibly
-// dependent (4K aliasing; docs/measurements/cpu-kernel-notes.md).
+// each walked one channel block at a time (BlockRows), so the accumulators' loads and stores
+// come once per tile, not once per row; a tile and the next, prefetched while it is walked, fit
+// the L2. The call's rows are cut into equal tiles, so the last tile of one chunk prefetches the
+// first of the next. With an output (the single sweep) the blocks only sum and the tile's out
+// rows are written after them from b still in cache (TileOut): written inside the blocks, rows
+// a multiple of 4 KiB long met 4K aliasing (docs/measurements/cpu-kernel-notes.md).
 template <class T>
 void TileOut(const T* HWY_RESTRICT b, T* HWY_RESTRICT out, bool nt, std::int64_t rows,
              std::int64_t L, std::int64_t stride, const float* HWY_RESTRICT p) {
@@ -249,15 +170,6 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
   // half after the tile's rows had pushed it out of L1.
   constexpr int V = sizeof(T) == 2 ? 4 : kBlockVectors;
   if (n_groups <= 0) return;
-  // bfloat16 on AVX2 without an output: whole 16-lane blocks in split order (load_split).
-  std::int64_t L16 = 0;
-  float* mu = nullptr;
-  if constexpr (kSplit<T>)
-    if (!out) {
-      L16 = L / 16 * 16;
-      mu = split_scratch(L16);
-      to_split_lanes(L16, m, mu, acc0, acc1);
-    }
   const std::int64_t tiles = (n_groups + max_tile - 1) / max_tile;
   const std::int64_t tile = (n_groups + tiles - 1) / tiles;
   const std::int64_t E = static_cast<std::int64_t>(sizeof(T));
@@ -274,42 +186,18 @@ void RowsSweepTiled(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::
                        N * E};
     const auto next_tile = [&ahead](const T*, const T*) { ahead.next(); };
     std::int64_t j = 0;
-    if constexpr (kSplit<T>) {
-      for (; j + 32 <= L16; j += 32)
-        BlockRowsSplit<2, Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
-                                   acc1 + j);
-      for (; j < L16; j += 16)
-        BlockRowsSplit<1, Moments>(ta + j, tb + j, rows, stride, next_tile, mu + j, acc0 + j,
-                                   acc1 + j);
-    }
     // The blocks only sum: no scales (p is null without an output).
     for (; j + V * N <= Lv; j += V * N)
       BlockRows<V, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt, rows, stride, next_tile,
                             m + j, nullptr, acc0 + j, acc1 + j);
-    const auto block = [&](auto vectors) {
-      BlockRows<decltype(vectors)::value, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt,
-                                                   rows, stride, next_tile, m + j, nullptr,
-                                                   acc0 + j, acc1 + j);
-    };
-    switch ((Lv - j) / N) {  // the last vectors, fewer than a block
-      case 3:
-        block(std::integral_constant<int, 3>{});
-        break;
-      case 2:
-        block(std::integral_constant<int, 2>{});
-        break;
-      case 1:
-        block(std::integral_constant<int, 1>{});
-        break;
-      default:
-        break;
-    }
+    for (; j < Lv; j += N)  // the last vectors, fewer than a block
+      BlockRows<1, Moments>(ta + j, tb + j, static_cast<T*>(nullptr), nt, rows, stride, next_tile,
+                            m + j, nullptr, acc0 + j, acc1 + j);
     for (std::int64_t k = 0; Lv < L && k < rows; ++k)
       RowTail<Moments>(ta + k * stride, tb + k * stride, static_cast<T*>(nullptr), Lv, L, m, p,
                        acc0, acc1);
     if (to) TileOut(tb, to, nt, rows, L, stride, p);
   }
-  if constexpr (kSplit<T>) from_split_lanes(L16, acc0, acc1);
 }
 
 // Rows through the accumulator rows in L1 one at a time (tile 0, planner.cpp: row_tile): rows
@@ -337,27 +225,11 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
   // only: with an output, pairs interleave non-temporal stores to two rows, which is much slower.
   // And only where the planner asks (s.pairs; planner.cpp: rows_walk).
   std::int64_t k = 0;
-  // bfloat16 on AVX2 without an output: whole groups of 16 lanes in split order
-  // (load_split), in both walks, the accumulators and centres of those lanes reordered to
-  // match before the rows and back after them: in element order the single rows took twice the
-  // prefetches and a widening per vector (docs/measurements/cpu-kernel-notes.md).
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   const bool pf = s.prefetch;
-  std::int64_t L16 = 0;
-  float* mu = nullptr;
-  if constexpr (kSplit<T>) {
-    if (!out) {
-      L16 = L / 16 * 16;
-      mu = split_scratch(L16);
-      to_split_lanes(L16, m, mu, acc0, acc1);
-    }
-  }
   for (; pairs && k + 2 <= n_groups; k += 2) {
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
-    if constexpr (kSplit<T>)
-      for (std::int64_t j = 0; j < L16; j += 16)
-        SplitRows<2, Moments>(pa + j, pb + j, stride, pf, mu + j, acc0 + j, acc1 + j);
     const auto pair_vec = [&](std::int64_t j) {
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
       const VF mv = hn::LoadU(d, m + j);
@@ -372,7 +244,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     // rows come from the caches. The row-at-a-time loop below keeps a prefetch per vector, which
     // ran faster from memory there.
     constexpr std::int64_t kV = vectors_per_line<T>();
-    std::int64_t j = L16;
+    std::int64_t j = 0;
     for (; j + kV * N <= Lv; j += kV * N) {
       prefetch_if(pf, pa + j, pb + j);
       prefetch_if(pf, pa + stride + j, pb + stride + j);
@@ -390,11 +262,7 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     const T* pa = a + k * stride;
     const T* pb = b + k * stride;
     T* po = out ? out + k * stride : nullptr;
-    std::int64_t j = 0;
-    if constexpr (kSplit<T>)
-      for (; j < L16; j += 16)
-        SplitRows<1, Moments>(pa + j, pb + j, stride, pf, mu + j, acc0 + j, acc1 + j);
-    for (; j < Lv; j += N) {
+    for (std::int64_t j = 0; j < Lv; j += N) {
       prefetch_if(pf, pa + j, pb + j);
       const VF bv = load_vec(d, pb + j);
       VF s0 = hn::LoadU(d, acc0 + j), s1 = hn::LoadU(d, acc1 + j);
@@ -405,7 +273,6 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     }
     tail(k);
   }
-  if constexpr (kSplit<T>) from_split_lanes(L16, acc0, acc1);
 }
 
 template <bool Moments, class T>
@@ -439,44 +306,24 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
   const bool nt = s.nt;  // a local: the stores could alias s, so s.nt would be re-read
   const VF mv = hn::Set(d, m), pv = hn::Set(d, p);
   std::int64_t i = 0;
-  if constexpr (kSplit<T>) {
-    // The 16 lanes as two vectors in split order (load_split), reordered in and out here.
-    to_split_lanes(kL, nullptr, nullptr, l0, l1);
-    VF s0[2] = {hn::LoadU(d, l0), hn::LoadU(d, l0 + 8)};
-    VF s1[2] = {hn::LoadU(d, l1), hn::LoadU(d, l1 + 8)};
-    for (; i + kL <= n; i += kL) {
-      prefetch_ahead(a + i, b + i);
-      VF av[2], bv[2];
-      load_split(a + i, av[0], av[1]);
-      load_split(b + i, bv[0], bv[1]);
-      for (int h = 0; h < 2; ++h) accumulate_vec<Moments>(av[h], bv[h], mv, s0[h], s1[h]);
-      if (out) store_split(hn::Mul(pv, bv[0]), hn::Mul(pv, bv[1]), out + i, nt);
-    }
-    for (int h = 0; h < 2; ++h) {
-      hn::StoreU(s0[h], d, l0 + 8 * h);
-      hn::StoreU(s1[h], d, l1 + 8 * h);
-    }
-    from_split_lanes(kL, l0, l1);
-  } else if (N <= kL) {
-    // 16 lanes as 16/N vectors; lane j of the scalar loop is lane j % N of vector j / N.
-    constexpr std::int64_t kMaxV = 16;
-    VF s0[kMaxV], s1[kMaxV];
-    const std::int64_t nv = kL / N;
+  // 16 lanes as 16/N vectors (N <= 16 on every target); lane j of the scalar loop is lane j % N of
+  // vector j / N.
+  VF s0[kL], s1[kL];
+  const std::int64_t nv = kL / N;
+  for (std::int64_t v = 0; v < nv; ++v) {
+    s0[v] = hn::LoadU(d, l0 + v * N);
+    s1[v] = hn::LoadU(d, l1 + v * N);
+  }
+  for (; i + kL <= n; i += kL)
     for (std::int64_t v = 0; v < nv; ++v) {
-      s0[v] = hn::LoadU(d, l0 + v * N);
-      s1[v] = hn::LoadU(d, l1 + v * N);
+      prefetch_ahead(a + i + v * N, b + i + v * N);
+      const VF bv = load_vec(d, b + i + v * N);
+      accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
+      if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
     }
-    for (; i + kL <= n; i += kL)
-      for (std::int64_t v = 0; v < nv; ++v) {
-        prefetch_ahead(a + i + v * N, b + i + v * N);
-        const VF bv = load_vec(d, b + i + v * N);
-        accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
-        if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
-      }
-    for (std::int64_t v = 0; v < nv; ++v) {
-      hn::StoreU(s0[v], d, l0 + v * N);
-      hn::StoreU(s1[v], d, l1 + v * N);
-    }
+  for (std::int64_t v = 0; v < nv; ++v) {
+    hn::StoreU(s0[v], d, l0 + v * N);
+    hn::StoreU(s1[v], d, l1 + v * N);
   }
   for (std::int64_t j = 0; i < n; ++i, ++j) {
     const float av = load(a[i]), bv = load(b[i]);
@@ -526,12 +373,6 @@ void AddWidenedRows(const float* HWY_RESTRICT src, std::int64_t rows, std::int64
         t[v] = hn::Add(t[v], hn::PromoteTo(dd, hn::LoadU(df, row + v * N)));
     for (int v = 0; v < kVectors; ++v) hn::StoreU(t[v], dd, dst + i + v * N);
   }
-  for (; i + N <= n; i += N) {
-    VD t = hn::LoadU(dd, dst + i);
-    for (std::int64_t k = 0; k < rows; ++k)
-      t = hn::Add(t, hn::PromoteTo(dd, hn::LoadU(df, src + k * stride + i)));
-    hn::StoreU(t, dd, dst + i);
-  }
 #endif
   for (; i < n; ++i) {
     double t = dst[i];
@@ -552,6 +393,43 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace bnscope::cpu::simd {
+
+// BNSCOPE_SIMD: the dispatch capped at a narrower vector target for the whole process (simd.h).
+namespace {
+
+constexpr const char* kVariable = "BNSCOPE_SIMD";
+
+// Applies the variable's cap; returns the error, empty when it is applied or not set.
+std::string cap_from_environment() {
+  const char* env = std::getenv(kVariable);
+  if (!env || !*env) return "";
+  std::string names;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (strcasecmp(env, hwy::TargetName(target)) == 0) {
+      // Highway numbers better targets with lower bits: every bit below this one goes.
+      hwy::DisableTargets(target - 1);
+      return "";
+    }
+    names += (names.empty() ? "" : ", ") + std::string(hwy::TargetName(target));
+  }
+  return std::string(kVariable) + " expects a vector target this build has and this CPU runs (" +
+         names + "), got '" + clip_for_message(env) + "'";
+}
+
+}  // namespace
+
+#if defined(__x86_64__) || defined(__i386__)
+bool bf16_instruction = __builtin_cpu_supports("avx512bf16");
+#else
+bool bf16_instruction = false;
+#endif
+
+void apply_target_cap() {
+  // Once per process: the dispatch tables are process-wide, and a cap lifted halfway through
+  // would mix two targets' timings in one profile.
+  static const std::string error = cap_from_environment();
+  if (!error.empty()) fail(error);
+}
 
 HWY_EXPORT(RowsSweep);
 HWY_EXPORT(PlaneSweep);

@@ -1,13 +1,9 @@
-// Per-target building blocks shared by the cpu backend's Highway files (simd_kernels.cpp: the
-// reduce sweeps, simd_affine.cpp: the write sweeps, simd_global_half.cpp), included once per
-// target: f16/bf16 loads and stores that give convert.h's bits, stores of two vectors at once,
-// bfloat16 in split order, rounding to half in registers; and the prefetch policy, the walk of
-// a plane's runs and the element-type dispatch the sweeps share.
-// Loads use exact conversions (F16C for f16 on AVX2 and up, from a register on AVX2). Highway 1.0's
-// bf16 DemoteTo is not used: on x86 it truncates instead of rounding to nearest even. f16 stores
-// use F16C (AVX2 and up) after mapping NaN lanes to the quiet NaN TensorFlow's conversion (and
-// convert.h) writes. Per-target include guard, as Highway's own -inl headers: this file is meant to
-// be included again for every target foreach_target compiles.
+// Per-target building blocks of the cpu backend's Highway files, included once per target (a
+// per-target include guard, as Highway's own -inl headers): f16/bf16 loads and stores that give
+// convert.h's bits (Highway 1.0's bf16 DemoteTo truncates, so it is not used; F16C stores after
+// NaN lanes are mapped to the quiet NaN TensorFlow writes), stores of two vectors at once,
+// rounding to half in registers, the prefetch policy, the walk of a plane's runs, the dispatch
+// on element type.
 
 #if defined(BNSCOPE_CPU_SIMD_VECTORS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BNSCOPE_CPU_SIMD_VECTORS_INL_H_
@@ -53,15 +49,7 @@ HWY_INLINE VF load_vec(DF d, const bf16* p) {
   return hn::BitCast(d, hn::ShiftLeft<16>(w));
 }
 HWY_INLINE VF load_vec(DF d, const f16* p) {
-#if HWY_TARGET == HWY_AVX2
-  // Loaded, then converted from a register: `vcvtph2ps` with a memory operand is slower on the
-  // Zen 1 (docs/measurements/cpu-kernel-notes.md). The empty asm keeps the compiler from folding
-  // the load back into the conversion.
-  (void)d;
-  __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  asm("" : "+x"(h));
-  return VF{_mm256_cvtph_ps(h)};
-#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const hn::Rebind<hwy::float16_t, DF> dh;
   return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
 #else
@@ -232,81 +220,7 @@ HWY_INLINE void store_pair(VF v0, VF v1, f16* p, bool nt) {
   store_256(f16_pack<CheckNaN>(v0, v1), p, nt);
 }
 
-// Sixteen bfloat16 values as two float vectors in split order: lo holds the even elements
-// (0, 2, ..., 14), hi the odd ones. Each 32-bit lane of the load holds elements 2k and 2k + 1,
-// so one shift and one mask make the two vectors, where element order takes two widenings and
-// two shifts, and a store of results in that order (store_split) is one shift and one 16-bit
-// blend, where element order takes a pack and a lane permute. Per-lane operands must be in the
-// same order (split_order).
-HWY_INLINE void load_split(const bf16* p, VF& lo, VF& hi) {
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  lo.raw = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-  hi.raw = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(~0xFFFF)));
-}
-// bf16_bits of lo (the even elements) and hi (the odd ones) back in element order. As in
-// bf16_pack, the NaN lanes' select only where an unordered compare finds a NaN.
-template <bool CheckNaN = true>
-HWY_INLINE void store_split(VF lo, VF hi, bf16* p, bool nt) {
-  __m256i even, odd;  // the patterns of lo in the low half of each 32-bit lane, of hi in the high
-  if (!CheckNaN || HWY_LIKELY(no_nan(lo, hi))) {
-    even = _mm256_srli_epi32(bf16_rounded_high(lo).raw, 16);
-    odd = bf16_rounded_high(hi).raw;
-  } else {
-    even = bf16_bits(lo).raw;
-    odd = _mm256_slli_epi32(bf16_bits(hi).raw, 16);
-  }
-  store_256(_mm256_blend_epi16(even, odd, 0xAA), p, nt);
-}
 #endif
-
-// Whether the bfloat16 reduce sweeps take their inputs in split order (load_split): AVX2.
-template <class T>
-constexpr bool kSplit = HWY_TARGET == HWY_AVX2&& std::is_same_v<T, bf16>;
-
-// dst[0..16) = src[0..16) in split order (the even elements, then the odd): per-lane operands of
-// values loaded by load_split. In vectors on AVX2, the only target that splits: the sweeps
-// reorder their lane operands once per chunk of rows, only 32 rows at 2048 lanes.
-HWY_INLINE void split_order(const float* src, float* dst) {
-#if HWY_TARGET == HWY_AVX2
-  const __m256 v0 = _mm256_loadu_ps(src), v1 = _mm256_loadu_ps(src + 8);
-  // Per 128-bit half: v0's even (odd) elements of that half, then v1's; the permute puts the
-  // 64-bit pieces in element order.
-  const __m256 even = _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 odd = _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1));
-  _mm256_storeu_ps(dst, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xD8)));
-  _mm256_storeu_ps(dst + 8, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odd), 0xD8)));
-#else
-  for (int k = 0; k < 8; ++k) {
-    dst[k] = src[2 * k];
-    dst[8 + k] = src[2 * k + 1];
-  }
-#endif
-}
-
-// 16 lanes into split order in place, or (back) from it into element order.
-HWY_INLINE void reorder_in_place(float* v, bool back) {
-  if (!back) {
-    float t[16];
-    split_order(v, t);
-    std::copy(t, t + 16, v);
-    return;
-  }
-#if HWY_TARGET == HWY_AVX2
-  const __m256 even =
-      _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_loadu_ps(v)), 0xD8));
-  const __m256 odd =
-      _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_loadu_ps(v + 8)), 0xD8));
-  _mm256_storeu_ps(v, _mm256_unpacklo_ps(even, odd));
-  _mm256_storeu_ps(v + 8, _mm256_unpackhi_ps(even, odd));
-#else
-  float t[16];
-  for (int k = 0; k < 8; ++k) {
-    t[2 * k] = v[k];
-    t[2 * k + 1] = v[8 + k];
-  }
-  std::copy(t, t + 16, v);
-#endif
-}
 
 template <bool CheckNaN = true, class T>
 HWY_INLINE void store_pair(VF v0, VF v1, T* p, bool nt) {
@@ -328,12 +242,10 @@ HWY_INLINE VF half_round(VF v) {
 }
 #endif
 
-// Software prefetch of both inputs 2 KiB ahead: with two input streams and a streamed output,
-// the hardware prefetchers alone leave a core short of memory parallelism on 16-bit data.
-// A prefetch past the end is harmless. Into L2 (T1) unless ToL1: a T0 prefetch slows a streaming
-// loop whose L1 holds lane arrays; only the register-row sweep (C <= 64), whose L1 holds nothing
-// of its own, runs faster prefetching into L1 (Highway's Prefetch is T0;
-// docs/measurements/cpu-kernel-notes.md).
+// Software prefetch of both inputs 2 KiB ahead (past the end is harmless): the hardware
+// prefetchers alone leave a core short of memory parallelism on 16-bit data. Into L2 unless
+// ToL1: only the register-row sweep, whose L1 holds nothing of its own, runs faster prefetching
+// into L1 (docs/measurements/cpu-kernel-notes.md).
 template <bool ToL1 = false, class T>
 HWY_INLINE void prefetch_ahead(const T* a, const T* b) {
   constexpr std::size_t kAhead = 2048 / sizeof(T);
@@ -361,14 +273,6 @@ template <class T>
 constexpr std::int64_t vectors_per_line() {
   constexpr std::size_t bytes = hn::MaxLanes(DF()) * sizeof(T);
   return bytes >= 64 ? 1 : static_cast<std::int64_t>(64 / bytes);
-}
-
-// Per-thread room for n floats of lane operands in split order (the reordered centres of the
-// reduce sweeps), filled afresh by each call that takes it.
-HWY_INLINE float* split_scratch(std::int64_t n) {
-  thread_local LineVector<float> buf;
-  if (buf.size() < static_cast<std::size_t>(n)) buf.resize(static_cast<std::size_t>(n));
-  return buf.data();
 }
 
 // Calls f(sweep of one run, its length) for each run of `runs`.
