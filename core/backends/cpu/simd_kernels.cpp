@@ -50,10 +50,9 @@ HWY_INLINE void RowTail(const T* pa, const T* pb, T* out, std::int64_t from, std
   }
 }
 
-// One channel block (V vectors) over `rows` rows: loads the block's accumulators, adds every row
-// into them in row order, stores them back, so each lane adds row k before row k + 1, as the
-// row-at-a-time loop does. ahead(pa, pb) is called before each vector's loads: the prefetch policy
-// of the caller.
+// One channel block (V vectors) over `rows` rows: its accumulators loaded, every row added in
+// row order, as the row-at-a-time loop adds them, and stored back. ahead(pa, pb) before each
+// vector's loads is the caller's prefetch.
 template <int V, bool Moments, class T, class Ahead>
 HWY_INLINE void BlockRows(const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT out,
                           bool nt, std::int64_t rows, std::int64_t stride, Ahead&& ahead,
@@ -219,11 +218,9 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
     RowTail<Moments>(a + k * stride, b + k * stride, out ? out + k * stride : nullptr, Lv, L, m, p,
                      acc0, acc1);
   };
-  // Two rows per trip of the accumulators through L1: each lane still adds row k, then row
-  // k + 1, so the sums are those of one row at a time, for half the accumulator loads and
-  // stores (they, not the arithmetic, dominate the instruction count of wide rows). Reductions
-  // only: with an output, pairs interleave non-temporal stores to two rows, which is much slower.
-  // And only where the planner asks (s.pairs; planner.cpp: rows_walk).
+  // Two rows per trip of the accumulators through L1 where the planner asks (s.pairs): each lane
+  // still adds row k, then row k + 1, for half the accumulator loads and stores. Reductions only:
+  // with an output, pairs interleave non-temporal stores to two rows, which is much slower.
   std::int64_t k = 0;
   const bool pairs = s.pairs && !out && n_groups >= 2;  // a local, like nt
   const bool pf = s.prefetch;
@@ -239,10 +236,9 @@ void RowsSweepL1(const Sweep& s, std::int64_t n_groups, std::int64_t L, std::int
       hn::StoreU(s0, d, acc0 + j);
       hn::StoreU(s1, d, acc1 + j);
     };
-    // The four inputs prefetched once per line, not once per vector: on AVX2 a float32 vector
-    // is half a line and a 16-bit one a quarter, and the loop is short of instructions where the
-    // rows come from the caches. The row-at-a-time loop below keeps a prefetch per vector, which
-    // ran faster from memory there.
+    // The four inputs prefetched once per line, not once per vector (the loop is short of
+    // instructions where the rows come from the caches); the row-at-a-time loop below keeps a
+    // prefetch per vector, which ran faster from memory there.
     constexpr std::int64_t kV = vectors_per_line<T>();
     std::int64_t j = 0;
     for (; j + kV * N <= Lv; j += kV * N) {
@@ -314,13 +310,20 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
     s0[v] = hn::LoadU(d, l0 + v * N);
     s1[v] = hn::LoadU(d, l1 + v * N);
   }
-  for (; i + kL <= n; i += kL)
+  for (; i + kL <= n; i += kL) {
+    VF prod[kL];
     for (std::int64_t v = 0; v < nv; ++v) {
       prefetch_ahead(a + i + v * N, b + i + v * N);
       const VF bv = load_vec(d, b + i + v * N);
       accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
-      if (out) store_vec(hn::Mul(pv, bv), out + i + v * N, nt);
+      prod[v] = hn::Mul(pv, bv);
     }
+    if (!out) continue;
+    if constexpr (kPairs<T>)  // two vectors of 16-bit results in one store on AVX2 (nv = 2)
+      store_pair(prod[0], prod[1], out + i, nt);
+    else
+      for (std::int64_t v = 0; v < nv; ++v) store_vec(prod[v], out + i + v * N, nt);
+  }
   for (std::int64_t v = 0; v < nv; ++v) {
     hn::StoreU(s0[v], d, l0 + v * N);
     hn::StoreU(s1[v], d, l1 + v * N);
