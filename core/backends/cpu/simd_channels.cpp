@@ -1,10 +1,8 @@
-// Highway bodies of simd.h's per-channel steps between the sweeps: fold_lanes for
-// the channel blocks (block_kernels.h), rsqrt_plus for the grads' 1/sqrt(v + eps). Compiled once
-// per x86-64 target and picked at run time like simd_kernels.cpp, and as exact as the scalar
-// loops on every target: fold_lanes adds each channel's lanes in lane order, tile_lanes only
-// copies, and a vector square root and division round as the scalar ones do.
+// Highway bodies of simd.h's per-channel steps between the sweeps: fold_lanes for the channel
+// blocks (block_kernels.h), rsqrt_plus for the grads' 1/sqrt(v + eps). Picked at run time like
+// simd_kernels.cpp, and as exact as the scalar loops on every target: fold_lanes adds each
+// channel's lanes in lane order, and a vector square root and division round as the scalar ones.
 
-#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/simd.h"
