@@ -123,7 +123,7 @@ void rows_reduce_task(const Geometry& g, Sum kind, const T* a, const T* b, T* ou
     const std::int64_t m0 = g.chunk_begin(k), m1 = g.chunk_end(k);
     by_sum(kind, [&](auto S) {
       rows_reduce<decltype(S)::value, W, T>(g, a, b, out, m0, m1, m_t, p_t, acc0, acc1, nt, p0, p1,
-                                            walk);
+                                            walk.tile, walk.pairs, walk.prefetch);
     });
   }
 }

@@ -27,7 +27,6 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/line_vector.h"
-#include "backends/cpu/planner.h"
 #include "backends/cpu/simd.h"
 #include "tensor/layout.h"
 
@@ -161,13 +160,15 @@ class LaneArrays {
 };
 
 // Rows layout, rows [r0, r1) of one chunk: sums into part0/part1 [C]. When W, also writes
-// out = p*b (the single-pass grads), non-temporal where nt. The vector loop walks as `walk` says
-// (planner.h: RowsWalk).
+// out = p*b (the single-pass grads), non-temporal where nt. The vector loop walks `tile` rows per
+// tile (0: a row at a time), pairs of rows and prefetches as the planner says (planner.h:
+// RowsWalk).
 template <Sum S, bool W, class T>
 void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b, T* __restrict out,
                  std::int64_t r0, std::int64_t r1, const Acc<T>* __restrict mL,
                  const Acc<T>* __restrict pL, Acc<T>* __restrict acc0, Acc<T>* __restrict acc1,
-                 bool nt, Acc<T>* part0, Acc<T>* part1, const RowsWalk& walk) {
+                 bool nt, Acc<T>* part0, Acc<T>* part1, std::int64_t tile, bool pairs,
+                 bool prefetch) {
   using A = Acc<T>;
   const std::int64_t C = g.channels, L = g.lanes();
   std::fill(acc0, acc0 + L, A(0));
@@ -177,9 +178,9 @@ void rows_reduce(const Geometry& g, const T* __restrict a, const T* __restrict b
   if constexpr (simd::kVector<T>) {
     simd::Sweep s{simd::elem_of<T>(), S == Sum::Moments,          a + r0 * C,
                   b + r0 * C,         W ? out + r0 * C : nullptr, nt};
-    s.pairs = walk.pairs;
-    s.prefetch = walk.prefetch;
-    simd::rows_sweep(s, (full - r0) / g.group, L, L, walk.tile, mL, pL, acc0, acc1);
+    s.pairs = pairs;
+    s.prefetch = prefetch;
+    simd::rows_sweep(s, (full - r0) / g.group, L, L, tile, mL, pL, acc0, acc1);
     r = full;
   }
   // The order every sweep keeps: row k of a group into its lanes (k*C ...), the rows after the
