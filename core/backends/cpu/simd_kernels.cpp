@@ -316,7 +316,7 @@ void PlaneRunT(const Sweep& s, std::int64_t n, float m, float p, float* l0, floa
       prefetch_ahead(a + i + v * N, b + i + v * N);
       const VF bv = load_vec(d, b + i + v * N);
       accumulate_vec<Moments>(load_vec(d, a + i + v * N), bv, mv, s0[v], s1[v]);
-      prod[v] = hn::Mul(pv, bv);
+      if (out) prod[v] = hn::Mul(pv, bv);  // reductions alone multiply nothing
     }
     if (!out) continue;
     if constexpr (kPairs<T>)  // two vectors of 16-bit results in one store on AVX2 (nv = 2)
