@@ -3,13 +3,18 @@
 // and the profile view share it: a request while a job runs is queued (a later request replaces
 // the queued one) and starts when the running job has ended; it may also ask the running job to
 // stop. Work is built on the UI thread when it starts, so it sees the state of that moment; the
-// worker owns copies of what it reads, so edits during a run are safe.
+// worker owns copies of what it reads, so edits during a run are safe. A result is handed on,
+// not kept: once done has taken it, the job holds nothing of it (a run's outcome holds hundreds
+// of MB that must go when its holder lets go).
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "background_priority.h"
 #include "process_events.h"
@@ -69,20 +74,33 @@ class BackgroundJob {
     Work work = make();
     if (!work) return;  // nothing to do after all
     cancel_ = std::make_shared<std::atomic<bool>>(false);
+    slot_ = std::make_shared<Slot>();
     running_ = true;
-    watcher_.setFuture(QtConcurrent::run([work = std::move(work), flag = cancel_] {
+    // The future carries no result (it would keep it until the next job): the slot does.
+    watcher_.setFuture(QtConcurrent::run([work = std::move(work), flag = cancel_, slot = slot_] {
       yield_to_ui_thread();
-      return work(*flag);
+      try {
+        slot->result.emplace(work(*flag));
+      } catch (...) {
+        slot->error = std::current_exception();
+      }
     }));
   }
   void finished() {
     running_ = false;
     const bool more = static_cast<bool>(pending_);
-    done_(watcher_.result(), more);
+    const std::shared_ptr<Slot> slot = std::exchange(slot_, nullptr);
+    if (slot->error) std::rethrow_exception(slot->error);  // as QFuture::result() would
+    done_(std::move(*slot->result), more);
     launch();
   }
 
-  QFutureWatcher<T> watcher_;
+  struct Slot {
+    std::optional<T> result;
+    std::exception_ptr error;
+  };
+  QFutureWatcher<void> watcher_;
+  std::shared_ptr<Slot> slot_;
   Done done_;
   std::function<Work()> pending_;
   std::shared_ptr<std::atomic<bool>> cancel_;

@@ -194,6 +194,12 @@ ChannelPanel::ChannelPanel(ProblemController* controller, QWidget* parent)
   layout->addWidget(split);
 
   connect(controller_, &ProblemController::outcomeChanged, this, &ChannelPanel::showOutcome);
+  // Another problem is being opened: the figures of the one before are let go, and say so.
+  connect(controller_, &ProblemController::outcomeReleased, this, [this] {
+    showOutcome();
+    status_->setText(controller_->isLoading() ? tr("Reading the problem file...")
+                                              : tr("Running the opened problem..."));
+  });
   // The same run's results re-described after a layout change in place: the histograms read the
   // inputs through them from now on; what is drawn stays (the same values per channel).
   connect(controller_, &ProblemController::problemChanged, this, [this] {

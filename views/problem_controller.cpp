@@ -42,6 +42,9 @@ ProblemController::~ProblemController() = default;
 
 void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
   settle();
+  std::vector<Tensor> kept;
+  for (const auto& [name, t] : p.inputs) kept.push_back(t);
+  releaseOutcome(kept);
   problem_ = std::move(p);
   saved_.reset();
   if (!modified) markSaved();
@@ -232,6 +235,10 @@ void ProblemController::loadInBackground(const QString& path, std::map<std::stri
   };
   loading_ = true;
   const std::uint64_t ticket = ++load_;
+  std::vector<Tensor> kept;
+  for (const auto& [name, t] : known) kept.push_back(t);
+  releaseOutcome(kept);
+  job_.cancel();  // a run of the problem being replaced; its outcome is not taken (finished())
   emit runStarted();
   auto* watcher = new QFutureWatcher<Loaded>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket, path] {
@@ -244,7 +251,7 @@ void ProblemController::loadInBackground(const QString& path, std::map<std::stri
       stamp_ = l.stamp;
     } else {
       emit editFailed(l.error);
-      emit outcomeChanged();  // the problem and its results stay as they were
+      rerun();  // the problem stays as it was; its outcome was let go for the read
     }
   });
   watcher->setFuture(QtConcurrent::run([file = path.toStdString(), known = std::move(known)] {
@@ -326,6 +333,9 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
   if (more) return;
   // What the run did not take is freed with it, as the runs' own buffers would be.
   output_pool().clear();
+  // A run of the problem a file being read replaces: not held beside the new problem (after a
+  // failed read, the problem runs again).
+  if (loading_) return;
   if (out->cancelled && outcome_ && outcome_->ok()) {
     // Esc keeps what was shown: the last good results, marked as not of the current problem.
     auto kept = std::make_shared<RunOutcome>(*outcome_);  // tensors and runs shared, not copied
@@ -354,6 +364,16 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     output_pool().replace(std::move(runs));
     if (!output_pool().empty()) spare_timer_->start();
   }
+}
+
+void ProblemController::releaseOutcome(const std::vector<Tensor>& kept) {
+  const std::shared_ptr<const RunOutcome> from = scan_hint_ ? scan_hint_ : outcome_;
+  if (!from) return;
+  scan_hint_ = readings_of(*from, kept);
+  outcome_.reset();
+  spare_timer_->stop();
+  output_pool().clear();
+  emit outcomeReleased();
 }
 
 std::vector<Result> ProblemController::takeSpareResults() {
@@ -436,10 +456,11 @@ void ProblemController::returnComparisonOutputs(Result outputs) {
 }
 
 void ProblemController::cancel() {
+  bool reload = false;
   if (loading_) {  // the read finishes on its own and is dropped; the problem stays
     ++load_;
     loading_ = false;
-    emit outcomeChanged();
+    reload = true;
   }
   if (in_place_) {
     // The elements already moved go back; until then the run counts as in flight.
@@ -451,6 +472,8 @@ void ProblemController::cancel() {
     emit outcomeChanged();
   }
   job_.cancel();
+  // The outcome shown before the read was let go for it: the problem, unchanged, runs again.
+  if (reload) rerun();
 }
 
 bool ProblemController::waitForIdle(int timeoutMs) {

@@ -34,6 +34,8 @@ class ProblemController : public QObject {
   // The outcome shown is the last good one, kept when the run of a later change was cancelled.
   bool isStale() const { return outcome_ && outcome_->stale; }
   bool isRunning() const { return job_.isBusy() || converting_ || loading_; }
+  // A problem file is being read in the background (see openFile).
+  bool isLoading() const { return loading_; }
   // Counts every change of the problem; views record it to tell whether what they show is current.
   std::uint64_t revision() const { return revision_; }
   // The problem differs from what its file holds (or it has none): an edit set back is none.
@@ -42,7 +44,9 @@ class ProblemController : public QObject {
   // The problem file the current problem came from or was last saved to; empty for none.
   const QString& path() const { return path_; }
 
-  // Replaces the whole problem (a loaded file, path its file): not an unsaved edit.
+  // Replaces the whole problem (a loaded file, path its file): not an unsaved edit. The shown
+  // outcome is let go first (outcomeReleased): nothing of the problem before is held beside this
+  // one but the readings of buffers both share.
   void setProblem(Problem p, bool modified = false, const QString& path = {});
   // Switches the op, carrying over what maps to the new op and generating the rest (see
   // op_switch.h); what happened is in switchNote() and the notice signal.
@@ -86,7 +90,10 @@ class ProblemController : public QObject {
   // the op's inputs; a .npy becomes input `inputName` (default: the file's stem). On failure the
   // problem is left as it was and *error says why.
   // A problem file over kLoadInPlaceBytes is read in the background (isRunning() meanwhile): it
-  // replaces the problem when read, or editFailed says why not; openFile then returns true.
+  // replaces the problem when read, or editFailed says why not; openFile then returns true. The
+  // shown outcome is let go before the read (outcomeReleased), so a real layer's outputs are not
+  // held beside the next layer's inputs; if the read fails or is cancelled, the problem, which
+  // stays as it was, runs again.
   bool openFile(const QString& path, const QString& inputName, QString* error);
   static constexpr qint64 kLoadInPlaceBytes = qint64{64} << 20;
   bool saveProblem(const QString& path, QString* error);
@@ -143,6 +150,9 @@ class ProblemController : public QObject {
   void notice(const QString& message);
   // The lent comparison outputs are back, holding the reference's outputs again.
   void comparisonOutputsReturned();
+  // The shown outcome was let go before a problem replaced whole is read or run: views drop
+  // what they hold of it; outcome() is null until that problem's run answers.
+  void outcomeReleased();
 
  private:
   void edited();
@@ -167,6 +177,8 @@ class ProblemController : public QObject {
   };
   std::optional<InPlace> in_place_;
   void loadInBackground(const QString& path, std::map<std::string, Tensor> known);
+  // Lets the shown outcome go, keeping for the next run what it read of the buffers in `kept`.
+  void releaseOutcome(const std::vector<Tensor>& kept);
   std::map<std::string, Tensor> unchangedFromFile(const QString& path) const;
 
   Problem problem_;

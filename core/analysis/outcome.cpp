@@ -67,6 +67,28 @@ PipelineRequest with_backend(const std::string& backend, const PipelineRequest* 
   return r;
 }
 
+std::shared_ptr<const RunOutcome> readings_of(const RunOutcome& o,
+                                              const std::vector<Tensor>& kept) {
+  // Per-channel vectors and scalars (scale, reserve spaces) cost nothing to hold beside the next
+  // problem; anything larger must be a buffer it keeps.
+  constexpr std::size_t kSmall = std::size_t{1} << 20;
+  const auto held = [&](const Tensor& t) {
+    if (t.storage_holders() == 0 || t.nbytes() <= kSmall) return true;
+    return std::any_of(kept.begin(), kept.end(),
+                       [&](const Tensor& k) { return k.shares_storage_with(t); });
+  };
+  auto r = std::make_shared<RunOutcome>();
+  r->revision = o.revision;
+  r->backend = o.backend;
+  r->stats.channels = o.stats.channels;
+  for (const InputSummary& in : o.stats.inputs)
+    if (in.tensor.storage_holders() > 0 && held(in.tensor)) r->stats.inputs.push_back(in);
+  if (o.prepared && std::all_of(o.prepared->inputs.begin(), o.prepared->inputs.end(), held) &&
+      std::all_of(o.prepared->converted_from.begin(), o.prepared->converted_from.end(), held))
+    r->prepared = o.prepared;
+  return r;
+}
+
 std::shared_ptr<const RunOutcome> compute_outcome(const Problem& problem,
                                                   const std::string& backend, const RunContext& ctx,
                                                   std::uint64_t revision,

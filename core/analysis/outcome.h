@@ -80,6 +80,13 @@ std::shared_ptr<const RunOutcome> compute_outcome(
     std::uint64_t revision = 0, const PipelineRequest* comparison = nullptr,
     const RunOutcome* previous = nullptr, const OptionWords& words = neutral_option_words());
 
+// What compute_outcome can still take from `o` as `previous` for a problem that keeps only the
+// buffers `kept` (a problem replaced whole; Open Recent keeps the buffers it would read again):
+// the readings of those buffers (input summaries and scans, and the prepared problem when every
+// large tensor it holds is one of them), no runs, no comparison, no problem. Holds none of o's
+// outputs or other large inputs, so the problem it was of is not kept beside the next.
+std::shared_ptr<const RunOutcome> readings_of(const RunOutcome& o, const std::vector<Tensor>& kept);
+
 // The comparison alone (a report of a problem nobody compared yet). Never throws: failures land
 // in DiffOutcome::error.
 std::shared_ptr<const DiffOutcome> compute_diff(const Problem& problem,

@@ -138,6 +138,54 @@ TEST(Outcome, ARunAlreadyShownIsNotRunAgain) {
                    .tensor.shares_storage_with(shown->result->output("x_backprop").tensor));
 }
 
+// A problem replaced whole keeps of the outcome shown only what it read of the buffers the next
+// problem keeps: no outputs, no comparison, no other large input.
+TEST(Outcome, ReadingsKeepOnlyTheBuffersTheNextProblemKeeps) {
+  SampleSpec spec;
+  spec.shape = {4, 32, 32, 160};  // float32 2.6 MB, float16 1.3 MB: past what counts as small
+  Problem p = random_problem(spec);
+  p.dtype = DType::F16;
+  const PipelineRequest c = against_reference({"cpu"});
+  auto shown = compute_outcome(p, "cpu", RunContext{}, 1, &c);
+  ASSERT_TRUE(shown->ok() && shown->diff && shown->diff->ok()) << shown->error;
+  const std::weak_ptr<const void> dx = shown->result->output("x_backprop").tensor.storage_handle();
+  const std::weak_ptr<const void> ref =
+      shown->pipeline->run(kReferenceBackend)->output("x_backprop").tensor.storage_handle();
+  const Tensor x16 = shown->prepared->in("x");
+  const Tensor dy16 = shown->prepared->in("y_backprop");
+  ASSERT_EQ(x16.dtype(), DType::F16);
+  ASSERT_FALSE(x16.shares_storage_with(p.inputs.at("x")));
+
+  // Nothing kept: the readings hold none of the large tensors.
+  const auto none = readings_of(*shown, {});
+  EXPECT_FALSE(none->pipeline);
+  EXPECT_EQ(none->result, nullptr);
+  EXPECT_FALSE(none->diff);
+  EXPECT_FALSE(none->prepared);
+  EXPECT_EQ(none->stats.input("x"), nullptr);
+  EXPECT_EQ(none->stats.input("y_backprop"), nullptr);
+  EXPECT_NE(none->stats.input("scale"), nullptr);  // per-channel: small
+
+  // The float32 inputs kept (Open Recent back to the file's float32): their summaries stay; the
+  // float16 conversions, which nothing keeps, go with the prepared problem.
+  const std::vector<Tensor> originals{p.inputs.at("x"), p.inputs.at("y_backprop")};
+  const auto same_inputs = readings_of(*shown, originals);
+  ASSERT_NE(same_inputs->stats.input("x"), nullptr);
+  EXPECT_TRUE(same_inputs->stats.input("x")->tensor.shares_storage_with(p.inputs.at("x")));
+  EXPECT_FALSE(same_inputs->prepared);
+
+  // Conversions kept too: the next run of the same buffers takes them instead of converting.
+  const auto with_conversions = readings_of(*shown, {originals[0], originals[1], x16, dy16});
+  ASSERT_TRUE(with_conversions->prepared);
+  shown.reset();
+  EXPECT_TRUE(dx.expired());
+  EXPECT_TRUE(ref.expired());
+  const auto next = compute_outcome(p, "cpu", RunContext{}, 2, nullptr, with_conversions.get());
+  ASSERT_TRUE(next->ok()) << next->error;
+  EXPECT_TRUE(next->prepared->in("x").shares_storage_with(x16));
+  EXPECT_TRUE(next->prepared->in("y_backprop").shares_storage_with(dy16));
+}
+
 TEST(Outcome, RecompareKeepsTheRunsAndAppliesNewOptions) {
   const Problem p = outcome_problem();
   const PipelineRequest c = against_reference({"cpu"});

@@ -10,7 +10,9 @@
 //
 // --trial drives a newcomer's sequence instead, for its memory: open, float16, Diff against
 // saved outputs (cpu-reference's of the float32 problem, as a user's saved TensorFlow outputs
-// would be), is_training toggled on the Diff tab, Open Recent of the same file, float32.
+// would be), is_training toggled on the Diff tab, Open Recent of the same file, float32, then
+// cpu-reference as the reference and another layer of the same size opened (as the Layers panel
+// does from layer to layer).
 //
 // One line per step, "step NAME seconds=S stall_ms=M peak_rss_mb=P", then the reference
 // figures; scripts/ui_bench.sh runs it several times and prints the medians.
@@ -213,7 +215,8 @@ double cli_median_s(const Options& o, const QString& problem, const QString& out
 
 // The trial's sequence (--trial): every step waits for the views it changes, the Diff tab's
 // comparison included once it is shown.
-void run_trial(Bench& b, MainWindow& w, const QString& file, const QString& saved) {
+void run_trial(Bench& b, MainWindow& w, const QString& file, const QString& saved,
+               const QString& other) {
   ProblemController* c = w.controller();
   DiffView* diff = w.analysis().diff;
   const auto compared = [&] {
@@ -241,6 +244,11 @@ void run_trial(Bench& b, MainWindow& w, const QString& file, const QString& save
       "open_recent", [&] { w.openPath(file); }, compared);
   b.step(
       "float32", [&] { c->setDtype(DType::F32); }, compared);
+  b.step(
+      "reference_cpu", [&] { diff->setReferenceBackend(QString::fromLatin1(kReferenceBackend)); },
+      compared);
+  b.step(
+      "open_other", [&] { w.openPath(other); }, compared);
 }
 
 int main(int argc, char** argv) {
@@ -302,7 +310,16 @@ int main(int argc, char** argv) {
       if (t.defined) members.emplace_back(t.name, t.tensor);
     write_npz(saved.toStdString(), members);
     members.clear();
-    run_trial(b, w, file, saved);
+    const QString other = dir + QStringLiteral("/other_layer.npz");
+    SampleSpec spec;
+    spec.op = "FusedBatchNormGradV3";
+    spec.shape = o.shape;
+    spec.format = DataFormat::NHWC;
+    spec.is_training = true;
+    spec.dtype = DType::F32;
+    spec.seed = 2;
+    save_problem(other.toStdString(), random_problem(spec));
+    run_trial(b, w, file, saved, other);
   } else {
     auto* training = qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("is_training")));
     auto* format = qobject_cast<QComboBox*>(w.form()->attrEditor(QStringLiteral("data_format")));

@@ -1,9 +1,12 @@
 // The controller's memory: runs share the tensors they show, output buffers are reused across
-// edits, and a comparison runs only the reference.
+// edits, a comparison runs only the reference, and a problem opened is not held beside the one
+// before.
 #include <QtTest>
 
 #include "controller_test_util.h"
 #include "engine/engine.h"
+#include "ops/problem_io.h"
+#include "ops/sample.h"
 #include "problem_controller.h"
 #include "qt_suites.h"
 #include "views_test_util.h"
@@ -16,6 +19,7 @@ class ControllerBuffersTest : public QObject {
   void runsShareTheTensorsTheyShow();
   void outputBuffersAreReusedAcrossEdits();
   void aComparisonRunsOnlyTheReference();
+  void aProblemReadInTheBackgroundLetsTheShownOneGoFirst();
 };
 BNSCOPE_QT_SUITE(ControllerBuffersTest);
 
@@ -118,6 +122,89 @@ void ControllerBuffersTest::aComparisonRunsOnlyTheReference() {
   QVERIFY(!c.outcome()->result->outputs.front().tensor.shares_storage_with(
       shown->result->outputs.front().tensor));
   QVERIFY(c.outcome()->pipeline->passed());
+}
+
+// Opening a real layer after another: the outcome shown (outputs, comparison) is let go before the
+// next file is read, so two layers' data never sit side by side; a read that fails runs the
+// problem, which stays as it was, again.
+void ControllerBuffersTest::aProblemReadInTheBackgroundLetsTheShownOneGoFirst() {
+  QTemporaryDir dir;
+  SampleSpec spec;
+  spec.shape = {8, 64, 64, 320};  // two 42 MB tensors: read off the UI thread
+  spec.seed = 11;
+  const QString big = dir.filePath(QStringLiteral("big.npz"));
+  save_problem(big.toStdString(), random_problem(spec));
+  QVERIFY(QFileInfo(big).size() > ProblemController::kLoadInPlaceBytes);
+  // The same file with one byte of x's data flipped: its directory reads, its data does not.
+  const QString corrupt = dir.filePath(QStringLiteral("corrupt.npz"));
+  QVERIFY(QFile::copy(big, corrupt));
+  {
+    QFile f(corrupt);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    const qint64 middle = f.size() / 2;
+    QVERIFY(f.seek(middle));
+    const QByteArray b = f.read(1);
+    QVERIFY(f.seek(middle));
+    f.write(QByteArray(1, static_cast<char>(b[0] ^ 0x5a)));
+  }
+
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  PipelineRequest request;
+  request.reference = kReferenceBackend;
+  request.backends = {"cpu"};
+  c.setComparison(request, /*rerunNow=*/true);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.outcome() && c.outcome()->diff && c.outcome()->diff->ok());
+  std::weak_ptr<const RunOutcome> shown = c.outcome();
+  const std::weak_ptr<const void> dx =
+      c.outcome()->result->output("x_backprop").tensor.storage_handle();
+  const std::weak_ptr<const void> ref =
+      c.outcome()->pipeline->run(kReferenceBackend)->output("x_backprop").tensor.storage_handle();
+  QSignalSpy released(&c, &ProblemController::outcomeReleased);
+  QSignalSpy failed(&c, &ProblemController::editFailed);
+  QString error;
+
+  // A read that fails: the problem stays and runs again.
+  const std::uint64_t revision = c.revision();
+  QVERIFY2(c.openFile(corrupt, {}, &error), qPrintable(error));
+  QVERIFY(c.isLoading());
+  QCOMPARE(released.count(), 1);
+  QVERIFY(!c.outcome());
+  QVERIFY(shown.expired());
+  QVERIFY(dx.expired());
+  QVERIFY(ref.expired());
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(failed.count(), 1);
+  QVERIFY2(failed.front().front().toString().contains(QStringLiteral("CRC")),
+           qPrintable(failed.front().front().toString()));
+  QCOMPARE(c.revision(), revision);
+  QCOMPARE(c.problem().inputs.at("x").shape(), test::small_sample().inputs.at("x").shape());
+  QVERIFY(c.outcome() && c.outcome()->ok() && c.outcome()->revision == revision);
+  QVERIFY(c.outcome()->diff && c.outcome()->diff->ok());
+
+  // A read that succeeds: the same release, then the new problem's run and comparison.
+  shown = c.outcome();
+  const std::weak_ptr<const void> old_x = c.problem().inputs.at("x").storage_handle();
+  QVERIFY2(c.openFile(big, {}, &error), qPrintable(error));
+  QCOMPARE(released.count(), 2);
+  QVERIFY(!c.outcome());
+  QVERIFY(shown.expired());
+  QVERIFY(!old_x.expired());  // the problem itself stays until the new one is read
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(failed.count(), 1);
+  QVERIFY(old_x.expired());
+  QCOMPARE(c.problem().inputs.at("x").shape(), (Shape{8, 64, 64, 320}));
+  QVERIFY(c.outcome() && c.outcome()->ok() && c.outcome()->revision == c.revision());
+  QVERIFY(c.outcome()->diff && c.outcome()->diff->ok());
+
+  // Cancelled while reading: the problem stays and is shown again.
+  const std::uint64_t before = c.revision();
+  QVERIFY(c.openFile(corrupt, {}, &error));
+  c.cancel();
+  QVERIFY(c.waitForIdle(120000));
+  QCOMPARE(c.revision(), before);
+  QVERIFY(c.outcome() && c.outcome()->ok() && c.outcome()->revision == before);
 }
 
 #include "controller_buffers_test.moc"

@@ -1,5 +1,6 @@
 // The Diff tab in the main window offscreen: what it shows goes with the comparison it belongs
-// to, and an applied fix is said only while it stands.
+// to, an applied fix is said only while it stands, and opening another layer lets what is shown
+// go before it is read.
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -20,6 +21,8 @@
 #include "io/npz.h"
 #include "main_window.h"
 #include "notes_model.h"
+#include "ops/problem_io.h"
+#include "ops/sample.h"
 #include "problem_controller.h"
 #include "qt_suites.h"
 #include "views_test_util.h"
@@ -34,6 +37,7 @@ class WindowDiffTest : public QObject {
   void choosingAFileReferenceClearsEveryView();
   void appliedFixIsSaidWhileItStands();
   void warningsDoNotUndoAFixThatPassed();
+  void openingAnotherLayerLetsTheShownOneGo();
 
  private:
   // Outputs as a cuDNN-style run gives them for problem: reserve_space_2 read as inv_std.
@@ -161,6 +165,41 @@ void WindowDiffTest::warningsDoNotUndoAFixThatPassed() {
            qPrintable(notes));
   if (qEnvironmentVariableIsSet("BNSCOPE_TEST_SHOT"))  // to look at it
     w.grab().save(qEnvironmentVariable("BNSCOPE_TEST_SHOT") + QStringLiteral("notes.png"));
+}
+
+// Every view lets the outcome and comparison shown go when another problem file starts being
+// read: the two layers' outputs are never held at once, and the views say what is happening.
+void WindowDiffTest::openingAnotherLayerLetsTheShownOneGo() {
+  SampleSpec spec;
+  spec.shape = {8, 64, 64, 320};  // read in the background
+  spec.seed = 3;
+  const QString big = dir_.filePath(QStringLiteral("next_layer.npz"));
+  save_problem(big.toStdString(), random_problem(spec));
+  MainWindow w;
+  w.setClosePrompt([] { return 0x00800000; });  // QMessageBox::Discard
+  w.controller()->setProblem(test::small_sample());
+  w.show();
+  DiffView* diff = shown_diff(w);
+  diff->setReferenceBackend(QStringLiteral("cpu-reference"));
+  QVERIFY(diff->waitForIdle());
+  QVERIFY(w.controller()->waitForIdle());
+  QVERIFY(diff->verdictModel()->rowCount() > 0);
+  QVERIFY(diff->heatmap()->slice().rows > 0);  // the error heatmap reads both outputs
+  std::weak_ptr<const RunOutcome> shown = w.controller()->outcome();
+  std::weak_ptr<const DiffOutcome> compared = diff->outcome();
+  QVERIFY(!shown.expired() && !compared.expired());
+
+  w.openPath(big);
+  QVERIFY(w.controller()->isLoading());
+  QVERIFY(shown.expired());
+  QVERIFY(compared.expired());
+  QCOMPARE(diff->verdictModel()->rowCount(), 0);
+  QCOMPARE(diff->heatmap()->slice().rows, 0);
+  QVERIFY(w.controller()->waitForIdle(120000));
+  QVERIFY(diff->waitForIdle());
+  QVERIFY(w.controller()->outcome() && w.controller()->outcome()->ok());
+  QVERIFY(diff->outcome() && diff->outcome()->ok());
+  QVERIFY(diff->verdictModel()->rowCount() > 0);
 }
 
 #include "window_diff_test.moc"

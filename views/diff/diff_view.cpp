@@ -121,6 +121,8 @@ DiffView::DiffView(ProblemController* controller, QWidget* parent)
 
   connect(controller_, &ProblemController::problemChanged, this, &DiffView::problemChanged);
   connect(controller_, &ProblemController::problemOpened, this, &DiffView::problemOpened);
+  // Another problem is being opened: the comparison shown is let go before it is read.
+  connect(controller_, &ProblemController::outcomeReleased, this, &DiffView::problemChanged);
   connect(controller_, &ProblemController::outcomeChanged, this, &DiffView::controllerFinished);
   connect(runner_, &DiffRunner::started, this, [this] {
     if (!reading_) controller_->beginComparisonRead();  // it reads the reference's outputs
