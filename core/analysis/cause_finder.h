@@ -67,8 +67,11 @@ struct Cause {
   std::vector<RuledOut> ruled_out;  // pattern-only: every cause tried, with its best ratio
 };
 
-// The fix for a layout trap: the buffers of the data inputs reinterpreted as the other layout
-// (same bytes, dimensions taken from the declared shape) and converted to the declared one.
+// The shape a data buffer declared as `s` has when its bytes are read in the other layout (the
+// dimensions taken from the declared shape).
+Shape other_layout_shape(const Shape& s, bool declared_channels_last);
+// A layout trap's buffer reinterpreted as the other layout and converted to the declared one (the
+// fix for an op with one layout only; the others declare the other layout instead).
 Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last);
 
 // Compares candidate (the run already made of problem on candidate.backend) with expected and,

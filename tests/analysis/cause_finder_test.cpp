@@ -64,6 +64,38 @@ TEST(CauseFinder, NamesNhwcDataReadAsNchw) {
   EXPECT_TRUE(causes[0].resolves);
 }
 
+// Applied, the layout fix declares the bytes in their own layout: the same buffers (no copy of a
+// real layer), and the outputs then agree with the reference's element for element.
+TEST(CauseFinder, TheLayoutFixDeclaresTheOtherLayoutOnTheSameBuffers) {
+  for (const int rank : {4, 5}) {
+    SampleSpec spec;
+    spec.shape = rank == 4 ? Shape{2, 3, 4, 5} : Shape{2, 3, 2, 4, 5};  // logical, channels last
+    spec.format = rank == 4 ? DataFormat::NCHW : DataFormat::NCDHW;
+    const Problem truth = random_problem(spec);
+    const Result expected = run_problem(truth, "cpu-reference");
+    Problem user = truth;
+    user.attrs["data_format"] = std::string(rank == 4 ? "NHWC" : "NDHWC");
+    for (const char* name : {"x", "y_backprop"})
+      user.inputs[name] = truth.inputs.at(name).reshaped(spec.shape);  // same bytes
+    const std::vector<Cause> causes =
+        find_causes(user, run_problem(user, "cpu"), expected.outputs, {});
+    ASSERT_FALSE(causes.empty());
+    ASSERT_EQ(causes[0].code, "layout-swapped");
+    std::string why;
+    const std::optional<Problem> fixed = apply_cause_fix(user, causes[0], &why);
+    ASSERT_TRUE(fixed) << why;
+    EXPECT_EQ(attr_string(*fixed, "data_format"), rank == 4 ? "NCHW" : "NCDHW");
+    for (const char* name : {"x", "y_backprop"}) {
+      EXPECT_TRUE(fixed->inputs.at(name).shares_storage_with(user.inputs.at(name))) << name;
+      EXPECT_EQ(fixed->inputs.at(name).shape(), truth.inputs.at(name).shape()) << name;
+    }
+    EXPECT_TRUE(compare_results("expected", expected.outputs, "fixed",
+                                run_problem(*fixed, "cpu").outputs, {})
+                    .passed)
+        << rank;
+  }
+}
+
 TEST(CauseFinder, ReinterpretIsTheInverseOfTheLayoutMixUp) {
   const Tensor nchw =
       Tensor::from_doubles(DType::F64, {1, 2, 1, 3}, std::vector<double>{0, 1, 2, 3, 4, 5});

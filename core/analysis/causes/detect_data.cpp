@@ -86,11 +86,14 @@ std::vector<Trial> detect_layout(const Search& s, const Trial&) {
   t.in_kernel = std::string("the kernel indexes ") + (last ? "NHWC" : "NCHW") + " buffers as " +
                 (last ? "NCHW" : "NHWC");
   t.whole_only = true;
-  t.after_run = [declared, last](std::vector<OutputTensor>& outs, const Scope&) {
-    for (OutputTensor& o : outs)
-      if (o.defined && o.tensor.shape() == declared)
-        o.tensor = last ? to_channels_first(o.tensor) : to_channels_last(o.tensor);
-  };
+  // Declared in the other layout, the re-run writes the reference's layout; an op with one layout
+  // has its inputs moved into it, and its outputs are moved back.
+  if (!s.op().has_attr("data_format"))
+    t.after_run = [declared, last](std::vector<OutputTensor>& outs, const Scope&) {
+      for (OutputTensor& o : outs)
+        if (o.defined && o.tensor.shape() == declared)
+          o.tensor = last ? to_channels_first(o.tensor) : to_channels_last(o.tensor);
+    };
   return {t};
 }
 

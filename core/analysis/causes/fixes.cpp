@@ -9,20 +9,24 @@
 
 namespace bnscope {
 
-Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last) {
-  const Shape& s = t.shape();
-  if (s.size() < 3) return t;
+Shape other_layout_shape(const Shape& s, bool declared_channels_last) {
+  if (s.size() < 3) return s;
   Shape other;
   other.push_back(s[0]);
   if (declared_channels_last) {  // [N, spatial..., C]: the bytes really are [N, C, spatial...]
     other.push_back(s.back());
     other.insert(other.end(), s.begin() + 1, s.end() - 1);
-    return to_channels_last(t.reshaped(other));
+  } else {  // [N, C, spatial...] really [N, spatial..., C]
+    other.insert(other.end(), s.begin() + 2, s.end());
+    other.push_back(s[1]);
   }
-  other.insert(other.end(), s.begin() + 2,
-               s.end());  // [N, C, spatial...] really [N, spatial..., C]
-  other.push_back(s[1]);
-  return to_channels_first(t.reshaped(other));
+  return other;
+}
+
+Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last) {
+  if (t.rank() < 3) return t;
+  const Tensor bytes = t.reshaped(other_layout_shape(t.shape(), declared_channels_last));
+  return declared_channels_last ? to_channels_last(bytes) : to_channels_first(bytes);
 }
 
 namespace causes {
@@ -93,8 +97,20 @@ void fix_layout(Problem& p, const OpSpec& op, const FixStep&, const std::vector<
   const Shape declared = input(p, op.data_input()).shape();
   if (declared.size() < 3) fail("the data input has no spatial dimensions to reinterpret");
   const bool last = declared_channels_last(p, op);
+  if (!op.has_attr("data_format")) {  // one layout only: the bytes are moved into it
+    for (auto& [name, t] : p.inputs)
+      if (t.shape() == declared) t = reinterpret_other_layout(t, last);
+    return;
+  }
+  // The same bytes declared in the other layout: no copy of a real layer's data, and the outputs
+  // come out in the bytes' own layout, the reference's.
+  const Shape other = other_layout_shape(declared, last);
   for (auto& [name, t] : p.inputs)
-    if (t.shape() == declared) t = reinterpret_other_layout(t, last);
+    if (t.shape() == declared) t = t.reshaped(other);
+  const bool five = declared.size() == 5;
+  p.attrs["data_format"] =
+      std::string(data_format_name(last ? (five ? DataFormat::NCDHW : DataFormat::NCHW)
+                                        : (five ? DataFormat::NDHWC : DataFormat::NHWC)));
 }
 
 void fix_epsilon(Problem& p, const OpSpec& op, const FixStep& s, const std::vector<std::int64_t>&) {
