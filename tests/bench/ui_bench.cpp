@@ -178,6 +178,18 @@ class Bench {
   double worst_peak_ = 0;
 };
 
+// A layer's float32 training grad, NHWC, as the benchmark opens it.
+Problem layer(const Shape& shape, std::uint64_t seed) {
+  SampleSpec spec;
+  spec.op = "FusedBatchNormGradV3";
+  spec.shape = shape;
+  spec.format = DataFormat::NHWC;
+  spec.is_training = true;
+  spec.dtype = DType::F32;
+  spec.seed = seed;
+  return random_problem(spec);
+}
+
 double kernel_median_ms(const Problem& problem, int reps) {
   const Prepared p = prepare(problem);
   Backend& cpu = backend_or_throw("cpu");
@@ -271,13 +283,7 @@ int main(int argc, char** argv) {
   const QString file = dir + QStringLiteral("/problem.npz");
   std::int64_t in_bytes = 0, out_bytes = 0;
   {
-    SampleSpec spec;
-    spec.op = "FusedBatchNormGradV3";
-    spec.shape = o.shape;
-    spec.format = DataFormat::NHWC;
-    spec.is_training = true;
-    spec.dtype = DType::F32;
-    const Problem p = random_problem(spec);
+    const Problem p = layer(o.shape, 1);
     for (const auto& [name, t] : p.inputs) in_bytes += static_cast<std::int64_t>(t.nbytes());
     save_problem(file.toStdString(), p);
   }
@@ -311,14 +317,7 @@ int main(int argc, char** argv) {
     write_npz(saved.toStdString(), members);
     members.clear();
     const QString other = dir + QStringLiteral("/other_layer.npz");
-    SampleSpec spec;
-    spec.op = "FusedBatchNormGradV3";
-    spec.shape = o.shape;
-    spec.format = DataFormat::NHWC;
-    spec.is_training = true;
-    spec.dtype = DType::F32;
-    spec.seed = 2;
-    save_problem(other.toStdString(), random_problem(spec));
+    save_problem(other.toStdString(), layer(o.shape, 2));
     run_trial(b, w, file, saved, other);
   } else {
     auto* training = qobject_cast<QCheckBox*>(w.form()->attrEditor(QStringLiteral("is_training")));
