@@ -38,6 +38,7 @@ class WindowDiffTest : public QObject {
   void appliedFixIsSaidWhileItStands();
   void warningsDoNotUndoAFixThatPassed();
   void openingAnotherLayerLetsTheShownOneGo();
+  void anAppliedLayoutFixAgreesWithTheSavedOutputs();
 
  private:
   // Outputs as a cuDNN-style run gives them for problem: reserve_space_2 read as inv_std.
@@ -200,6 +201,43 @@ void WindowDiffTest::openingAnotherLayerLetsTheShownOneGo() {
   QVERIFY(w.controller()->outcome() && w.controller()->outcome()->ok());
   QVERIFY(diff->outcome() && diff->outcome()->ok());
   QVERIFY(diff->verdictModel()->rowCount() > 0);
+}
+
+// NCHW bytes declared NHWC, compared with the true problem's saved outputs: the layout cause's
+// fix declares the same buffers NCHW, and the problem then agrees with the file.
+void WindowDiffTest::anAppliedLayoutFixAgreesWithTheSavedOutputs() {
+  SampleSpec spec;
+  spec.shape = {4, 6, 6, 8};
+  spec.format = DataFormat::NCHW;
+  const Problem truth = random_problem(spec);
+  std::vector<std::pair<std::string, Tensor>> members;
+  for (const OutputTensor& o : run_problem(truth, "cpu-reference").outputs)
+    if (o.defined) members.emplace_back(o.name, o.tensor);
+  const QString path = dir_.filePath(QStringLiteral("nchw_truth_outputs.npz"));
+  write_npz(path.toStdString(), members);
+  Problem user = truth;
+  user.attrs["data_format"] = std::string("NHWC");
+  for (const char* name : {"x", "y_backprop"})
+    user.inputs[name] = truth.inputs.at(name).reshaped(spec.shape);  // the same bytes
+  MainWindow w;
+  w.controller()->setProblem(user);
+  w.show();
+  DiffView* diff = shown_diff(w);
+  diff->setReferenceFile(path);
+  QVERIFY(w.controller()->waitForIdle());
+  QVERIFY(diff->waitForIdle());
+  QVERIFY(diff->outcome() && diff->outcome()->ok());
+  QVERIFY(!diff->outcome()->result->passed());
+  QVERIFY(!diff->outcome()->causes().empty());
+  QCOMPARE(diff->outcome()->causes().front().code, std::string("layout-swapped"));
+  const Tensor x = w.controller()->problem().inputs.at("x");
+  QVERIFY(diff->applyFix(0));
+  QVERIFY(w.controller()->waitForIdle());
+  QVERIFY(diff->waitForIdle());
+  QCOMPARE(attr_string(w.controller()->problem(), "data_format"), std::string("NCHW"));
+  QVERIFY(w.controller()->problem().inputs.at("x").shares_storage_with(x));
+  QVERIFY(diff->outcome() && diff->outcome()->ok());
+  QVERIFY(diff->outcome()->result->passed());
 }
 
 #include "window_diff_test.moc"
