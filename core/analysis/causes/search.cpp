@@ -160,17 +160,19 @@ Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate
   auto xi = problem.inputs.find(x);
   if (xi != problem.inputs.end() && xi->second.rank() >= 2)
     whole_.view = channel_view(xi->second.shape(), channels_last_);
-  sub_ = whole_;
   const std::vector<std::int64_t> pick = pick_channels(before_, whole_.view.channels);
-  if (!pick.empty()) {
-    sub_.channels = pick;
-    sub_.prepared = nullptr;
-    sub_.problem = problem_on_channels(problem, whole_.view, channels_last_, pick);
-    sub_.expected = outputs_on_channels(expected, whole_.view, channels_last_, pick);
-    sub_.candidate = outputs_on_channels(candidate.outputs, whole_.view, channels_last_, pick);
-    sub_.view = channel_view(sub_.problem.inputs.at(x).shape(), channels_last_);
-  }
+  sub_ = pick.empty() ? whole_ : on_channels(pick);
   candidate_sub_score_ = score_outputs(sub_.candidate, sub_);
+}
+
+Scope Search::on_channels(const std::vector<std::int64_t>& channels) const {
+  Scope s;
+  s.channels = channels;
+  s.problem = problem_on_channels(whole_.problem, whole_.view, channels_last_, channels);
+  s.expected = outputs_on_channels(whole_.expected, whole_.view, channels_last_, channels);
+  s.candidate = outputs_on_channels(whole_.candidate, whole_.view, channels_last_, channels);
+  s.view = channel_view(s.problem.inputs.at(std::string(op_.data_input())).shape(), channels_last_);
+  return s;
 }
 
 Search Search::mirrored() const {
@@ -224,26 +226,87 @@ std::optional<std::vector<OutputTensor>> Search::outputs(const Trial& t, const S
   return outs;
 }
 
-Score Search::score_outputs(const std::vector<OutputTensor>& outs, const Scope& s) const {
-  Score sc;
-  const Comparison c = compare_results("expected", s.expected, "trial", outs, options_);
+namespace {
+
+// A score's parts that add up over blocks of channels: the squared error and the reference's
+// squared size per expected output, besides the worst figures.
+struct ScoreSums {
+  Score score;
+  std::vector<std::pair<double, double>> sq;  // per expected output: (error, reference)
+};
+
+ScoreSums score_sums(const std::vector<OutputTensor>& outs, const Scope& s,
+                     const DiffOptions& options) {
+  ScoreSums r;
+  Score& sc = r.score;
+  const Comparison c = compare_results("expected", s.expected, "trial", outs, options);
   sc.ran = true;
   sc.passed = c.passed;
   sc.ratio = c.worst_tolerance_ratio();
   sc.max_abs = 0;
   for (const OutputDiff& o : c.outputs)
     if (o.compared) sc.max_abs = std::max(sc.max_abs, o.nan_mismatches ? INFINITY : o.max_abs);
-  sc.sq = 0;
-  for (const OutputTensor& e : s.expected) {
+  r.sq.assign(s.expected.size(), {0.0, 0.0});
+  for (std::size_t i = 0; i < s.expected.size(); ++i) {
+    const OutputTensor& e = s.expected[i];
     if (!e.defined) continue;
     for (const OutputTensor& o : outs)
-      if (o.name == e.name && o.defined && o.tensor.numel() == e.tensor.numel()) {
-        double ref_sq = 0;
-        const double err = sq_error(o.tensor, e.tensor, ref_sq);
-        sc.sq += err / (ref_sq + 1e-300);
-      }
+      if (o.name == e.name && o.defined && o.tensor.numel() == e.tensor.numel())
+        r.sq[i].first += sq_error(o.tensor, e.tensor, r.sq[i].second);
   }
-  return sc;
+  return r;
+}
+
+double summed_sq(const std::vector<std::pair<double, double>>& sq) {
+  double total = 0;
+  for (const auto& [err, ref] : sq) total += err / (ref + 1e-300);
+  return total;
+}
+
+}  // namespace
+
+Score Search::score_outputs(const std::vector<OutputTensor>& outs, const Scope& s) const {
+  ScoreSums r = score_sums(outs, s, options_);
+  r.score.sq = summed_sq(r.sq);
+  return r.score;
+}
+
+Score Search::score_in_blocks(const Trial& t, std::int64_t per_block) const {
+  const std::int64_t c = whole_.view.channels;
+  per_block = std::max<std::int64_t>(per_block, 1);
+  Score total;
+  total.ran = true;
+  total.passed = true;
+  total.ratio = 0;
+  total.max_abs = 0;
+  std::vector<std::pair<double, double>> sq(whole_.expected.size(), {0.0, 0.0});
+  for (std::int64_t first = 0; first < c; first += per_block) {
+    std::vector<std::int64_t> block(static_cast<std::size_t>(std::min(per_block, c - first)));
+    std::iota(block.begin(), block.end(), first);
+    const Scope b = on_channels(block);
+    const auto outs = outputs(t, b);  // checks for a cancel first
+    if (!outs) return Score{};
+    const ScoreSums r = score_sums(*outs, b, options_);
+    total.passed = total.passed && r.score.passed;
+    total.ratio = std::max(total.ratio, r.score.ratio);
+    total.max_abs = std::max(total.max_abs, r.score.max_abs);
+    for (std::size_t i = 0; i < sq.size() && i < r.sq.size(); ++i) {
+      sq[i].first += r.sq[i].first;
+      sq[i].second += r.sq[i].second;
+    }
+  }
+  total.sq = summed_sq(sq);
+  return total;
+}
+
+Score Search::score_on_all_channels(const Trial& t) const {
+  const auto x = whole_.problem.inputs.find(std::string(op_.data_input()));
+  const std::size_t bytes = x == whole_.problem.inputs.end() ? 0 : x->second.nbytes();
+  const std::int64_t c = whole_.view.channels;
+  if (t.whole_only || bytes <= kWholeBytes || c < 2) return score(t, whole_);
+  const auto per_block = static_cast<std::int64_t>(
+      std::max<std::size_t>(1, static_cast<std::size_t>(c) * kBlockBytes / bytes));
+  return score_in_blocks(t, per_block);
 }
 
 Score Search::score(const Trial& t, const Scope& s) const {
@@ -370,7 +433,8 @@ std::vector<Tried> fit(const Search& s, std::vector<Tried>& tried) {
 // there. In a mirrored search it names the candidate kernel's mistake, which no change to the
 // problem fixes.
 std::optional<Cause> confirm(const Search& s, const Tried& t, double before, double before_abs) {
-  const Score whole = t.trial.whole_only || s.sub().whole() ? t.score : s.score(t.trial, s.whole());
+  const Score whole =
+      t.trial.whole_only || s.sub().whole() ? t.score : s.score_on_all_channels(t.trial);
   const bool ten = tenfold(whole, before);
   if (!whole.passed && !ten) return std::nullopt;
   Cause c;

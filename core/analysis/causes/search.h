@@ -101,6 +101,19 @@ class Search {
   Score score(const Trial& t, const Scope& s) const;
   Score score(const Trial& t) const { return score(t, scope_for(t)); }
   Score score_outputs(const std::vector<OutputTensor>& outs, const Scope& s) const;
+  // The trial on every channel, as confirming a cause needs it: on the whole problem where that
+  // is small, else a block of channels at a time (every channel is its own problem in batch
+  // norm), so a real layer's confirmation holds one block's re-run beside the problem, not a
+  // second whole set of outputs. A whole-only trial is scored whole.
+  Score score_on_all_channels(const Trial& t) const;
+  // The same, `per_block` channels at a time: the verdict, worst ratio and largest |a-b| are
+  // those of every block together, the squared error summed over them.
+  Score score_in_blocks(const Trial& t, std::int64_t per_block) const;
+  // Above this many bytes of data the confirmation runs in blocks of about kBlockBytes.
+  static constexpr std::size_t kWholeBytes = std::size_t{16} << 20;
+  static constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
+  // The problem on `channels` (in order), as the subsample is.
+  Scope on_channels(const std::vector<std::int64_t>& channels) const;
   // The identity trial's score on the subsample: the cpu backend on the problem as it is.
   const Score& cpu_as_is() const;
   const Score& candidate_on_sub() const { return candidate_sub_score_; }

@@ -1,0 +1,101 @@
+// A cause confirmed on every channel a block at a time: the same verdict, worst figures and
+// squared error as one re-run of the whole problem, and on a real-size layer the cause the
+// whole re-run finds, with what it says checked by running its fix directly.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/cause_finder.h"
+#include "analysis/causes/catalog.h"
+#include "analysis/causes/search.h"
+#include "engine/engine.h"
+#include "ops/catalog.h"
+#include "ops/sample.h"
+
+namespace bnscope {
+namespace {
+
+using causes::Score;
+using causes::Search;
+using causes::Trial;
+
+// cuDNN's reserve convention read as TensorFlow's: the fix is a re-run with the other one.
+struct Trap {
+  Problem user;
+  Result expected;
+};
+Trap convention_trap(const Shape& shape, DataFormat format) {
+  SampleSpec spec;
+  spec.shape = shape;
+  spec.format = format;
+  spec.convention = ReserveConvention::InvStd;
+  Trap t;
+  const Problem truth = random_problem(spec);
+  t.expected = run_problem(truth, "cpu-reference");
+  t.user = truth;
+  t.user.convention = ReserveConvention::Variance;
+  return t;
+}
+
+// Where the error is the trap's (far past tolerance), blocks and the whole problem measure it
+// alike; where a fix leaves only rounding, each re-run rounds in its own walk's order, so both
+// just pass with figures at rounding's level.
+void expect_same_score(const Score& whole, const Score& blocks, const char* what) {
+  EXPECT_TRUE(whole.ran && blocks.ran) << what;
+  EXPECT_EQ(whole.passed, blocks.passed) << what;
+  EXPECT_NEAR(blocks.ratio, whole.ratio, 1e-3 * whole.ratio) << what;
+  EXPECT_NEAR(blocks.max_abs, whole.max_abs, 1e-3 * whole.max_abs) << what;
+  EXPECT_NEAR(blocks.sq, whole.sq, 1e-3 * whole.sq) << what;
+}
+constexpr double kRounding = 0.1;  // a passing re-run's worst ratio: rounding, not a trap
+
+TEST(CauseBlocks, BlocksScoreAsTheWholeProblem) {
+  for (const DataFormat format : {DataFormat::NHWC, DataFormat::NCHW}) {
+    const Trap t = convention_trap({2, 5, 4, 12}, format);
+    const OpSpec& op = *find_op(t.user.op);
+    const Result got = run_problem(t.user, "cpu");
+    const Comparison before =
+        compare_results("expected", t.expected.outputs, "cpu", got.outputs, {});
+    ASSERT_FALSE(before.passed);
+    const Search s(t.user, op, got, t.expected.outputs, {}, before, {});
+    const Trial as_is;
+    const Score whole = s.score(as_is, s.whole());
+    ASSERT_GT(whole.ratio, 10.0);
+    const std::vector<Trial> fixes = causes::detect_convention(s, Trial{});
+    ASSERT_FALSE(fixes.empty());
+    const Score fixed_whole = s.score(fixes.front(), s.whole());
+    ASSERT_TRUE(fixed_whole.passed);
+    for (const std::int64_t per_block : {1, 5, 7, 12, 40}) {
+      expect_same_score(whole, s.score_in_blocks(as_is, per_block), "as is");
+      const Score fixed = s.score_in_blocks(fixes.front(), per_block);
+      EXPECT_TRUE(fixed.ran && fixed.passed) << per_block;
+      EXPECT_LT(fixed.ratio, kRounding) << per_block;
+      EXPECT_LT(fixed.sq, 1e-6 * whole.sq) << per_block;
+    }
+  }
+}
+
+// Past Search::kWholeBytes of data, confirmation goes by blocks: the cause and what it says hold
+// for the whole problem, its fix run directly.
+TEST(CauseBlocks, ARealSizeLayerIsConfirmedByBlocks) {
+  const Shape shape{20, 32, 32, 256};  // 21 MB of float32 x
+  const Trap t = convention_trap(shape, DataFormat::NHWC);
+  ASSERT_GT(t.user.inputs.at("x").nbytes(), Search::kWholeBytes);
+  const std::vector<Cause> causes =
+      find_causes(t.user, run_problem(t.user, "cpu"), t.expected.outputs, {});
+  ASSERT_FALSE(causes.empty());
+  EXPECT_EQ(causes[0].code, "reserve-convention");
+  EXPECT_TRUE(causes[0].resolves);
+  const std::optional<Problem> fixed = apply_cause_fix(t.user, causes[0]);
+  ASSERT_TRUE(fixed);
+  const Comparison direct = compare_results("expected", t.expected.outputs, "fixed",
+                                            run_problem(*fixed, "cpu").outputs, {});
+  EXPECT_TRUE(direct.passed);
+  EXPECT_LT(direct.worst_tolerance_ratio(), kRounding);
+  EXPECT_GT(causes[0].before, 10.0);
+  EXPECT_LT(causes[0].after, kRounding);
+}
+
+}  // namespace
+}  // namespace bnscope
