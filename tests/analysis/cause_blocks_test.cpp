@@ -8,6 +8,7 @@
 
 #include "analysis/cause_finder.h"
 #include "analysis/causes/catalog.h"
+#include "analysis/causes/channels.h"
 #include "analysis/causes/search.h"
 #include "engine/engine.h"
 #include "ops/catalog.h"
@@ -74,6 +75,27 @@ TEST(CauseBlocks, BlocksScoreAsTheWholeProblem) {
       EXPECT_LT(fixed.sq, 1e-6 * whole.sq) << per_block;
     }
   }
+}
+
+// A block of consecutive channels is copied a run at a time: every element as indexed.
+TEST(CauseBlocks, ABlockOfChannelsHoldsThoseChannels) {
+  for (const bool last : {true, false})
+    for (const DType dt : {DType::F16, DType::F32, DType::F64}) {
+      const Shape shape = last ? Shape{2, 3, 4, 9} : Shape{2, 9, 3, 4};
+      std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 1000);
+      const Tensor t = Tensor::from_doubles(dt, shape, v);
+      const ChannelView view = channel_view(shape, last);
+      const std::vector<std::int64_t> block{3, 4, 5, 6};
+      const Tensor b = causes::take_channels(t, view, last, block);
+      const ChannelView bv = channel_view(b.shape(), last);
+      ASSERT_EQ(bv.channels, 4);
+      for (std::int64_t o = 0; o < view.outer; ++o)
+        for (std::int64_t i = 0; i < 4; ++i)
+          for (std::int64_t j = 0; j < view.inner; ++j)
+            ASSERT_EQ(b.get(bv.index(o, i, j)), t.get(view.index(o, block[i], j)))
+                << last << " " << dtype_name(dt);
+    }
 }
 
 // Past Search::kWholeBytes of data, confirmation goes by blocks: the cause and what it says hold

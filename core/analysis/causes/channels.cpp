@@ -23,6 +23,15 @@ Tensor take_channels(const Tensor& t, const ChannelView& view, bool channels_las
   const auto* src = static_cast<const unsigned char*>(t.raw());
   auto* dst = static_cast<unsigned char*>(out.raw());
   const std::size_t run = static_cast<std::size_t>(view.inner) * es;
+  bool consecutive = true;
+  for (std::int64_t i = 1; i < k && consecutive; ++i) consecutive = channels[i] == channels[0] + i;
+  if (consecutive && k > 0) {  // a block of channels: one copy per outer index
+    const std::size_t block = static_cast<std::size_t>(k) * run;
+    for (std::int64_t o = 0; o < view.outer; ++o)
+      std::memcpy(dst + static_cast<std::size_t>(o) * block,
+                  src + static_cast<std::size_t>(view.index(o, channels[0], 0)) * es, block);
+    return out;
+  }
   if (view.inner == 1 && es == 4) {  // channels-last float32: a gather per row, no memcpy calls
     const auto* s32 = static_cast<const std::uint32_t*>(t.raw());
     auto* d32 = static_cast<std::uint32_t*>(out.raw());

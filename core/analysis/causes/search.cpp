@@ -165,12 +165,13 @@ Search::Search(const Problem& problem, const OpSpec& op, const Result& candidate
   candidate_sub_score_ = score_outputs(sub_.candidate, sub_);
 }
 
-Scope Search::on_channels(const std::vector<std::int64_t>& channels) const {
+Scope Search::on_channels(const std::vector<std::int64_t>& channels, bool with_candidate) const {
   Scope s;
   s.channels = channels;
   s.problem = problem_on_channels(whole_.problem, whole_.view, channels_last_, channels);
   s.expected = outputs_on_channels(whole_.expected, whole_.view, channels_last_, channels);
-  s.candidate = outputs_on_channels(whole_.candidate, whole_.view, channels_last_, channels);
+  if (with_candidate)
+    s.candidate = outputs_on_channels(whole_.candidate, whole_.view, channels_last_, channels);
   s.view = channel_view(s.problem.inputs.at(std::string(op_.data_input())).shape(), channels_last_);
   return s;
 }
@@ -283,7 +284,8 @@ Score Search::score_in_blocks(const Trial& t, std::int64_t per_block) const {
   for (std::int64_t first = 0; first < c; first += per_block) {
     std::vector<std::int64_t> block(static_cast<std::size_t>(std::min(per_block, c - first)));
     std::iota(block.begin(), block.end(), first);
-    const Scope b = on_channels(block);
+    // The candidate's outputs only for a trial that maps them instead of re-running.
+    const Scope b = on_channels(block, static_cast<bool>(t.instead_of_run));
     const auto outs = outputs(t, b);  // checks for a cancel first
     if (!outs) return Score{};
     const ScoreSums r = score_sums(*outs, b, options_);

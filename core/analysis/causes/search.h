@@ -112,8 +112,9 @@ class Search {
   // Above this many bytes of data the confirmation runs in blocks of about kBlockBytes.
   static constexpr std::size_t kWholeBytes = std::size_t{16} << 20;
   static constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
-  // The problem on `channels` (in order), as the subsample is.
-  Scope on_channels(const std::vector<std::int64_t>& channels) const;
+  // The problem on `channels` (in order), as the subsample is; without the candidate's outputs
+  // (left empty) where the caller only re-runs.
+  Scope on_channels(const std::vector<std::int64_t>& channels, bool with_candidate = true) const;
   // The identity trial's score on the subsample: the cpu backend on the problem as it is.
   const Score& cpu_as_is() const;
   const Score& candidate_on_sub() const { return candidate_sub_score_; }
