@@ -42,9 +42,7 @@ ProblemController::~ProblemController() = default;
 
 void ProblemController::setProblem(Problem p, bool modified, const QString& path) {
   settle();
-  std::vector<Tensor> kept;
-  for (const auto& [name, t] : p.inputs) kept.push_back(t);
-  releaseOutcome(kept);
+  releaseOutcome(p.inputs);
   problem_ = std::move(p);
   saved_.reset();
   if (!modified) markSaved();
@@ -235,9 +233,7 @@ void ProblemController::loadInBackground(const QString& path, std::map<std::stri
   };
   loading_ = true;
   const std::uint64_t ticket = ++load_;
-  std::vector<Tensor> kept;
-  for (const auto& [name, t] : known) kept.push_back(t);
-  releaseOutcome(kept);
+  releaseOutcome(known);
   job_.cancel();  // a run of the problem being replaced; its outcome is not taken (finished())
   emit runStarted();
   auto* watcher = new QFutureWatcher<Loaded>(this);
@@ -366,10 +362,12 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
   }
 }
 
-void ProblemController::releaseOutcome(const std::vector<Tensor>& kept) {
+void ProblemController::releaseOutcome(const std::map<std::string, Tensor>& kept) {
   const std::shared_ptr<const RunOutcome> from = scan_hint_ ? scan_hint_ : outcome_;
   if (!from) return;
-  scan_hint_ = readings_of(*from, kept);
+  std::vector<Tensor> buffers;
+  for (const auto& [name, t] : kept) buffers.push_back(t);
+  scan_hint_ = readings_of(*from, buffers);
   outcome_.reset();
   spare_timer_->stop();
   output_pool().clear();

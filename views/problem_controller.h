@@ -178,7 +178,7 @@ class ProblemController : public QObject {
   std::optional<InPlace> in_place_;
   void loadInBackground(const QString& path, std::map<std::string, Tensor> known);
   // Lets the shown outcome go, keeping for the next run what it read of the buffers in `kept`.
-  void releaseOutcome(const std::vector<Tensor>& kept);
+  void releaseOutcome(const std::map<std::string, Tensor>& kept);
   std::map<std::string, Tensor> unchangedFromFile(const QString& path) const;
 
   Problem problem_;

@@ -67,9 +67,6 @@ struct Cause {
   std::vector<RuledOut> ruled_out;  // pattern-only: every cause tried, with its best ratio
 };
 
-// The shape a data buffer declared as `s` has when its bytes are read in the other layout (the
-// dimensions taken from the declared shape).
-Shape other_layout_shape(const Shape& s, bool declared_channels_last);
 // A layout trap's buffer reinterpreted as the other layout and converted to the declared one (the
 // fix for an op with one layout only; the others declare the other layout instead).
 Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last);

@@ -82,7 +82,7 @@ std::shared_ptr<const RunOutcome> readings_of(const RunOutcome& o,
   r->backend = o.backend;
   r->stats.channels = o.stats.channels;
   for (const InputSummary& in : o.stats.inputs)
-    if (in.tensor.storage_holders() > 0 && held(in.tensor)) r->stats.inputs.push_back(in);
+    if (held(in.tensor)) r->stats.inputs.push_back(in);
   if (o.prepared && std::all_of(o.prepared->inputs.begin(), o.prepared->inputs.end(), held) &&
       std::all_of(o.prepared->converted_from.begin(), o.prepared->converted_from.end(), held))
     r->prepared = o.prepared;

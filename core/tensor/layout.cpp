@@ -12,6 +12,11 @@
 
 namespace bnscope {
 
+DataFormat data_format_for(bool channels_last, int rank) {
+  if (rank == 5) return channels_last ? DataFormat::NDHWC : DataFormat::NCDHW;
+  return channels_last ? DataFormat::NHWC : DataFormat::NCHW;
+}
+
 std::string_view data_format_name(DataFormat f) {
   switch (f) {
     case DataFormat::NHWC:

@@ -15,6 +15,8 @@ namespace bnscope {
 enum class DataFormat { NHWC, NCHW, NDHWC, NCDHW };
 
 std::string_view data_format_name(DataFormat f);
+// The format that names a layout at a rank: NHWC or NCHW, NDHWC or NCDHW for rank 5.
+DataFormat data_format_for(bool channels_last, int rank);
 std::optional<DataFormat> parse_data_format(std::string_view s);
 // TensorFlow's FormatFromString folds the 3-D names onto the 2-D ones; the kernel then decides
 // by rank. This is the part of the format that matters for indexing.

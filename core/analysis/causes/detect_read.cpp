@@ -26,9 +26,8 @@ std::optional<std::vector<OutputTensor>> run_other_layout(const Search& s, const
   const Shape declared = xi->second.shape();
   const bool last = s.channels_last();
   Problem p = sc.problem;
-  const bool five = declared.size() == 5;
   p.attrs["data_format"] =
-      std::string(last ? (five ? "NCDHW" : "NCHW") : (five ? "NDHWC" : "NHWC"));
+      std::string(data_format_name(data_format_for(!last, static_cast<int>(declared.size()))));
   for (auto& [name, t] : p.inputs)
     if (t.shape() == declared) t = last ? to_channels_first(t) : to_channels_last(t);
   try {

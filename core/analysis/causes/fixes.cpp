@@ -9,23 +9,9 @@
 
 namespace bnscope {
 
-Shape other_layout_shape(const Shape& s, bool declared_channels_last) {
-  if (s.size() < 3) return s;
-  Shape other;
-  other.push_back(s[0]);
-  if (declared_channels_last) {  // [N, spatial..., C]: the bytes really are [N, C, spatial...]
-    other.push_back(s.back());
-    other.insert(other.end(), s.begin() + 1, s.end() - 1);
-  } else {  // [N, C, spatial...] really [N, spatial..., C]
-    other.insert(other.end(), s.begin() + 2, s.end());
-    other.push_back(s[1]);
-  }
-  return other;
-}
-
 Tensor reinterpret_other_layout(const Tensor& t, bool declared_channels_last) {
   if (t.rank() < 3) return t;
-  const Tensor bytes = t.reshaped(other_layout_shape(t.shape(), declared_channels_last));
+  const Tensor bytes = t.reshaped(channel_axis_moved(t.shape(), declared_channels_last));
   return declared_channels_last ? to_channels_last(bytes) : to_channels_first(bytes);
 }
 
@@ -104,13 +90,11 @@ void fix_layout(Problem& p, const OpSpec& op, const FixStep&, const std::vector<
   }
   // The same bytes declared in the other layout: no copy of a real layer's data, and the outputs
   // come out in the bytes' own layout, the reference's.
-  const Shape other = other_layout_shape(declared, last);
+  const Shape other = channel_axis_moved(declared, last);
   for (auto& [name, t] : p.inputs)
     if (t.shape() == declared) t = t.reshaped(other);
-  const bool five = declared.size() == 5;
   p.attrs["data_format"] =
-      std::string(data_format_name(last ? (five ? DataFormat::NCDHW : DataFormat::NCHW)
-                                        : (five ? DataFormat::NDHWC : DataFormat::NHWC)));
+      std::string(data_format_name(data_format_for(!last, static_cast<int>(declared.size()))));
 }
 
 void fix_epsilon(Problem& p, const OpSpec& op, const FixStep& s, const std::vector<std::int64_t>&) {
