@@ -358,6 +358,10 @@ void ProblemController::finished(std::shared_ptr<const RunOutcome> out, bool mor
     std::vector<Result> runs = replaced->pipeline->runs;
     replaced.reset();
     output_pool().replace(std::move(runs));
+    // Sets the next run of this problem could not write into (the replaced outcome was of
+    // another dtype or shape: a float32 layer's outputs after a switch to float16) are freed
+    // now, not held beside the problem until the timer.
+    if (outcome_->prepared) output_pool().keep_fitting(*outcome_->prepared);
     if (!output_pool().empty()) spare_timer_->start();
   }
 }

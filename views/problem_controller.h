@@ -105,8 +105,9 @@ class ProblemController : public QObject {
   void cancel();
   // Results of a replaced outcome that nothing reads any more, held in the engine's pool
   // (output_pool()) for the next run to write into (no fresh page faults on a real layer);
-  // released after kSpareHoldMs without a run. Another job of the same problem (the profile) may
-  // take them instead.
+  // released after kSpareHoldMs without a run. A set no run of the current problem could write
+  // into (another dtype or shape) is freed at once. Another job of the same problem (the profile)
+  // may take them instead.
   std::vector<Result> takeSpareResults();
   std::vector<Result> spareResults() const;
   static constexpr int kSpareHoldMs = 3000;

@@ -14,8 +14,9 @@
 // cpu-reference as the reference and another layer of the same size opened (as the Layers panel
 // does from layer to layer).
 //
-// One line per step, "step NAME seconds=S stall_ms=M peak_rss_mb=P", then the reference
-// figures; scripts/ui_bench.sh runs it several times and prints the medians.
+// One line per step, "step NAME seconds=S stall_ms=M peak_rss_mb=P rss_mb=R" (the peak during
+// the step and the resident set after it), then the reference figures; scripts/ui_bench.sh runs
+// it several times and prints the medians.
 
 #include <QApplication>
 #include <QCheckBox>
@@ -52,12 +53,13 @@ namespace {
 
 using namespace bnscope;
 
-// Peak resident set since the last reset, in MB (Linux: VmHWM; "5" into clear_refs resets it).
-double peak_rss_mb() {
+// A field of /proc/self/status in MB: VmHWM, the peak resident set since the last reset ("5"
+// into clear_refs resets it), or VmRSS, the resident set now.
+double status_mb(const char* field) {
   std::ifstream in("/proc/self/status");
   std::string key;
   while (in >> key) {
-    if (key == "VmHWM:") {
+    if (key == field) {
       double kb = 0;
       in >> kb;
       return kb / 1024.0;
@@ -65,6 +67,9 @@ double peak_rss_mb() {
     std::getline(in, key);
   }
   return -1;
+}
+double peak_rss_mb() {
+  return status_mb("VmHWM:");
 }
 void reset_peak_rss() {
   std::ofstream("/proc/self/clear_refs") << "5";
@@ -159,8 +164,8 @@ class Bench {
     const double stall = stall_.worstMs();
     const double peak = peak_rss_mb();
     worst_peak_ = std::max(worst_peak_, peak);
-    std::printf("step %-16s seconds=%.3f stall_ms=%.1f peak_rss_mb=%.1f%s\n", name, s, stall, peak,
-                ok ? "" : " TIMED_OUT");
+    std::printf("step %-16s seconds=%.3f stall_ms=%.1f peak_rss_mb=%.1f rss_mb=%.1f%s\n", name, s,
+                stall, peak, status_mb("VmRSS:"), ok ? "" : " TIMED_OUT");
     std::fflush(stdout);
     return ok;
   }

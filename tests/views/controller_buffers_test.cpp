@@ -19,6 +19,7 @@ class ControllerBuffersTest : public QObject {
   void runsShareTheTensorsTheyShow();
   void outputBuffersAreReusedAcrossEdits();
   void aComparisonRunsOnlyTheReference();
+  void outputsOfAnotherDtypeAreNotHeldForTheNextRun();
   void aProblemReadInTheBackgroundLetsTheShownOneGoFirst();
 };
 BNSCOPE_QT_SUITE(ControllerBuffersTest);
@@ -90,6 +91,29 @@ void ControllerBuffersTest::outputBuffersAreReusedAcrossEdits() {
   QVERIFY(c.waitForIdle());
   QVERIFY(!c.spareResults().empty());
   QTRY_VERIFY_WITH_TIMEOUT(c.spareResults().empty(), ProblemController::kSpareHoldMs * 10);
+}
+
+void ControllerBuffersTest::outputsOfAnotherDtypeAreNotHeldForTheNextRun() {
+  ProblemController c;
+  c.setProblem(test::small_sample());
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.outcome()->result->outputs.front().tensor.dtype(), DType::F32);
+  // No run of the float16 problem could write into the float32 outputs shown before: they are
+  // freed when the float16 outcome replaces them, not held beside it until the timer.
+  c.setDtype(DType::F16);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.outcome()->result->outputs.front().tensor.dtype(), DType::F16);
+  QVERIFY(c.spareResults().empty());
+  // An edit in the same dtype keeps the replaced set for the next run, as before.
+  c.setAttr("epsilon", 0.01);
+  QVERIFY(c.waitForIdle());
+  QCOMPARE(c.spareResults().size(), std::size_t{1});
+  QCOMPARE(c.spareResults().front().outputs.front().tensor.dtype(), DType::F16);
+  // And back: the float16 set goes as well.
+  c.setDtype(DType::F32);
+  QVERIFY(c.waitForIdle());
+  QVERIFY(c.spareResults().empty());
+  test::expect_engine_answer(c);
 }
 
 void ControllerBuffersTest::aComparisonRunsOnlyTheReference() {
