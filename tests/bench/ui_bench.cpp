@@ -68,9 +68,6 @@ double status_mb(const char* field) {
   }
   return -1;
 }
-double peak_rss_mb() {
-  return status_mb("VmHWM:");
-}
 void reset_peak_rss() {
   std::ofstream("/proc/self/clear_refs") << "5";
 }
@@ -162,7 +159,7 @@ class Bench {
     QApplication::processEvents();
     const double s = t.nsecsElapsed() / 1e9;
     const double stall = stall_.worstMs();
-    const double peak = peak_rss_mb();
+    const double peak = status_mb("VmHWM:");
     worst_peak_ = std::max(worst_peak_, peak);
     std::printf("step %-16s seconds=%.3f stall_ms=%.1f peak_rss_mb=%.1f rss_mb=%.1f%s\n", name, s,
                 stall, peak, status_mb("VmRSS:"), ok ? "" : " TIMED_OUT");
