@@ -13,7 +13,7 @@
 
 namespace {
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(BNSCOPE_SANITIZED)
 std::size_t mapped_bytes() {
   return mallinfo2().hblkhd;  // blocks mapped on their own, in use now
 }
@@ -33,7 +33,7 @@ void* touched(std::size_t n) {
 }  // namespace
 
 TEST(MemoryPolicy, AFreedMegabyteBlockGoesBackAfterLargerOnes) {
-#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__) || defined(BNSCOPE_SANITIZED)
   GTEST_SKIP() << "glibc's allocator only (a sanitizer brings its own)";
 #else
   bnscope::apply_memory_policy();
