@@ -2,6 +2,7 @@
 {"ok": false, "unavailable"|"unsupported"|"error": "<one line>"}."""
 
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -9,6 +10,7 @@ import traceback
 
 from .channel import Channel, ChannelClosed
 from .errors import Unavailable, Unsupported
+from .lending import LendingBroken
 
 
 def probe():
@@ -43,10 +45,12 @@ def one_line(e):
 
 class Server:
     def __init__(self, runner):
+        from .lending import Lending
         from .segments import Segments  # numpy: not for the probe, which runs without it
 
         self.runner = runner
         self.segments = Segments()
+        self.lending = Lending()
         self.held = {}  # input name -> (version, numpy view)
         self.retired = None  # the last run's outputs, until its answer is sent
 
@@ -62,13 +66,22 @@ class Server:
                 raise RuntimeError(f"input {i['name']} version {i['version']} was never sent")
         views = {i["name"]: self.held[i["name"]][1] for i in msg["inputs"]}
         dtypes = {i["name"]: i["dtype"] for i in msg["inputs"]}
+        # Segments this worker has pages of are lent to the kernel's output allocations (a new
+        # one is written through its descriptor instead, which is faster than faulting it in).
+        lent = [(o["name"], self.segments.view(o["seg"], o["path"], o["bytes"], o["dtype"],
+                                               o["shape"]))
+                for o in msg["outputs"] if self.segments.has_pages(o["seg"])]
+        key = (msg["op"], json.dumps(msg["attrs"], sort_keys=True),
+               tuple(i["dtype"] for i in msg["inputs"]))
         transfer = time.perf_counter() - t0
         out = self.runner.run(msg["op"], msg["attrs"], msg["convention"], views, dtypes,
                               msg.get("threads", 0),
                               {"order": msg["output_order"],
-                               "wanted": [o["name"] for o in msg["outputs"]]})
+                               "wanted": [o["name"] for o in msg["outputs"]]},
+                              lambda: self.lending.window(key, lent))
         transfer += out.transfer_seconds
         t1 = time.perf_counter()
+        landed = []
         for o in msg["outputs"]:
             value = out.outputs.get(o["name"])
             if value is None:
@@ -78,17 +91,20 @@ class Server:
                 raise RuntimeError(
                     f"{self.runner.framework} returned {o['name']} as {value.dtype}"
                     f"{list(value.shape)}, expected {dtype}{list(shape)}")
-            if self.segments.has_pages(o["seg"]):  # copied into its mapping on two threads
+            if self.lending.landed(key, o["name"], value):  # the kernel wrote it in place
+                landed.append(o["name"])
+            elif self.segments.has_pages(o["seg"]):  # copied into its mapping on two threads
                 copy_into(self.segments.view(o["seg"], o["path"], o["bytes"], o["dtype"],
                                              o["shape"]), value)
             else:  # a new segment: its pages are made holding the bytes
                 self.segments.write(o["seg"], o["path"], value)
+        self.lending.finish(len(landed))
         download = time.perf_counter() - t1 + out.download_seconds
         # The framework's outputs are freed once the answer is sent (retire()): freeing 103 MB
         # takes PyTorch or Eigen 3-6 ms, which bnscope need not wait for.
         self.retired = out
         return {"ok": True, "kernel_seconds": out.kernel_seconds, "transfer_seconds": transfer,
-                "download_seconds": download, "notes": out.notes}
+                "download_seconds": download, "notes": out.notes, "in_place": landed}
 
     def retire(self):
         self.retired = None
@@ -149,7 +165,14 @@ def main(argv):
             elif server is None:
                 reply = startup
             elif cmd == "run":
-                reply = server.run(msg)
+                try:
+                    reply = server.run(msg)
+                except LendingBroken as e:
+                    # The segment is the framework's now: this worker cannot write into it again
+                    # safely. It answers and leaves; bnscope starts the next one without lending.
+                    ch.send({"ok": False, "error": f"{e}; the worker restarts without output "
+                             "lending (run again)", "lending_broken": True})
+                    return 3
             elif cmd == "release":
                 server.segments.release(msg.get("release", []))
                 reply = {"ok": True}

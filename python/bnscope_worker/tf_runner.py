@@ -3,12 +3,14 @@ tf.function(jit_compile=True) (tf-xla). Which CPU kernel runs is fixed by TF_ENA
 set by bnscope before this process imported TensorFlow."""
 
 import json
+import os
 import re
 import sys
 import time
 
 from .conventions import inv_std_to_variance, note, variance_to_inv_std
 from .errors import Unavailable, Unsupported
+from .lending import Lending
 from .run_output import RunOutput
 
 
@@ -16,6 +18,12 @@ class TfRunner:
     framework = "TensorFlow"
 
     def __init__(self, variant):
+        if Lending.preloaded():
+            # oneDNN's allocator keeps large blocks in a pool of its own (a BFC allocator), so a
+            # re-run's output reuses the last one's block and never asks for the lent segment.
+            # The system allocator instead allocates each output, as Eigen's kernels do; what the
+            # kernel computes does not change. A user's own setting wins.
+            os.environ.setdefault("TF_ONEDNN_USE_SYSTEM_ALLOCATOR", "1")
         try:
             import tensorflow as tf
         except ImportError:
@@ -102,7 +110,7 @@ class TfRunner:
             self.compiled[key] = self.tf.function(lambda kw: fn(**kw, **attrs), jit_compile=True)
         return self.compiled[key]
 
-    def run(self, op, attrs, convention, views, dtypes, threads, outputs):
+    def run(self, op, attrs, convention, views, dtypes, threads, outputs, window):
         tf = self.tf
         notes = []
         t0 = time.perf_counter()
@@ -130,7 +138,7 @@ class TfRunner:
         errors = (tf.errors.NotFoundError, tf.errors.UnimplementedError,
                   tf.errors.InvalidArgumentError, tf.errors.FailedPreconditionError)
         try:
-            with tf.device(self.device):
+            with tf.device(self.device), window():
                 t1 = time.perf_counter()
                 result = call(kwargs)
                 if self.variant == "gpu":

@@ -72,7 +72,7 @@ class TorchRunner:
             self.tensors[key] = self._make(arr, dtypes[name])
         return self.tensors[key]
 
-    def run(self, op, attrs, convention, views, dtypes, threads, outputs):
+    def run(self, op, attrs, convention, views, dtypes, threads, outputs, window):
         torch = self.torch
         if op.startswith("BatchNormWithGlobalNormalization"):
             raise Unsupported(f"PyTorch has no {op} kernel")
@@ -102,15 +102,16 @@ class TorchRunner:
                     var = self._held("reserve_space_2", views, dtypes)
                 transfer = time.perf_counter() - t0
                 t1 = time.perf_counter()
-                if training:
-                    gi, gw, gb = aten.native_batch_norm_backward(
-                        logical(dy), logical(x), w, None, None, mean, var, True, eps,
-                        [True, True, True])
-                else:
-                    gi, gw, gb = aten.native_batch_norm_backward(
-                        logical(dy), logical(x), w, mean, var, None, None, False, eps,
-                        [True, True, True])
-                self._sync()
+                with window():
+                    if training:
+                        gi, gw, gb = aten.native_batch_norm_backward(
+                            logical(dy), logical(x), w, None, None, mean, var, True, eps,
+                            [True, True, True])
+                    else:
+                        gi, gw, gb = aten.native_batch_norm_backward(
+                            logical(dy), logical(x), w, mean, var, None, None, False, eps,
+                            [True, True, True])
+                    self._sync()
                 kernel = time.perf_counter() - t1
                 results = {"x_backprop": back(gi), "scale_backprop": gw, "offset_backprop": gb}
             else:
@@ -132,9 +133,10 @@ class TorchRunner:
                     else:
                         run_mean = torch.zeros(channels, dtype=w.dtype, device=w.device)
                         run_var = torch.zeros(channels, dtype=w.dtype, device=w.device)
-                    y, save_mean, save_invstd = aten.native_batch_norm(
-                        logical(x), w, b, run_mean, run_var, True, factor, eps)
-                    self._sync()
+                    with window():
+                        y, save_mean, save_invstd = aten.native_batch_norm(
+                            logical(x), w, b, run_mean, run_var, True, factor, eps)
+                        self._sync()
                     kernel = time.perf_counter() - t1
                     rs2 = save_invstd
                     if convention == "variance":
@@ -147,9 +149,10 @@ class TorchRunner:
                     results = {"y": back(y), "batch_mean": run_mean, "batch_variance": run_var,
                                "reserve_space_1": save_mean, "reserve_space_2": rs2}
                 else:
-                    y, _, _ = aten.native_batch_norm(logical(x), w, b, mean_in, var_in, False,
-                                                     0.0, eps)
-                    self._sync()
+                    with window():
+                        y, _, _ = aten.native_batch_norm(logical(x), w, b, mean_in, var_in,
+                                                         False, 0.0, eps)
+                        self._sync()
                     kernel = time.perf_counter() - t1
                     # TensorFlow's inference kernels pass the given statistics through.
                     results = {"y": back(y), "batch_mean": mean_in, "batch_variance": var_in,

@@ -26,3 +26,15 @@ def run_cli(bnscope_cli):
         return subprocess.run([bnscope_cli, *map(str, args)], capture_output=True, text=True)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def lending_library(bnscope_cli):
+    """The workers' output-lending library built beside bnscope-cli ($BNSCOPE_WORKER_LENDING
+    names another)."""
+    path = os.environ.get("BNSCOPE_WORKER_LENDING") or os.path.join(
+        os.path.dirname(bnscope_cli), "..", "..", "python", "libbnscope_output_lending.so")
+    if not os.access(path, os.R_OK):
+        pytest.fail(f"the output-lending library is not at {path}; build bnscope or set "
+                    "BNSCOPE_WORKER_LENDING")
+    return os.path.abspath(path)

@@ -17,11 +17,11 @@ PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 class Worker:
-    def __init__(self, *argv):
+    def __init__(self, *argv, env=None):
         self.req_r, self.req_w = os.pipe()
         self.rep_r, self.rep_w = os.pipe()
-        env = dict(os.environ, BNSCOPE_IPC_IN=str(self.req_r), BNSCOPE_IPC_OUT=str(self.rep_w),
-                   PYTHONPATH=PYTHON_DIR)
+        env = dict(os.environ, **(env or {}), BNSCOPE_IPC_IN=str(self.req_r),
+                   BNSCOPE_IPC_OUT=str(self.rep_w), PYTHONPATH=PYTHON_DIR)
         self.proc = subprocess.Popen([sys.executable, "-m", "bnscope_worker", *argv], env=env,
                                      pass_fds=(self.req_r, self.rep_w), stderr=subprocess.PIPE)
         os.close(self.req_r)

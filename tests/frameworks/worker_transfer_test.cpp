@@ -8,6 +8,7 @@
 
 #include "analysis/diff.h"
 #include "backends/frameworks/framework_worker.h"
+#include "backends/frameworks/python_choice.h"
 #include "engine/engine.h"
 #include "ops/sample.h"
 #include "tensor/error.h"
@@ -104,9 +105,11 @@ bool same_bits(const Result& a, const Result& b) {
 }
 
 // The outputs come back whichever way they were filled: written into a new segment (the first
-// run, and a run while an earlier result still holds the segment before) or copied into the
-// segment of the run before, streamed for a dx of 8 MiB. Each run's bits are the first's, and
-// the framework's own for the problem (cpu-reference agrees with them).
+// run, and a run while an earlier result still holds the segment before), copied into the
+// segment of the run before (streamed for a dx of 8 MiB), or written there by the kernel itself
+// (output lending, from the third such run: the second finds which allocation is the output).
+// Each run's bits are the first's, and the framework's own for the problem (cpu-reference
+// agrees with them).
 TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
   SampleSpec spec;
   spec.shape = {16, 32, 32, 128};
@@ -117,10 +120,14 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
   EXPECT_TRUE(same_bits(first, held));
   held = Result();
   Result reused;
-  for (int i = 0; i < 2; ++i) {  // the segment before is free again: copied into
+  for (int i = 0; i < 3; ++i) {  // the segment before is free again: copied or lent
     reused = Result();
     reused = run(big);
     EXPECT_TRUE(same_bits(first, reused)) << "run " << i;
+  }
+  if (!worker_lending_library().empty()) {  // the last two: PyTorch's grad in place
+    const auto dx = static_cast<std::uint64_t>(reused.output("x_backprop").tensor.nbytes());
+    EXPECT_EQ(worker_.bytes_in_place(), 2 * dx);
   }
   const Result direct = run_problem(big, "cpu-reference");
   EXPECT_TRUE(

@@ -116,6 +116,10 @@ const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
 #if defined(__x86_64__)
   cs.env.emplace_back("GLIBC_TUNABLES", worker_glibc_tunables());
 #endif
+  if (std::string lending = worker_lending_library(); !lending.empty() && !lending_broken_) {
+    const char* own = std::getenv("LD_PRELOAD");
+    cs.env.emplace_back("LD_PRELOAD", lending + (own && *own ? ":" + std::string(own) : ""));
+  }
   cs.what = spec_.backend + " worker (" + python + ")";
   child_.start(cs);
 
@@ -277,8 +281,18 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
       throw Error(ErrorCode::Unimplemented, "unsupported: " + why);
     if (std::string why = get_string(r, "unavailable"); !why.empty())
       throw Error(ErrorCode::Unavailable, "unavailable: " + why);
+    if (const JsonValue* broken = r.find("lending_broken"); broken && broken->boolean) {
+      lending_broken_ = true;  // the worker has left; the next one starts without lending
+      stop();
+    }
     throw Error(ErrorCode::Internal, spec_.backend + ": " + get_string(r, "error"));
   }
+  if (const JsonValue* placed = r.find("in_place");
+      placed && placed->kind == JsonValue::Kind::Array)
+    for (const JsonValue& name : placed->items)
+      for (auto& [o, s] : copies)
+        if (name.kind == JsonValue::Kind::String && o->name == name.string)
+          bytes_in_place_ += static_cast<std::uint64_t>(o->tensor.nbytes());
   const double t0 = now();
   for (auto& [o, s] : copies)
     o->tensor = Tensor::adopt(o->tensor.dtype(), o->tensor.shape(),

@@ -49,6 +49,9 @@ class FrameworkWorker {
 
   // Input bytes copied into shared memory for this worker so far: what a run had to send.
   std::uint64_t bytes_sent() const { return bytes_sent_; }
+  // Output bytes the framework's kernel wrote straight into their segments (output lending)
+  // so far: the copies a re-run did not make.
+  std::uint64_t bytes_in_place() const { return bytes_in_place_; }
 
   void stop() {
     child_.stop();
@@ -77,8 +80,12 @@ class FrameworkWorker {
   std::map<std::string, Held> held_;
   std::map<std::string, OutputSegment> outputs_;
   std::vector<long> released_;  // segments dropped since the last request
+  // Set when a worker found the framework holding a block it was lent: from then on this
+  // backend's workers start without output lending.
+  bool lending_broken_ = false;
   long ids_ = 0;
   std::uint64_t bytes_sent_ = 0;
+  std::uint64_t bytes_in_place_ = 0;
 };
 
 // Seconds a worker may take to answer one request: $BNSCOPE_WORKER_TIMEOUT, else 600.

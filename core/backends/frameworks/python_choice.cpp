@@ -1,10 +1,15 @@
 #include "backends/frameworks/python_choice.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <mutex>
 
 #ifndef BNSCOPE_WORKER_DIR
 #define BNSCOPE_WORKER_DIR ""
+#endif
+#ifndef BNSCOPE_WORKER_LENDING
+#define BNSCOPE_WORKER_LENDING ""
 #endif
 
 namespace bnscope {
@@ -30,6 +35,13 @@ std::string framework_python() {
 std::string worker_package_dir() {
   if (const char* env = std::getenv("BNSCOPE_WORKER_DIR"); env && *env) return env;
   return BNSCOPE_WORKER_DIR;
+}
+
+std::string worker_lending_library() {
+  std::string path = BNSCOPE_WORKER_LENDING;
+  if (const char* env = std::getenv("BNSCOPE_WORKER_LENDING")) path = env;
+  if (path.empty() || path == "0" || ::access(path.c_str(), R_OK) != 0) return {};
+  return path;
 }
 
 }  // namespace bnscope
