@@ -78,6 +78,17 @@ class Lending:
             self.ordinal[(key, name)] = ordinal
         return False
 
+    def detached(self, value):
+        """`value`, or a copy of it when it lies in a lent segment it did not land in (two
+        outputs of one size that took each other's segment): copying it into its own segment
+        must not read bytes the other's copy has overwritten."""
+        lo = address(value)
+        hi = lo + value.nbytes
+        for _, view in self.lent:
+            if lo < address(view) + view.nbytes and address(view) < hi:
+                return value.copy()
+        return value
+
     def finish(self, landed):
         """After the outputs were looked at: only those that landed may still hold lent blocks;
         any other holder is a framework buffer living in a segment bnscope will read and reuse.

@@ -81,7 +81,7 @@ class Server:
                               lambda: self.lending.window(key, lent))
         transfer += out.transfer_seconds
         t1 = time.perf_counter()
-        landed = []
+        landed, copies = [], []
         for o in msg["outputs"]:
             value = out.outputs.get(o["name"])
             if value is None:
@@ -93,7 +93,10 @@ class Server:
                     f"{list(value.shape)}, expected {dtype}{list(shape)}")
             if self.lending.landed(key, o["name"], value):  # the kernel wrote it in place
                 landed.append(o["name"])
-            elif self.segments.has_pages(o["seg"]):  # copied into its mapping on two threads
+            else:  # every value detached before any copy overwrites a segment
+                copies.append((o, self.lending.detached(value)))
+        for o, value in copies:
+            if self.segments.has_pages(o["seg"]):  # copied into its mapping on two threads
                 copy_into(self.segments.view(o["seg"], o["path"], o["bytes"], o["dtype"],
                                              o["shape"]), value)
             else:  # a new segment: its pages are made holding the bytes

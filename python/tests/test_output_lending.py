@@ -144,6 +144,30 @@ def test_a_framework_that_keeps_a_lent_block_breaks_lending(lending_library):
     assert "kept 1 of the blocks lent for x_backprop" in out["broken"]
 
 
+def test_an_output_in_another_outputs_segment_is_copied_out_first(lending_library):
+    # Two outputs of one size, each allocated in the other's segment.
+    out = preloaded(lending_library, """
+        import numpy as np
+        from bnscope_worker.lending import Lending
+        other_map = mmap.mmap(-1, SIZE)
+        a = np.frombuffer(seg, np.float32)
+        b = np.frombuffer(other_map, np.float32)
+        lending = Lending()
+        with lending.window("k", [("a", a), ("b", b)]):
+            pass
+        value_of_a = b[:]                  # lies in b's segment
+        value_of_a[:] = 1
+        out["landed"] = lending.landed("k", "a", value_of_a)
+        detached = lending.detached(value_of_a)
+        out["copied"] = not np.shares_memory(detached, b)
+        b[:] = 2                           # b's own output written into its segment
+        out["kept"] = float(detached[0])
+        out["own"] = lending.detached(np.ones(4, np.float32)).base is None
+        lending.finish(0)
+    """)
+    assert out == {"landed": False, "copied": True, "kept": 1.0, "own": True}
+
+
 def grad_problem(convention, shape=(8, 16, 16, 256)):
     """A 2 MiB training grad; reserve_space_2 in the framework's own convention (no conversion
     in the worker)."""
