@@ -82,6 +82,13 @@ class WorkerFailure : public ::testing::Test {
     return "no error";
   }
 
+  // A fresh worker is sent every input again: the same bits come back.
+  static bool same_first_output(const Result& a, const Result& b) {
+    const Tensor& x = a.outputs[0].tensor;
+    const Tensor& y = b.outputs[0].tensor;
+    return x.nbytes() == y.nbytes() && std::memcmp(x.raw(), y.raw(), x.nbytes()) == 0;
+  }
+
   Backend* backend_ = nullptr;
   Prepared prepared_;
   ErrorCode code_ = ErrorCode::Internal;
@@ -98,11 +105,7 @@ TEST_F(WorkerFailure, AKilledWorkerIsNamedAndTheNextRunStartsAFreshOne) {
   EXPECT_NE(msg.find("the next run starts a fresh worker"), std::string::npos) << msg;
   const Result again = run();
   EXPECT_NE(worker(), pid);
-  // The fresh worker was sent every input again: the same bits come back.
-  ASSERT_EQ(again.outputs[0].tensor.nbytes(), first.outputs[0].tensor.nbytes());
-  EXPECT_EQ(std::memcmp(again.outputs[0].tensor.raw(), first.outputs[0].tensor.raw(),
-                        first.outputs[0].tensor.nbytes()),
-            0);
+  EXPECT_TRUE(same_first_output(again, first));
 }
 
 TEST_F(WorkerFailure, AHangingWorkerIsStoppedAtTheTimeLimit) {
@@ -136,6 +139,29 @@ TEST_F(WorkerFailure, ACancelEndsTheWaitOnAHangingWorker) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
   run();
   EXPECT_NE(worker(), pid);
+}
+
+// A fresh worker's inputs are written while it imports its framework: a cancel in that wait
+// ends the run (the writing joined, nothing left half sent), and the next run starts afresh.
+TEST_F(WorkerFailure, ACancelWhileTheWorkerStartsEndsTheRunAndTheNextStartsAfresh) {
+  const Result first = run();
+  const pid_t pid = worker();
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  error_of();  // the killed worker is found and forgotten
+  std::atomic<bool> cancel{false};
+  RunContext ctx;
+  ctx.cancel = &cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // PyTorch imports for seconds
+    cancel = true;
+  });
+  const std::string msg = error_of(ctx);
+  canceller.join();
+  EXPECT_EQ(code_, ErrorCode::Cancelled) << msg;
+  EXPECT_NE(msg.find("run cancelled"), std::string::npos) << msg;
+  const Result again = run();
+  EXPECT_NE(worker(), pid);
+  EXPECT_TRUE(same_first_output(again, first));
 }
 
 TEST_F(WorkerFailure, AMissingPythonIsUnavailableNotACrash) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <thread>
 
 #include "backends/frameworks/python_choice.h"
@@ -98,10 +99,15 @@ void FrameworkWorker::forget_worker_state() {
 
 const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
                                                   const RunContext& ctx) {
-  if (child_.running() && python == python_) return info_;
+  if (spawn(python)) await_start(ctx);
+  return info_;
+}
+
+bool FrameworkWorker::spawn(const std::string& python) {
+  if (child_.running() && python == python_) return false;
   if (!info_.unavailable.empty() && python == python_ && !child_.running()) {
     // It said it cannot run in this Python; asking again would import again for the same answer.
-    return info_;
+    return false;
   }
   child_.stop();
   forget_worker_state();
@@ -122,7 +128,10 @@ const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
   }
   cs.what = spec_.backend + " worker (" + python + ")";
   child_.start(cs);
+  return true;
+}
 
+const WorkerInfo& FrameworkWorker::await_start(const RunContext& ctx) {
   std::atomic<bool> answered{false};
   std::thread ticker;
   if (ctx.progress)
@@ -163,11 +172,15 @@ const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
 }
 
 void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& ctx) {
-  ensure_started(framework_python(), ctx);
-  if (!info_.unavailable.empty())
-    throw Error(ErrorCode::Unavailable,
-                "backend " + spec_.backend + " is not available: " + info_.unavailable);
-  allocate_outputs(p, result);
+  // A worker started now imports its framework for seconds: the inputs are written into their
+  // segments meanwhile, and the run waits only for what is left of that when it answers.
+  const bool starting = spawn(framework_python());
+  const auto check_available = [&] {
+    if (!info_.unavailable.empty())
+      throw Error(ErrorCode::Unavailable,
+                  "backend " + spec_.backend + " is not available: " + info_.unavailable);
+  };
+  if (!starting) check_available();
   const OpSpec& op = *p.op;
 
   JsonValue req = JsonValue::object();
@@ -214,21 +227,52 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     inputs.items.push_back(std::move(in));
   }
   req.add("inputs", std::move(inputs));
-  if (!fills.empty()) {
-    const double t0 = now();
+  std::exception_ptr failed;
+  const auto fill = [&] {
     try {
       ipc::fill_segments(fills);
     } catch (...) {
-      // Nothing was sent: the next run sends these inputs again, whatever their segments hold.
-      for (Held* h : sent) {
-        h->source = Tensor();
-        h->version = 0;
-      }
+      failed = std::current_exception();
+    }
+  };
+  const auto unsend = [&] {  // nothing was sent: the next run sends these inputs again
+    for (Held* h : sent) {
+      h->source = Tensor();
+      h->version = 0;
+    }
+  };
+  if (starting) {
+    std::thread filler;
+    if (!fills.empty()) filler = std::thread(fill);
+    try {
+      await_start(ctx);
+    } catch (const ipc::ChildError& e) {
+      if (filler.joinable()) filler.join();
+      forget_worker_state();
+      if (e.failure() == ipc::ChildFailure::Cancelled)
+        throw Error(ErrorCode::Cancelled, "run cancelled; " + spec_.backend + " worker stopped");
+      throw Error(ErrorCode::Internal,
+                  std::string(e.what()) + " (the next run starts a fresh worker)");
+    } catch (...) {
+      if (filler.joinable()) filler.join();
+      unsend();
       throw;
     }
-    for (const ipc::SegmentFill& f : fills) bytes_sent_ += static_cast<std::uint64_t>(f.bytes);
+    const double ready = now();
+    if (filler.joinable()) filler.join();
+    upload += now() - ready;
+    check_available();
+  } else if (!fills.empty()) {
+    const double t0 = now();
+    fill();
     upload += now() - t0;
   }
+  if (failed) {
+    unsend();
+    std::rethrow_exception(failed);
+  }
+  for (const ipc::SegmentFill& f : fills) bytes_sent_ += static_cast<std::uint64_t>(f.bytes);
+  allocate_outputs(p, result);
 
   JsonValue order, outs;
   order.kind = outs.kind = JsonValue::Kind::Array;

@@ -70,6 +70,10 @@ class FrameworkWorker {
     std::shared_ptr<ipc::SharedMemory> segment;
     long seg_id = 0;
   };
+  // Starts the worker process when none runs in `python`; true when it did, its answer to
+  // hello then still to come (await_start(), which fills info_).
+  bool spawn(const std::string& python);
+  const WorkerInfo& await_start(const RunContext& ctx);
   void forget_worker_state();
   long next_id() { return ++ids_; }
 
