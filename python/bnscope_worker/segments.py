@@ -12,7 +12,8 @@ STORAGE = {"float16": np.float16, "bfloat16": np.uint16, "float32": np.float32,
 
 
 class Segments:
-    def __init__(self):
+    def __init__(self, prefetch=None):
+        self._prefetch = prefetch  # mapped while the framework imported (prefetch.py)
         self._maps = {}
         self._written = set()  # segments write() gave their pages, not mapped yet
 
@@ -24,6 +25,10 @@ class Segments:
     def view(self, seg, path, size, dtype, shape):
         """A numpy array over segment `seg` (mapped on first use)."""
         m = self._maps.get(seg)
+        if m is None and self._prefetch is not None:
+            m = self._prefetch.take(seg, max(size, 1))
+            if m is not None:
+                self._maps[seg] = m
         if m is None:
             fd = os.open(path, os.O_RDWR)
             try:
@@ -58,6 +63,8 @@ class Segments:
 
     def release(self, segs):
         for seg in segs:
+            if self._prefetch is not None:
+                self._prefetch.drop(seg)
             self._written.discard(seg)
             m = self._maps.pop(seg, None)
             if m is not None:

@@ -11,6 +11,7 @@ import traceback
 from .channel import Channel, ChannelClosed
 from .errors import Unavailable, Unsupported
 from .lending import LendingBroken
+from .prefetch import Prefetch
 
 
 def probe():
@@ -44,12 +45,12 @@ def one_line(e):
 
 
 class Server:
-    def __init__(self, runner):
+    def __init__(self, runner, prefetch=None):
         from .lending import Lending
         from .segments import Segments  # numpy: not for the probe, which runs without it
 
         self.runner = runner
-        self.segments = Segments()
+        self.segments = Segments(prefetch)
         self.lending = Lending()
         self.held = {}  # input name -> (version, numpy view)
         self.retired = None  # the last run's outputs, until its answer is sent
@@ -142,6 +143,8 @@ def main(argv):
         ch.receive()
         ch.send(probe())
         return 0
+    # Started before the framework's import, which it runs beside.
+    prefetch = Prefetch(os.environ.get("BNSCOPE_WORKER_PREFETCH", ""))
     try:
         runner = make_runner(framework, variant)
         startup = {"ok": True, **runner.describe()}
@@ -150,7 +153,9 @@ def main(argv):
     except Exception as e:  # an import that fails for another reason (a broken install)
         runner, startup = None, {"ok": False, "unavailable": f"{framework} does not import in "
                                  f"{sys.executable}: {one_line(e)}"}
-    server = Server(runner) if runner else None
+    server = Server(runner, prefetch) if runner else None
+    if startup.get("ok"):
+        startup["prefetched"] = prefetch.prefetched()
     while True:
         try:
             msg = ch.receive()

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+from bnscope_worker.prefetch import Prefetch  # noqa: E402
 from bnscope_worker.segments import Segments  # noqa: E402
 
 
@@ -65,3 +66,24 @@ def test_an_empty_segment_maps():
         s.release([3])
     finally:
         seg.close()
+
+
+def test_a_prefetched_segment_is_the_mapping_a_run_uses():
+    shape = (4, 1024, 256)  # 4 MiB
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    seg = Memfd(a.nbytes)
+    other = Memfd(a.nbytes)
+    try:
+        np.frombuffer(seg.map, np.float32)[:] = a.reshape(-1)
+        prefetch = Prefetch(f"7:{a.nbytes}:{seg.path};8:{a.nbytes}:{other.path}")
+        assert prefetch.prefetched() == [7, 8]
+        segments = Segments(prefetch)
+        view = segments.view(7, seg.path, a.nbytes, "float32", list(shape))
+        assert prefetch.prefetched() == [8]  # taken, not mapped a second time
+        assert np.array_equal(view, a)
+        segments.release([7, 8])  # 8 was never used: its mapping goes too
+        assert prefetch.prefetched() == []
+        del view
+    finally:
+        seg.close()
+        other.close()

@@ -121,3 +121,52 @@ def test_a_missing_framework_is_unavailable_at_hello():
         assert not r["ok"] and "unknown framework" in r["unavailable"]
     finally:
         worker.close()
+
+
+def grad_inputs(seed=5, shape=(8, 16, 16, 32)):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    c = shape[-1]
+    return {"y_backprop": rng.standard_normal(shape, dtype=np.float32), "x": x,
+            "scale": rng.standard_normal(c, dtype=np.float32),
+            "reserve_space_1": x.mean(axis=(0, 1, 2), dtype=np.float64).astype(np.float32),
+            "reserve_space_2": (1 / np.sqrt(x.var(axis=(0, 1, 2), dtype=np.float64) + 1e-3)
+                                ).astype(np.float32),
+            "reserve_space_3": np.zeros(0, np.float32)}
+
+
+def aten_x_backprop(inputs):
+    t = {k: torch.from_numpy(v) for k, v in inputs.items()}
+    gi, _, _ = torch.ops.aten.native_batch_norm_backward(
+        t["y_backprop"].permute(0, 3, 1, 2), t["x"].permute(0, 3, 1, 2), t["scale"], None, None,
+        t["reserve_space_1"], t["reserve_space_2"], True, 1e-3, [True, True, True])
+    return gi.permute(0, 2, 3, 1).contiguous().numpy().tobytes()
+
+
+GRAD_REQUEST = {"cmd": "run", "op": "FusedBatchNormGradV3",
+                "attrs": {"epsilon": 1e-3, "data_format": "NHWC", "is_training": True},
+                "convention": "inv_std", "threads": 0,
+                "output_order": ["x_backprop", "scale_backprop", "offset_backprop",
+                                 "reserve_space_4", "reserve_space_5"]}
+
+
+def test_segments_named_at_start_are_mapped_while_the_framework_imports():
+    inputs = grad_inputs()
+    # x's bytes are written only after the worker has mapped its segment, as bnscope may still
+    # be writing while the worker maps: the run reads what is there when it is sent.
+    segs = {k: Segment(np.zeros_like(v) if k == "x" else v) for k, v in inputs.items()}
+    big = [segs["x"], segs["y_backprop"]]
+    spec = ";".join(f"{s.id}:{s.size}:/proc/{os.getpid()}/fd/{s.fd}" for s in big)
+    spec += f";999:4096:/nonexistent/segment"  # not there: left to the run, which never names it
+    out = Segment(np.zeros_like(inputs["x"]))
+    worker = Worker("torch", "cpu", env={"BNSCOPE_WORKER_PREFETCH": spec})
+    try:
+        hello = worker.ask({"cmd": "hello"})
+        assert hello["ok"] and hello["prefetched"] == sorted(s.id for s in big)
+        segs["x"].array[...] = inputs["x"]
+        r = worker.ask(dict(GRAD_REQUEST, outputs=[out.describe("x_backprop", 0)],
+                            inputs=[s.describe(k, 1) for k, s in segs.items()]))
+        assert r["ok"], r
+        assert out.array.tobytes() == aten_x_backprop(inputs)
+    finally:
+        worker.close()

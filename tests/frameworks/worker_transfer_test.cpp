@@ -135,5 +135,22 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
           .passed);
 }
 
+// A fresh worker's first run writes its inputs while the worker imports its framework, and the
+// worker maps the large ones meanwhile (8 MiB each here): the bits are those of the same problem
+// sent to a worker already running.
+TEST_F(WorkerTransfer, AFreshWorkersFirstRunGivesTheBitsOfAWarmOne) {
+  SampleSpec spec;
+  spec.shape = {16, 32, 32, 128};
+  spec.seed = 11;
+  const Problem big = random_problem(spec);
+  const Result warm = run(big);
+  worker_.stop();
+  const std::uint64_t before = worker_.bytes_sent();
+  Result fresh;
+  worker_.run(prepare(big), fresh, {});  // the run starts the worker itself
+  EXPECT_EQ(worker_.bytes_sent() - before, input_bytes(big));
+  EXPECT_TRUE(same_bits(warm, fresh));
+}
+
 }  // namespace
 }  // namespace bnscope

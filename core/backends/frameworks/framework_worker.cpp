@@ -20,6 +20,8 @@ using Seconds = std::chrono::duration<double>;
 // may take this long before the worker counts as hung.
 constexpr std::chrono::seconds kStartLimit{300};
 constexpr double kTypicalStartSeconds = 8;
+// Segments below this are mapped when a run names them: a few pages, no time to hide.
+constexpr std::size_t kPrefetchFrom = std::size_t{1} << 20;
 
 // The worker copies each output into its segment (numpy's copyto: glibc's memcpy on two
 // threads). glibc streams a copy (non-temporal stores) only above a share of the last-level
@@ -99,11 +101,14 @@ void FrameworkWorker::forget_worker_state() {
 
 const WorkerInfo& FrameworkWorker::ensure_started(const std::string& python,
                                                   const RunContext& ctx) {
-  if (spawn(python)) await_start(ctx);
+  if (reset_for_start(python)) {
+    launch("");
+    await_start(ctx);
+  }
   return info_;
 }
 
-bool FrameworkWorker::spawn(const std::string& python) {
+bool FrameworkWorker::reset_for_start(const std::string& python) {
   if (child_.running() && python == python_) return false;
   if (!info_.unavailable.empty() && python == python_ && !child_.running()) {
     // It said it cannot run in this Python; asking again would import again for the same answer.
@@ -113,6 +118,11 @@ bool FrameworkWorker::spawn(const std::string& python) {
   forget_worker_state();
   info_ = {};
   python_ = python;
+  return true;
+}
+
+void FrameworkWorker::launch(const std::string& prefetch) {
+  const std::string& python = python_;
   ipc::ChildSpec cs;
   cs.argv = {python, "-m", "bnscope_worker", spec_.framework, spec_.variant};
   const char* pp = std::getenv("PYTHONPATH");
@@ -126,9 +136,9 @@ bool FrameworkWorker::spawn(const std::string& python) {
     const char* own = std::getenv("LD_PRELOAD");
     cs.env.emplace_back("LD_PRELOAD", lending + (own && *own ? ":" + std::string(own) : ""));
   }
+  if (!prefetch.empty()) cs.env.emplace_back("BNSCOPE_WORKER_PREFETCH", prefetch);
   cs.what = spec_.backend + " worker (" + python + ")";
   child_.start(cs);
-  return true;
 }
 
 const WorkerInfo& FrameworkWorker::await_start(const RunContext& ctx) {
@@ -173,8 +183,9 @@ const WorkerInfo& FrameworkWorker::await_start(const RunContext& ctx) {
 
 void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& ctx) {
   // A worker started now imports its framework for seconds: the inputs are written into their
-  // segments meanwhile, and the run waits only for what is left of that when it answers.
-  const bool starting = spawn(framework_python());
+  // segments and mapped by the worker meanwhile, and the run waits only for what is left of that
+  // when it answers.
+  const bool starting = reset_for_start(framework_python());
   const auto check_available = [&] {
     if (!info_.unavailable.empty())
       throw Error(ErrorCode::Unavailable,
@@ -242,6 +253,14 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     }
   };
   if (starting) {
+    // The worker maps the large new segments while it imports (seg:bytes:path, ';' between):
+    // their page tables are made then, not after, whether their bytes are written yet or not.
+    std::string prefetch;
+    for (const Held* h : sent)
+      if (h->segment.size() >= kPrefetchFrom)
+        prefetch += (prefetch.empty() ? "" : ";") + std::to_string(h->seg_id) + ":" +
+                    std::to_string(h->segment.size()) + ":" + h->segment.path();
+    launch(prefetch);
     std::thread filler;
     if (!fills.empty()) filler = std::thread(fill);
     try {

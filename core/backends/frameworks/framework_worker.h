@@ -70,9 +70,11 @@ class FrameworkWorker {
     std::shared_ptr<ipc::SharedMemory> segment;
     long seg_id = 0;
   };
-  // Starts the worker process when none runs in `python`; true when it did, its answer to
-  // hello then still to come (await_start(), which fills info_).
-  bool spawn(const std::string& python);
+  // Whether a worker must be started for `python`; if so, the old one is stopped and forgotten,
+  // and launch() starts the process, its answer to hello still to come (await_start(), which
+  // fills info_). `prefetch` names segments the worker maps while it imports its framework.
+  bool reset_for_start(const std::string& python);
+  void launch(const std::string& prefetch);
   const WorkerInfo& await_start(const RunContext& ctx);
   void forget_worker_state();
   long next_id() { return ++ids_; }
