@@ -7,9 +7,11 @@
 For each backend: the kernel's median time inside the worker, the same kernel's median in a plain
 Python loop of the op (no bnscope), the whole re-run's median as bnscope sees it (request,
 kernel, the output into shared memory, the answer) and what the re-run adds to the kernel (goal:
-at most 30 %), also against the plain loop's; then the first run's transfer of the inputs (shared
-memory written and mapped, framework tensors made) against one copy of the same bytes into fresh
-memory in this process (goal: at most one such copy). Prints a README row at the end.
+at most 30 %), also against the plain loop's; then the first run's transfer of the inputs, what
+that run waits for once the worker has started (shared memory written and mapped, both begun
+while the worker imports its framework, and the framework tensors made), against one copy of the
+same bytes into fresh memory in this process (goal: at most one such copy). Prints a README row
+at the end.
 """
 
 import argparse
