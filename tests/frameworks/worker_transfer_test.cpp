@@ -135,6 +135,29 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
           .passed);
 }
 
+// The app shows one result while the next run writes into the set of the result before (its
+// output pool gives it back): the worker writes into that set's segments, which it has mapped,
+// so the framework's kernel writes there too (output lending), not into a new segment each run.
+TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
+  if (worker_lending_library().empty()) GTEST_SKIP() << "no output-lending library";
+  SampleSpec spec;
+  spec.shape = {16, 32, 32, 128};
+  spec.seed = 13;
+  const Prepared big = prepare(random_problem(spec));
+  Result shown;
+  worker_.run(big, shown, {});
+  Result spare;
+  worker_.run(big, spare, {});
+  const std::uint64_t before = worker_.bytes_in_place();
+  for (int i = 0; i < 4; ++i) {  // run into the spare, show it, give the shown one back
+    worker_.run(big, spare, {});
+    EXPECT_TRUE(same_bits(shown, spare)) << "run " << i;
+    std::swap(shown, spare);
+  }
+  // The first runs into each set find which allocation is PyTorch's output; later ones land.
+  EXPECT_GT(worker_.bytes_in_place(), before);
+}
+
 // A fresh worker's first run writes its inputs while the worker imports its framework, and the
 // worker maps the large ones meanwhile (8 MiB each here): the bits are those of the same problem
 // sent to a worker already running.

@@ -92,6 +92,29 @@ double worker_time_limit_seconds() {
   return 600;
 }
 
+FrameworkWorker::OutputSegment& FrameworkWorker::output_segment(const std::string& name,
+                                                                std::size_t bytes) {
+  // The worker writes the output into a segment the result then holds as its storage: no copy
+  // on this side. A segment an earlier result still holds (the app shows one) is left to it;
+  // two are kept for each output, the shown result's and the one a run writes into.
+  std::vector<OutputSegment>& kept = outputs_[name];
+  for (OutputSegment& s : kept)
+    if (s.segment->size() == bytes && s.segment.use_count() == 1) return s;
+  for (auto it = kept.begin(); it != kept.end();) {
+    const bool other_size = it->segment->size() != bytes;
+    if (!other_size && kept.size() < 2) {
+      ++it;
+      continue;
+    }
+    released_.push_back(it->seg_id);
+    it = kept.erase(it);
+  }
+  kept.push_back({std::make_shared<ipc::SharedMemory>(
+                      ipc::SharedMemory::create(bytes, spec_.backend + "-" + name)),
+                  next_id()});
+  return kept.back();
+}
+
 void FrameworkWorker::forget_worker_state() {
   // A new worker maps nothing yet: every input is sent again, every segment named again.
   held_.clear();
@@ -291,6 +314,8 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     std::rethrow_exception(failed);
   }
   for (const ipc::SegmentFill& f : fills) bytes_sent_ += static_cast<std::uint64_t>(f.bytes);
+  // An output set given to this run to write into (the app's pool hands back a replaced
+  // result's) lets go of its buffers here: one of its segments is then free to be written again.
   allocate_outputs(p, result);
 
   JsonValue order, outs;
@@ -299,15 +324,7 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
   for (OutputTensor& o : result.outputs) {
     order.items.push_back(str(o.name));
     if (!o.defined || o.tensor.numel() == 0) continue;
-    OutputSegment& s = outputs_[o.name];
-    // The worker writes the output into a segment the result then holds as its storage: no copy
-    // on this side. A segment an earlier result still holds (the app keeps one) is left to it.
-    if (!s.segment || s.segment->size() != o.tensor.nbytes() || s.segment.use_count() > 1) {
-      if (s.seg_id) released_.push_back(s.seg_id);
-      s.segment = std::make_shared<ipc::SharedMemory>(
-          ipc::SharedMemory::create(o.tensor.nbytes(), spec_.backend + "-" + o.name));
-      s.seg_id = next_id();
-    }
+    OutputSegment& s = output_segment(o.name, o.tensor.nbytes());
     JsonValue out = JsonValue::object();
     out.add("name", str(o.name));
     out.add("dtype", str(dtype_name(o.tensor.dtype())));

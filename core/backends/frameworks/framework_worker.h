@@ -84,7 +84,9 @@ class FrameworkWorker {
   ipc::ChildProcess child_;
   WorkerInfo info_;
   std::map<std::string, Held> held_;
-  std::map<std::string, OutputSegment> outputs_;
+  OutputSegment& output_segment(const std::string& name, std::size_t bytes);
+
+  std::map<std::string, std::vector<OutputSegment>> outputs_;  // at most two per output
   std::vector<long> released_;  // segments dropped since the last request
   // Set when a worker found the framework holding a block it was lent: from then on this
   // backend's workers start without output lending.
