@@ -135,9 +135,10 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
           .passed);
 }
 
-// The app shows one result while the next run writes into the set of the result before (its
-// output pool gives it back): the worker writes into that set's segments, which it has mapped,
-// so the framework's kernel writes there too (output lending), not into a new segment each run.
+// The app shows one result while the next run is made, and lets the result before go (its
+// output pool drops a set a backend still holds): the worker writes into that set's segments,
+// which it has mapped, so the framework's kernel writes there too (output lending), not into a
+// new segment each run. Here the set let go of is handed to the run, which drops it.
 TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
   if (worker_lending_library().empty()) GTEST_SKIP() << "no output-lending library";
   SampleSpec spec;

@@ -314,8 +314,8 @@ void FrameworkWorker::run(const Prepared& p, Result& result, const RunContext& c
     std::rethrow_exception(failed);
   }
   for (const ipc::SegmentFill& f : fills) bytes_sent_ += static_cast<std::uint64_t>(f.bytes);
-  // An output set given to this run to write into (the app's pool hands back a replaced
-  // result's) lets go of its buffers here: one of its segments is then free to be written again.
+  // An output set given to this run to write into lets go of its buffers here (a set of this
+  // worker's segments is then free to be written again).
   allocate_outputs(p, result);
 
   JsonValue order, outs;
