@@ -113,6 +113,8 @@ struct Options {
   QString keep;
   bool profile = true;
   bool trial = false;
+  QString backend;  // the backend picked before the file is opened (default: the app's)
+  int toggles = 1;  // is_training steps in a row: the first ones after a start differ
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -136,6 +138,10 @@ bool parse(int argc, char** argv, Options& o) {
       o.profile = false;
     } else if (a == "--trial") {
       o.trial = true;
+    } else if (a == "--backend" && has) {
+      o.backend = QString::fromLocal8Bit(argv[++i]);
+    } else if (a == "--toggles" && has) {
+      o.toggles = std::max(1, std::atoi(argv[++i]));
     } else {
       return false;
     }
@@ -276,7 +282,8 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: bnscope_ui_bench [--shape N,H,W,C] [--kernel-reps K] [--cli-reps R] "
-                 "[--cli PATH] [--keep DIR] [--no-profile] [--trial]\n");
+                 "[--cli PATH] [--keep DIR] [--no-profile] [--trial] [--backend NAME] "
+                 "[--toggles N]\n");
     return 2;
   }
   QTemporaryDir tmp;
@@ -301,6 +308,7 @@ int main(int argc, char** argv) {
   Bench b(w, stall);
   ProblemController* c = w.controller();
 
+  if (!o.backend.isEmpty()) c->setBackend(o.backend.toStdString());
   b.step(
       "open", [&] { w.openPath(file); }, [&] { return b.current(); });
   if (auto out = c->outcome(); !out || !out->ok()) {
@@ -332,7 +340,7 @@ int main(int argc, char** argv) {
     const auto toggle = [training] {
       training->setCheckState(training->checkState() == Qt::Checked ? Qt::Unchecked : Qt::Checked);
     };
-    b.step("is_training", toggle, [&] { return b.current(); });
+    for (int i = 0; i < o.toggles; ++i) b.step("is_training", toggle, [&] { return b.current(); });
     b.step(
         "data_format", [&] { format->setCurrentIndex(format->findText(QStringLiteral("NCHW"))); },
         [&] { return b.current(); });
