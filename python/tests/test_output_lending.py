@@ -181,11 +181,15 @@ def grad_problem(convention, shape=(8, 16, 16, 256)):
             "reserve_space_2": rs2.astype(np.float32), "reserve_space_3": np.zeros(0, np.float32)}
 
 
-def rerun_in_place(framework, variant, env, inputs, convention):
+def rerun_in_place(framework, variant, env, inputs, convention, dtype="float32"):
     """Four runs of the same request: the in_place list of each reply and x_backprop's bytes
-    after each (the segment zeroed before every run)."""
+    after each (the segment zeroed before every run). In half precision x and y_backprop are
+    given in it (bfloat16 as its bits), the rest in float32."""
     segs = {k: Segment(v) for k, v in inputs.items()}
+    for k in ("x", "y_backprop"):
+        segs[k].dtype_name = dtype
     out = Segment(np.zeros_like(inputs["x"]))
+    out.dtype_name = dtype
     worker = Worker(framework, variant, env=env)
     try:
         assert worker.ask({"cmd": "hello"})["ok"]
@@ -226,6 +230,28 @@ def test_torch_writes_x_backprop_into_the_segment_on_a_rerun(lending_library):
     # (PyTorch allocates a temporary of its size first); from the third on it lands in place.
     assert placed == [[], [], ["x_backprop"], ["x_backprop"]]
     want = torch_x_backprop(inputs)
+    assert all(r == want for r in results)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_outputs_land_with_the_frameworks_bits(lending_library, dtype):
+    torch = pytest.importorskip("torch")
+    inputs = grad_problem("inv_std", shape=(8, 16, 16, 512))  # a 2 MiB x_backprop in half
+    bits = {}
+    for k in ("y_backprop", "x"):
+        t = torch.from_numpy(inputs[k]).to(getattr(torch, dtype))
+        bits[k] = (t.view(torch.int16).numpy().view(np.uint16) if dtype == "bfloat16"
+                   else t.numpy())
+    placed, results = rerun_in_place("torch", "cpu", {"LD_PRELOAD": lending_library},
+                                     {**inputs, **bits}, "inv_std", dtype)
+    assert placed[-1] == ["x_backprop"]
+    t = {k: torch.from_numpy(v) for k, v in inputs.items()}
+    for k in ("y_backprop", "x"):
+        t[k] = t[k].to(getattr(torch, dtype))
+    gi, _, _ = torch.ops.aten.native_batch_norm_backward(
+        t["y_backprop"].permute(0, 3, 1, 2), t["x"].permute(0, 3, 1, 2), t["scale"], None, None,
+        t["reserve_space_1"], t["reserve_space_2"], True, 1e-3, [True, True, True])
+    want = gi.permute(0, 2, 3, 1).contiguous().view(torch.int16).numpy().tobytes()
     assert all(r == want for r in results)
 
 

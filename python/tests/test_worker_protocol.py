@@ -62,8 +62,9 @@ class Segment:
         self.array[...] = array
 
     def describe(self, name, version, send=True):
-        d = {"name": name, "dtype": str(self.array.dtype), "shape": list(self.array.shape),
-             "version": version}
+        # bfloat16 is held as its 16 bits: dtype_name says what they are
+        dtype = getattr(self, "dtype_name", str(self.array.dtype))
+        d = {"name": name, "dtype": dtype, "shape": list(self.array.shape), "version": version}
         if send:
             d.update(seg=self.id, path=f"/proc/{os.getpid()}/fd/{self.fd}", bytes=self.size)
         return d
