@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from test_worker_protocol import Segment, Worker
+from test_worker_protocol import Segment, Worker, aten_x_backprop
 
 MiB = 1 << 20
 
@@ -212,15 +212,6 @@ def rerun_in_place(framework, variant, env, inputs, convention, dtype="float32")
         worker.close()
 
 
-def torch_x_backprop(inputs):
-    import torch
-    t = {k: torch.from_numpy(v) for k, v in inputs.items()}
-    gi, _, _ = torch.ops.aten.native_batch_norm_backward(
-        t["y_backprop"].permute(0, 3, 1, 2), t["x"].permute(0, 3, 1, 2), t["scale"], None, None,
-        t["reserve_space_1"], t["reserve_space_2"], True, 1e-3, [True, True, True])
-    return gi.permute(0, 2, 3, 1).contiguous().numpy().tobytes()
-
-
 def test_torch_writes_x_backprop_into_the_segment_on_a_rerun(lending_library):
     pytest.importorskip("torch")
     inputs = grad_problem("inv_std")
@@ -229,7 +220,7 @@ def test_torch_writes_x_backprop_into_the_segment_on_a_rerun(lending_library):
     # The first run writes a new segment; the second finds which allocation is the output
     # (PyTorch allocates a temporary of its size first); from the third on it lands in place.
     assert placed == [[], [], ["x_backprop"], ["x_backprop"]]
-    want = torch_x_backprop(inputs)
+    want = aten_x_backprop(inputs)
     assert all(r == want for r in results)
 
 
@@ -260,7 +251,7 @@ def test_without_the_library_every_output_is_copied(lending_library):
     inputs = grad_problem("inv_std")
     placed, results = rerun_in_place("torch", "cpu", {}, inputs, "inv_std")
     assert placed == [[], [], [], []]
-    assert all(r == torch_x_backprop(inputs) for r in results)
+    assert all(r == aten_x_backprop(inputs) for r in results)
 
 
 TF_X_BACKPROP = textwrap.dedent("""

@@ -54,6 +54,14 @@ class WorkerTransfer : public ::testing::Test {
     return r;
   }
 
+  // A dx of 8 MiB: large enough to be streamed, lent and prefetched.
+  static Problem big_problem(std::uint64_t seed) {
+    SampleSpec spec;
+    spec.shape = {16, 32, 32, 128};
+    spec.seed = seed;
+    return random_problem(spec);
+  }
+
   FrameworkWorker worker_{{"torch", "torch", "cpu", {{"CUDA_VISIBLE_DEVICES", ""}}}};
   Problem problem_;
 };
@@ -111,10 +119,7 @@ bool same_bits(const Result& a, const Result& b) {
 // Each run's bits are the first's, and the framework's own for the problem (cpu-reference
 // agrees with them).
 TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
-  SampleSpec spec;
-  spec.shape = {16, 32, 32, 128};
-  spec.seed = 7;
-  const Problem big = random_problem(spec);
+  const Problem big = big_problem(7);
   const Result first = run(big);
   Result held = run(big);  // `first` holds its segment: a new one
   EXPECT_TRUE(same_bits(first, held));
@@ -141,10 +146,7 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
 // new segment each run. Here the set let go of is handed to the run, which drops it.
 TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
   if (worker_lending_library().empty()) GTEST_SKIP() << "no output-lending library";
-  SampleSpec spec;
-  spec.shape = {16, 32, 32, 128};
-  spec.seed = 13;
-  const Prepared big = prepare(random_problem(spec));
+  const Prepared big = prepare(big_problem(13));
   Result shown;
   worker_.run(big, shown, {});
   Result spare;
@@ -163,10 +165,7 @@ TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
 // worker maps the large ones meanwhile (8 MiB each here): the bits are those of the same problem
 // sent to a worker already running.
 TEST_F(WorkerTransfer, AFreshWorkersFirstRunGivesTheBitsOfAWarmOne) {
-  SampleSpec spec;
-  spec.shape = {16, 32, 32, 128};
-  spec.seed = 11;
-  const Problem big = random_problem(spec);
+  const Problem big = big_problem(11);
   const Result warm = run(big);
   worker_.stop();
   const std::uint64_t before = worker_.bytes_sent();
