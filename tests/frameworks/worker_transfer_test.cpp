@@ -21,6 +21,13 @@ std::string worker_python() {
   return BNSCOPE_TEST_PYTHON;
 }
 
+// Whether workers started now lend their outputs: the library is built and the user preloads
+// nothing of their own.
+bool lending_on() {
+  const char* own = std::getenv("LD_PRELOAD");
+  return !worker_lending_library().empty() && !(own && *own);
+}
+
 std::uint64_t input_bytes(const Problem& p) {
   std::uint64_t n = 0;
   for (const auto& [name, t] : p.inputs) n += static_cast<std::uint64_t>(t.nbytes());
@@ -130,7 +137,7 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
     reused = run(big);
     EXPECT_TRUE(same_bits(first, reused)) << "run " << i;
   }
-  if (!worker_lending_library().empty()) {  // the last two: PyTorch's grad in place
+  if (lending_on()) {  // the last two: PyTorch's grad in place
     const auto dx = static_cast<std::uint64_t>(reused.output("x_backprop").tensor.nbytes());
     EXPECT_EQ(worker_.bytes_in_place(), 2 * dx);
   }
@@ -145,7 +152,7 @@ TEST_F(WorkerTransfer, EveryWayOfFillingTheOutputsGivesTheSameBits) {
 // which it has mapped, so the framework's kernel writes there too (output lending), not into a
 // new segment each run. Here the set let go of is handed to the run, which drops it.
 TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
-  if (worker_lending_library().empty()) GTEST_SKIP() << "no output-lending library";
+  if (!lending_on()) GTEST_SKIP() << "no output lending here (no library, or LD_PRELOAD set)";
   const Prepared big = prepare(big_problem(13));
   Result shown;
   worker_.run(big, shown, {});
@@ -159,6 +166,30 @@ TEST_F(WorkerTransfer, ASetGivenBackIsWrittenAgainWhileAnotherIsShown) {
   }
   // The first runs into each set find which allocation is PyTorch's output; later ones land.
   EXPECT_GT(worker_.bytes_in_place(), before);
+}
+
+// A user's own preloaded library (an allocator, typically) is left alone: no lending beside it,
+// every output copied, the same bits.
+TEST_F(WorkerTransfer, NoLendingBesideALibraryTheUserPreloads) {
+  const Problem big = big_problem(17);
+  const Result before_preload = run(big);
+  worker_.stop();
+  const char* had = std::getenv("LD_PRELOAD");
+  const std::string saved = had ? had : "";
+  ::setenv("LD_PRELOAD", "libm.so.6", 1);  // harmless, and the user's
+  const std::uint64_t before = worker_.bytes_in_place();
+  Result r;
+  for (int i = 0; i < 4; ++i) {
+    r = Result();
+    worker_.run(prepare(big), r, {});
+  }
+  if (had)
+    ::setenv("LD_PRELOAD", saved.c_str(), 1);
+  else
+    ::unsetenv("LD_PRELOAD");
+  worker_.stop();  // the next test's worker starts as before
+  EXPECT_EQ(worker_.bytes_in_place(), before);
+  EXPECT_TRUE(same_bits(before_preload, r));
 }
 
 // A fresh worker's first run writes its inputs while the worker imports its framework, and the

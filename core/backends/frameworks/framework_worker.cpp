@@ -155,10 +155,12 @@ void FrameworkWorker::launch(const std::string& prefetch) {
 #if defined(__x86_64__)
   cs.env.emplace_back("GLIBC_TUNABLES", worker_glibc_tunables());
 #endif
-  if (std::string lending = worker_lending_library(); !lending.empty() && !lending_broken_) {
-    const char* own = std::getenv("LD_PRELOAD");
-    cs.env.emplace_back("LD_PRELOAD", lending + (own && *own ? ":" + std::string(own) : ""));
-  }
+  // Not beside a library the user preloads: ours would send its allocations to glibc's, not to
+  // the allocator that library may bring (tcmalloc, jemalloc); the outputs are copied instead.
+  const char* own = std::getenv("LD_PRELOAD");
+  if (std::string lending = worker_lending_library();
+      !lending.empty() && !lending_broken_ && !(own && *own))
+    cs.env.emplace_back("LD_PRELOAD", lending);
   if (!prefetch.empty()) cs.env.emplace_back("BNSCOPE_WORKER_PREFETCH", prefetch);
   cs.what = spec_.backend + " worker (" + python + ")";
   child_.start(cs);
