@@ -12,7 +12,8 @@ nothing and every output is copied."""
 import contextlib
 import ctypes
 
-# Smaller outputs are copied: they take microseconds, and the library does not look at them.
+# Smaller outputs are copied: they take microseconds, and the library does not look at them
+# (its LEND_MIN_BYTES).
 MIN_BYTES = 1 << 20
 
 
@@ -38,8 +39,8 @@ class LendingBroken(RuntimeError):
 
 
 class Lending:
-    def __init__(self, lib=None):
-        self.lib = lib if lib is not None else _library()
+    def __init__(self):
+        self.lib = _library()
         self.ordinal = {}  # (run key, output name) -> which allocation of its size was the output
         self.lent = []  # (output name, segment view) lent in the current or last window
 

@@ -54,28 +54,29 @@ class Prefetch:
                     m[at]
             self._maps[seg] = (size, m)
 
-    def take(self, seg, size):
-        """The mapping of segment `seg` if it was prefetched at `size` bytes (-1: any), else
-        None; it is the caller's from then on."""
+    def _wait(self):
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+    def take(self, seg, size=None):
+        """The mapping of segment `seg` if it was prefetched at `size` bytes (None: any), else
+        None; it is the caller's from then on."""
+        self._wait()
         entry = self._maps.pop(seg, None)
         if entry is None:
             return None
-        if size != -1 and entry[0] != size:
+        if size is not None and entry[0] != size:
             entry[1].close()
             return None
         return entry[1]
 
     def drop(self, seg):
-        m = self.take(seg, -1)
+        m = self.take(seg)
         if m is not None:
             m.close()
 
     def prefetched(self):
         """The segments mapped so far (waits for the thread)."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._wait()
         return sorted(self._maps)

@@ -100,15 +100,15 @@ FrameworkWorker::OutputSegment& FrameworkWorker::output_segment(const std::strin
   std::vector<OutputSegment>& kept = outputs_[name];
   for (OutputSegment& s : kept)
     if (s.segment->size() == bytes && s.segment.use_count() == 1) return s;
-  for (auto it = kept.begin(); it != kept.end();) {
-    const bool other_size = it->segment->size() != bytes;
-    if (!other_size && kept.size() < 2) {
-      ++it;
-      continue;
-    }
+  // Every one of this size is held: a new one beside the newest (others go, and so do those of
+  // another size).
+  const auto drop = [&](auto it) {
     released_.push_back(it->seg_id);
-    it = kept.erase(it);
-  }
+    return kept.erase(it);
+  };
+  for (auto it = kept.begin(); it != kept.end();)
+    it = it->segment->size() != bytes ? drop(it) : std::next(it);
+  if (kept.size() >= 2) drop(kept.begin());
   kept.push_back({std::make_shared<ipc::SharedMemory>(
                       ipc::SharedMemory::create(bytes, spec_.backend + "-" + name)),
                   next_id()});

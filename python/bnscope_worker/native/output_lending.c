@@ -152,16 +152,6 @@ int bnscope_lent_held(void) {
   return atomic_load(&claimed);
 }
 
-// Forgets every block still held: the worker stops lending for good when a framework kept one.
-void bnscope_lend_forget(void) {
-  pthread_mutex_lock(&lock);
-  for (int i = 0; i < kSlots; ++i) slots[i].state = kFree;
-  seen_count = 0;
-  atomic_store(&lending, 0);
-  atomic_store(&claimed, 0);
-  pthread_mutex_unlock(&lock);
-}
-
 // --- the allocator's entry points ---
 
 // Below this, no output is worth lending, and no lookup is made.
