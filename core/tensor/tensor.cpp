@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include "tensor/convert_elements.h"
 #include "tensor/error.h"
 #include "tensor/memory_limit.h"
 
@@ -159,7 +160,7 @@ Tensor Tensor::from_floats(DType dtype, Shape shape, std::span<const float> valu
 Tensor Tensor::to(DType dtype) const {
   if (dtype == dtype_) return *this;
   Tensor out = uninitialized(dtype, shape_);
-  for (std::int64_t i = 0; i < numel_; ++i) out.set(i, get(i));
+  convert_elements(raw(), dtype_, out.raw(), dtype, numel_);
   return out;
 }
 

@@ -83,7 +83,9 @@ class Tensor {
   std::int64_t known_non_finite() const { return known_non_finite_; }
   void set_known_non_finite(std::int64_t n) { known_non_finite_ = n; }
 
-  Tensor to(DType dtype) const;  // converts through float64 (exact for every supported source)
+  // Each element as set(i, get(i)) would write it (tensor/convert_elements.h), on the core's
+  // threads for a large tensor.
+  Tensor to(DType dtype) const;
   Tensor reshaped(Shape shape) const;  // same element count required
   // Keeps the allocation (and its contents) when dtype and element count already match (outputs
   // reused across runs); a new allocation is zero-filled unless `zero` is false.

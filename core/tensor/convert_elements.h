@@ -1,0 +1,18 @@
+#pragma once
+// A whole buffer of one floating-point type written as another: what Tensor::to does for every
+// element (through float, as Tensor::set rounds), in vectorizable loops on the core's threads.
+// Choosing float16 for a 100 MB layer converts x and dy; element by element that took most of the
+// toggle.
+
+#include <cstdint>
+
+#include "tensor/dtype.h"
+
+namespace bnscope {
+
+// dst[i] = src[i] converted from `from` to `to`, bit for bit as Tensor::set(i, get(i)) writes it
+// (a float64 source is rounded to float first when the destination is narrower than float64).
+// src and dst must not overlap.
+void convert_elements(const void* src, DType from, void* dst, DType to, std::int64_t n);
+
+}  // namespace bnscope
