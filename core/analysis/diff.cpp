@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "analysis/diff_scan.h"
+#include "tensor/convert_elements.h"
 #include "tensor/parallel.h"
 #include "tensor/stride_pipeline.h"
 
@@ -296,19 +297,28 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
   }
 }
 
-// float32 on both sides: the element arithmetic vectorized (diff_scan.h) for [begin, end), whose
-// length is a multiple of its lanes; the figures that need element order are taken here per
-// block, as the scalar loop takes them.
-void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc,
-                    double* error, double* score) {
+// The values of elements [b0, b0 + n) of t as floats: its own storage when it is float32, else
+// widened (exactly: t is float16 or bfloat16) into buf.
+const float* floats_of(const Tensor& t, std::int64_t b0, std::int64_t n, float* buf) {
+  if (t.dtype() == DType::F32) return static_cast<const float*>(t.raw()) + b0;
+  const auto* raw = static_cast<const std::byte*>(t.raw()) + b0 * dtype_size(t.dtype());
+  convert_elements(raw, t.dtype(), buf, DType::F32, n);
+  return buf;
+}
+
+// Both sides float32, float16 or bfloat16: the element arithmetic vectorized (diff_scan.h) for
+// [begin, end), whose length is a multiple of its lanes, on the values widened to float32; the
+// figures that need element order are taken here per block, as the scalar loop takes them.
+void scan_range_floats(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc,
+                       double* error, double* score) {
   constexpr std::int64_t kBlock = 1024;
   static const std::array<double, kDecades> edges = decade_edges();
-  const diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal, edges.data(),
-                            histogram_bin_count() - 1};
+  diff_scan::Params p{s.tolerance.atol, s.tolerance.rtol, s.nan_equal, edges.data(),
+                      histogram_bin_count() - 1};
+  p.ulp = s.dtype;
   static_assert(kDecades == diff_scan::kEdges);
   double rel[kBlock], channel_abs[kBlock], mismatch[kBlock];
-  const float* ref = static_cast<const float*>(s.reference.raw());
-  const float* cand = static_cast<const float*>(s.candidate.raw());
+  float ref_block[kBlock], cand_block[kBlock];
   ChannelWalk walk(s.view, s.flat_channels, begin);
   diff_scan::Figures f;
   f.tolerance_ratio = sc.tolerance_ratio;
@@ -318,15 +328,17 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   f.max_ulp = sc.max_ulp;
   for (std::int64_t b0 = begin; b0 < end; b0 += kBlock) {
     const std::int64_t n = std::min(kBlock, end - b0);
+    const float* ref = floats_of(s.reference, b0, n, ref_block);
+    const float* cand = floats_of(s.candidate, b0, n, cand_block);
     f.max_abs = -1;
-    diff_scan::scan_f32(ref + b0, cand + b0, n, p,
+    diff_scan::scan_f32(ref, cand, n, p,
                         {error + (b0 - begin), score + (b0 - begin), rel, channel_abs, mismatch,
                          sc.histogram.data()},
                         f);
     // The first element holding the largest error, as the element loop keeps it.
     if (f.max_abs >= 0 && (sc.max_abs_index < 0 || f.max_abs > sc.max_abs)) {
       for (std::int64_t j = 0; j < n; ++j) {
-        const double b = ref[b0 + j], a = cand[b0 + j];
+        const double b = ref[j], a = cand[j];
         if (std::isnan(a) || std::isnan(b)) continue;
         if ((a == b ? 0.0 : std::fabs(a - b)) == f.max_abs) {
           sc.max_abs = f.max_abs;
@@ -368,15 +380,16 @@ void scan_range_f32(const ScanSetup& s, std::int64_t begin, std::int64_t end, Sc
   sc.nan_mismatches += static_cast<std::int64_t>(f.nan_mismatches);
 }
 
-// One thread's part: float32 pairs through the vector scan up to its last whole vector, the rest
-// (other dtypes, the part's last few elements) through the scalar loop.
+// One thread's part: pairs of float32, float16 and bfloat16 through the vector scan up to its
+// last whole vector, the rest (float64 on either side, the part's last few elements) through the
+// scalar loop.
 void scan_part(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& sc, double* error,
                double* score) {
   std::int64_t mid = begin;
-  if (s.reference.dtype() == DType::F32 && s.candidate.dtype() == DType::F32) {
+  if (s.reference.dtype() != DType::F64 && s.candidate.dtype() != DType::F64) {
     const std::int64_t lanes = diff_scan::lanes();
     mid = begin + (end - begin) / lanes * lanes;
-    scan_range_f32(s, begin, mid, sc, error, score);
+    scan_range_floats(s, begin, mid, sc, error, score);
   }
   if (mid < end) scan_range(s, mid, end, sc, error + (mid - begin), score + (mid - begin));
 }

@@ -38,6 +38,46 @@ HWY_INLINE VU ordered_key(VU bits) {
   return hn::IfThenElse(negative, hn::Sub(mid, mag), hn::Add(mid, mag));
 }
 
+// The float16 patterns of v, rounded to nearest even as tensor/element_convert.h's store<f16>
+// rounds (the same scalings, whose roundings give the bits: this file is built without
+// contraction), in 32-bit lanes. NaN lanes are left to the caller, which counts no distance there.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> half_bits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto w = hn::BitCast(du, v);
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  const auto abs = hn::And(w, hn::Set(du, 0x7fffffffu));
+  auto base =
+      hn::Mul(hn::Mul(hn::BitCast(df, abs), hn::Set(df, 0x1.0p+112f)), hn::Set(df, 0x1.0p-110f));
+  const auto exp = hn::BitCast(du, hn::Max(hn::BitCast(di, hn::And(abs, hn::Set(du, 0x7f800000u))),
+                                           hn::Set(di, 0x38800000)));
+  base = hn::Add(hn::BitCast(df, hn::Add(exp, hn::Set(du, 0x07800000u))), base);
+  const auto bits = hn::BitCast(du, base);
+  const auto nonsign = hn::Add(hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x7c00u)),
+                               hn::And(bits, hn::Set(du, 0x0fffu)));
+  return hn::Or(hn::ShiftRight<16>(sign), nonsign);
+}
+
+// The bfloat16 patterns of v, rounded to nearest even as store<bf16> rounds (NaN lanes aside).
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> bf16_bits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto u = hn::BitCast(du, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+}
+
+// A 16-bit sign-magnitude pattern's place on a line where adjacent values are adjacent and +0
+// and -0 meet (diff.cpp's ordered_key at width 16, offset by 0x8000 instead of 2^63).
+template <class DU>
+HWY_INLINE hn::Vec<DU> ordered_key16(DU du, hn::Vec<DU> h) {
+  const auto mag = hn::And(h, hn::Set(du, 0x7fffu));
+  const auto negative = hn::Ne(hn::And(h, hn::Set(du, 0x8000u)), hn::Zero(du));
+  return hn::IfThenElse(negative, hn::Sub(hn::Set(du, 0x8000u), mag),
+                        hn::Add(hn::Set(du, 0x8000u), mag));
+}
+
 std::int64_t Lanes() {
   return static_cast<std::int64_t>(hn::Lanes(DD()));
 }
@@ -113,9 +153,16 @@ void ScanF32(const float* HWY_RESTRICT ref, const float* HWY_RESTRICT cand, std:
   VU ulp_acc = hn::Set(du, f.max_ulp);
   VD finite = zero, mismatches = zero, nan_both = zero, nan_mismatches = zero;
   const auto ulp_of = [&](std::int64_t j) {
-    const VU ka = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, cand + j))));
-    const VU kb = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, ref + j))));
-    return hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka));
+    if (p.ulp == DType::F32) {
+      const VU ka = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, cand + j))));
+      const VU kb = ordered_key(hn::PromoteTo(du, hn::BitCast(d32, hn::LoadU(df, ref + j))));
+      return hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka));
+    }
+    const auto va = hn::LoadU(df, cand + j), vb = hn::LoadU(df, ref + j);
+    const bool half = p.ulp == DType::F16;
+    const auto ka = ordered_key16(d32, half ? half_bits(df, va) : bf16_bits(df, va));
+    const auto kb = ordered_key16(d32, half ? half_bits(df, vb) : bf16_bits(df, vb));
+    return hn::PromoteTo(du, hn::IfThenElse(hn::Gt(ka, kb), hn::Sub(ka, kb), hn::Sub(kb, ka)));
   };
   std::int64_t since_flush = 0;
   for (std::int64_t j = 0; j < n; j += N) {

@@ -2,7 +2,9 @@
 // The element arithmetic of a comparison of two float32 outputs, vectorized (Highway, the best
 // target the CPU has, picked at the first call). diff.cpp's scan takes these per-element values
 // and order-free figures and adds what needs element order (histogram counts, per-channel
-// figures, the first index of the largest error); other dtypes take its scalar loop.
+// figures, the first index of the largest error). float16 and bfloat16 outputs come widened to
+// float32 (exact), so that a half-precision run compared with a float32 reference takes it too;
+// float64 outputs take the scalar loop.
 //
 // Every value is the one diff.cpp's scalar loop gives for the element, bit for bit: the same
 // IEEE operations in double precision (no fused multiply-add: the file is built with
@@ -26,6 +28,9 @@ struct Params {
   bool nan_equal = false;
   const double* edges = nullptr;  // the histogram's kEdges decade edges, ascending
   int nan_bin = 0;                // the histogram bin of a NaN mismatch
+  // The type ulp distances are counted in (the candidate's): float32, or float16 or bfloat16,
+  // to which each value is rounded first (a value of that type is unchanged by it).
+  DType ulp = DType::F32;
 };
 
 // Order-free figures, folded into by every call (start them at the scan's current values).

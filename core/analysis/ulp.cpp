@@ -6,6 +6,9 @@
 #include <limits>
 #include <memory>
 
+#include "tensor/convert_elements.h"
+#include "tensor/element_convert.h"
+
 namespace bnscope {
 
 namespace {
@@ -67,6 +70,21 @@ void keys_from_bits(const void* data, std::int64_t begin, std::int64_t n, UlpKey
   }
 }
 
+// Floats rounded to the 16-bit type H first, in loops of plain 32-bit integer work the compiler
+// vectorizes (the keys are ordered_key's at width 16).
+template <class H>
+void keys_rounded(const float* v, std::int64_t n, UlpKeys& k) {
+  std::uint32_t h[kUlpBlock];
+  for (std::int64_t i = 0; i < n; ++i) h[i] = element::store<H>(v[i]).bits;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t mag = h[i] & 0x7fffu;
+    k.key[i] = (std::uint64_t{1} << 63) +
+               static_cast<std::uint64_t>((h[i] & 0x8000u) ? -static_cast<std::int64_t>(mag)
+                                                           : static_cast<std::int64_t>(mag));
+  }
+  for (std::int64_t i = 0; i < n; ++i) k.nan[i] = (f32_to_bits(v[i]) & 0x7fffffffu) > 0x7f800000u;
+}
+
 void keys_of(const Tensor& t, DType in, std::int64_t begin, std::int64_t n, UlpKeys& k) {
   if (t.dtype() == in) {
     switch (in) {
@@ -80,7 +98,17 @@ void keys_of(const Tensor& t, DType in, std::int64_t begin, std::int64_t n, UlpK
         return keys_from_bits<std::uint64_t, 64, 0x7ff0000000000000>(t.raw(), begin, n, k);
     }
   }
-  // Another type (a float32 reference beside a float16 candidate): rounded as ulp_distance does.
+  if (t.dtype() != DType::F64 && in != DType::F64) {
+    // Another of the float formats (a float32 reference beside a float16 candidate): widened to
+    // float exactly, then rounded as ulp_distance rounds it.
+    float v[kUlpBlock];
+    const auto* raw = static_cast<const std::byte*>(t.raw()) + begin * dtype_size(t.dtype());
+    convert_elements(raw, t.dtype(), v, DType::F32, n);
+    if (in == DType::F16) return keys_rounded<f16>(v, n, k);
+    if (in == DType::BF16) return keys_rounded<bf16>(v, n, k);
+    return keys_from_bits<std::uint32_t, 32, 0x7f800000>(v, 0, n, k);
+  }
+  // Rounded as ulp_distance does.
   for (std::int64_t i = 0; i < n; ++i) {
     const double v = t.get(begin + i);
     int width = 64;

@@ -311,6 +311,83 @@ TEST(DiffParts, Float32ScanGivesWhatOneLoopGivesOnEveryTarget) {
   }
 }
 
+// A half-precision run against a float32 reference (and the other mixes of the float formats):
+// the values are widened to float32 for the vector scan and the ulp distance is counted in the
+// candidate's type, on every vector target; every figure must be the element loop's. Subnormal
+// halves, values past float16's range (infinite there), signed zeros and NaN pairs included.
+TEST(DiffParts, HalfPrecisionAgainstFloat32GivesWhatOneLoopGivesOnEveryTarget) {
+  struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+  } guard;
+  const std::int64_t outer = 20010, C = 7;
+  const auto n = static_cast<std::size_t>(outer * C);
+  std::vector<double> ref(n), cand(n);
+  Uniform next{37};
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = 4 * next() - 2;
+    if (i % 13 == 1) ref[i] *= 1e-6;                           // float16 subnormals
+    if (i % 997 == 2) ref[i] = 7e4 * (next() < 0.5 ? -1 : 1);  // beyond float16's largest
+    cand[i] = next() < 0.3 ? ref[i] : ref[i] * (1 + (next() - 0.5) * std::pow(10.0, -4 * next()));
+    if (i % 7919 == 3) ref[i] = cand[i] = std::nan("");
+    if (i % 7919 == 6) ref[i] = std::nan(""), cand[i] = -std::nan("");  // a pair: no distance
+    if (i % 5003 == 4) ref[i] = 0.0, cand[i] = -0.0;
+    if (i % 6007 == 5) cand[i] = kInf;
+  }
+  std::vector<double> one_sided = cand;
+  for (std::size_t i = 17; i < n; i += 4099) one_sided[i] = std::nan("");
+  const std::pair<DType, DType> mixes[] = {{DType::F32, DType::F16},  {DType::F32, DType::BF16},
+                                           {DType::F16, DType::F32},  {DType::BF16, DType::F32},
+                                           {DType::F16, DType::BF16}, {DType::BF16, DType::BF16}};
+  for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const auto& [ref_type, cand_type] : mixes) {
+      SCOPED_TRACE(std::string(dtype_name(ref_type)) + " reference, " +
+                   std::string(dtype_name(cand_type)) + " candidate");
+      expect_plain(ref, cand, outer, C, ref_type, cand_type);
+      expect_plain(ref, one_sided, outer, C, ref_type, cand_type);
+      expect_plain(ref, cand, 3, C, ref_type, cand_type, outer / 3);
+    }
+  }
+}
+
+// A float32 reference exactly halfway between two neighbours of the candidate's 16-bit type
+// rounds to the even one before the distance is counted: a candidate at the lower neighbour is 0
+// ulp away when that one is even, 1 when it is odd, on every vector target.
+TEST(DiffParts, HalfwayReferencesRoundToEvenBeforeTheUlpCount) {
+  struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+  } guard;
+  const std::int64_t outer = 256, C = 4;
+  const auto n = static_cast<std::size_t>(outer * C);
+  for (DType t : {DType::F16, DType::BF16}) {
+    const auto value = [t](std::uint32_t bits) {
+      return t == DType::F16
+                 ? static_cast<double>(half_bits_to_float(static_cast<std::uint16_t>(bits)))
+                 : static_cast<double>(bf16_bits_to_float(static_cast<std::uint16_t>(bits)));
+    };
+    for (std::uint32_t parity : {0u, 1u}) {
+      std::vector<double> ref(n), cand(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        // Normal and subnormal neighbours of both signs, all of one parity.
+        const std::uint32_t low = ((static_cast<std::uint32_t>(i) * 37u) % 0x3000u) * 2u + parity;
+        const std::uint32_t sign = i % 2 ? 0x8000u : 0u;
+        cand[i] = value(sign | low);
+        ref[i] = (value(sign | low) + value(sign | (low + 1))) / 2;
+      }
+      for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        SCOPED_TRACE(std::string(hwy::TargetName(target)) + " " + std::string(dtype_name(t)) +
+                     (parity ? " odd" : " even"));
+        expect_plain(ref, cand, outer, C, DType::F32, t);
+        const OutputTensor r{"x_backprop", Tensor::from_doubles(DType::F32, {outer, C}, ref)};
+        const OutputTensor c{"x_backprop", Tensor::from_doubles(t, {outer, C}, cand)};
+        EXPECT_EQ(compare_output(r, c, DiffOptions{}).max_ulp, parity);
+      }
+    }
+  }
+}
+
 // The first index of the largest error when it is 0: an equal element after leading NaN pairs
 // (which have no error), and after a leading NaN mismatch.
 TEST(DiffParts, LeadingNanThenEqualElementsKeepTheFirstIndexOfTheLargestError) {

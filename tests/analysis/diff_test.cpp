@@ -67,7 +67,9 @@ TEST(Ulp, FirstElementAtADistanceIsTheOneUlpDistanceFinds) {
   a[2500] = 1.0, b[2500] = std::nextafter(1.0f, 2.0f);
   const std::pair<DType, DType> pairs[] = {{DType::F32, DType::F32},   {DType::F16, DType::F16},
                                            {DType::BF16, DType::BF16}, {DType::F64, DType::F64},
-                                           {DType::F32, DType::F16},   {DType::F64, DType::F32}};
+                                           {DType::F32, DType::F16},   {DType::F64, DType::F32},
+                                           {DType::F32, DType::BF16},  {DType::F16, DType::F32},
+                                           {DType::BF16, DType::F32},  {DType::F16, DType::BF16}};
   for (auto [ref_type, cand_type] : pairs) {
     const Tensor ref = Tensor::from_doubles(ref_type, {n}, b);
     const Tensor cand = Tensor::from_doubles(cand_type, {n}, a);
