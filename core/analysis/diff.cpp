@@ -297,15 +297,6 @@ void scan_range(const ScanSetup& s, std::int64_t begin, std::int64_t end, Scan& 
   }
 }
 
-// The values of elements [b0, b0 + n) of t as floats: its own storage when it is float32, else
-// widened (exactly: t is float16 or bfloat16) into buf.
-const float* floats_of(const Tensor& t, std::int64_t b0, std::int64_t n, float* buf) {
-  if (t.dtype() == DType::F32) return static_cast<const float*>(t.raw()) + b0;
-  const auto* raw = static_cast<const std::byte*>(t.raw()) + b0 * dtype_size(t.dtype());
-  convert_elements(raw, t.dtype(), buf, DType::F32, n);
-  return buf;
-}
-
 // Both sides float32, float16 or bfloat16: the element arithmetic vectorized (diff_scan.h) for
 // [begin, end), whose length is a multiple of its lanes, on the values widened to float32; the
 // figures that need element order are taken here per block, as the scalar loop takes them.

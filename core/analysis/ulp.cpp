@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "tensor/convert_elements.h"
 #include "tensor/element_convert.h"
@@ -70,21 +71,6 @@ void keys_from_bits(const void* data, std::int64_t begin, std::int64_t n, UlpKey
   }
 }
 
-// Floats rounded to the 16-bit type H first, in loops of plain 32-bit integer work the compiler
-// vectorizes (the keys are ordered_key's at width 16).
-template <class H>
-void keys_rounded(const float* v, std::int64_t n, UlpKeys& k) {
-  std::uint32_t h[kUlpBlock];
-  for (std::int64_t i = 0; i < n; ++i) h[i] = element::store<H>(v[i]).bits;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t mag = h[i] & 0x7fffu;
-    k.key[i] = (std::uint64_t{1} << 63) +
-               static_cast<std::uint64_t>((h[i] & 0x8000u) ? -static_cast<std::int64_t>(mag)
-                                                           : static_cast<std::int64_t>(mag));
-  }
-  for (std::int64_t i = 0; i < n; ++i) k.nan[i] = (f32_to_bits(v[i]) & 0x7fffffffu) > 0x7f800000u;
-}
-
 void keys_of(const Tensor& t, DType in, std::int64_t begin, std::int64_t n, UlpKeys& k) {
   if (t.dtype() == in) {
     switch (in) {
@@ -98,17 +84,7 @@ void keys_of(const Tensor& t, DType in, std::int64_t begin, std::int64_t n, UlpK
         return keys_from_bits<std::uint64_t, 64, 0x7ff0000000000000>(t.raw(), begin, n, k);
     }
   }
-  if (t.dtype() != DType::F64 && in != DType::F64) {
-    // Another of the float formats (a float32 reference beside a float16 candidate): widened to
-    // float exactly, then rounded as ulp_distance rounds it.
-    float v[kUlpBlock];
-    const auto* raw = static_cast<const std::byte*>(t.raw()) + begin * dtype_size(t.dtype());
-    convert_elements(raw, t.dtype(), v, DType::F32, n);
-    if (in == DType::F16) return keys_rounded<f16>(v, n, k);
-    if (in == DType::BF16) return keys_rounded<bf16>(v, n, k);
-    return keys_from_bits<std::uint32_t, 32, 0x7f800000>(v, 0, n, k);
-  }
-  // Rounded as ulp_distance does.
+  // Another type (a float32 reference beside a float16 candidate): rounded as ulp_distance does.
   for (std::int64_t i = 0; i < n; ++i) {
     const double v = t.get(begin + i);
     int width = 64;
@@ -116,6 +92,46 @@ void keys_of(const Tensor& t, DType in, std::int64_t begin, std::int64_t n, UlpK
     k.key[i] = ordered_key(bits, width);
     k.nan[i] = std::isnan(v);
   }
+}
+
+// ulp_distance of two floats counted in H (float, or f16 or bf16 to which both are rounded), in
+// 32-bit integers: every distance between non-NaN values fits below kOneNan32, which stands for
+// NaN on one side.
+constexpr std::uint32_t kOneNan32 = 0xffffffffu;
+template <class H>
+std::uint32_t distance32(float x, float y) {
+  std::uint32_t bx, by, mid, sign;
+  if constexpr (std::is_same_v<H, float>) {
+    bx = f32_to_bits(x), by = f32_to_bits(y), mid = 0x80000000u, sign = 0x80000000u;
+  } else {
+    bx = element::store<H>(x).bits, by = element::store<H>(y).bits, mid = 0x8000u, sign = 0x8000u;
+  }
+  const std::uint32_t kx = (bx & sign) ? mid - (bx & (sign - 1)) : mid + (bx & (sign - 1));
+  const std::uint32_t ky = (by & sign) ? mid - (by & (sign - 1)) : mid + (by & (sign - 1));
+  const bool nan_x = (f32_to_bits(x) & 0x7fffffffu) > 0x7f800000u;
+  const bool nan_y = (f32_to_bits(y) & 0x7fffffffu) > 0x7f800000u;
+  const std::uint32_t d = kx > ky ? kx - ky : ky - kx;
+  return nan_x || nan_y ? (nan_x && nan_y ? 0u : kOneNan32) : d;
+}
+
+// first_at_ulp for tensors of the float formats (float64 on neither side): a block's distances in
+// one loop the compiler vectorizes, then the search.
+template <class H>
+std::int64_t first_at_ulp_floats(const Tensor& reference, const Tensor& candidate, std::int64_t n,
+                                 std::uint64_t ulp) {
+  if (ulp != kOneNan && ulp >= kOneNan32) return -1;  // no such distance in 32 bits
+  const std::uint32_t want = ulp == kOneNan ? kOneNan32 : static_cast<std::uint32_t>(ulp);
+  float a_buf[kUlpBlock], b_buf[kUlpBlock];
+  std::uint32_t d[kUlpBlock];
+  for (std::int64_t begin = 0; begin < n; begin += kUlpBlock) {
+    const std::int64_t m = std::min(kUlpBlock, n - begin);
+    const float* a = floats_of(candidate, begin, m, a_buf);
+    const float* b = floats_of(reference, begin, m, b_buf);
+    for (std::int64_t i = 0; i < m; ++i) d[i] = distance32<H>(a[i], b[i]);
+    for (std::int64_t i = 0; i < m; ++i)
+      if (d[i] == want) return begin + i;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -132,6 +148,11 @@ std::uint64_t ulp_distance(double a, double b, DType t) {
 std::int64_t first_at_ulp(const Tensor& reference, const Tensor& candidate, DType t,
                           std::uint64_t ulp) {
   const std::int64_t n = std::min(reference.numel(), candidate.numel());
+  if (reference.dtype() != DType::F64 && candidate.dtype() != DType::F64) {
+    if (t == DType::F16) return first_at_ulp_floats<f16>(reference, candidate, n, ulp);
+    if (t == DType::BF16) return first_at_ulp_floats<bf16>(reference, candidate, n, ulp);
+    if (t == DType::F32) return first_at_ulp_floats<float>(reference, candidate, n, ulp);
+  }
   auto a = std::make_unique<UlpKeys>(), b = std::make_unique<UlpKeys>();
   for (std::int64_t begin = 0; begin < n; begin += kUlpBlock) {
     const std::int64_t m = std::min(kUlpBlock, n - begin);

@@ -4,6 +4,7 @@
 
 #include "tensor/element_convert.h"
 #include "tensor/parallel.h"
+#include "tensor/tensor.h"
 
 namespace bnscope {
 
@@ -49,6 +50,13 @@ void convert_elements(const void* src, DType from, void* dst, DType to, std::int
       });
     });
   });
+}
+
+const float* floats_of(const Tensor& t, std::int64_t begin, std::int64_t n, float* buf) {
+  if (t.dtype() == DType::F32) return static_cast<const float*>(t.raw()) + begin;
+  const auto* raw = static_cast<const std::byte*>(t.raw()) + begin * dtype_size(t.dtype());
+  convert_elements(raw, t.dtype(), buf, DType::F32, n);
+  return buf;
 }
 
 }  // namespace bnscope

@@ -10,9 +10,15 @@
 
 namespace bnscope {
 
+class Tensor;
+
 // dst[i] = src[i] converted from `from` to `to`, bit for bit as Tensor::set(i, get(i)) writes it
 // (a float64 source is rounded to float first when the destination is narrower than float64).
 // src and dst must not overlap.
 void convert_elements(const void* src, DType from, void* dst, DType to, std::int64_t n);
+
+// Elements [begin, begin + n) of t, a float32, float16 or bfloat16 tensor, as floats: its own
+// storage when it is float32, else widened (exactly) into buf, which holds n floats.
+const float* floats_of(const Tensor& t, std::int64_t begin, std::int64_t n, float* buf);
 
 }  // namespace bnscope

@@ -76,7 +76,9 @@ TEST(Ulp, FirstElementAtADistanceIsTheOneUlpDistanceFinds) {
     std::vector<std::uint64_t> distance(n);
     for (std::int64_t i = 0; i < n; ++i)
       distance[i] = ulp_distance(cand.get(i), ref.get(i), cand_type);
-    for (std::int64_t probe : {0, 5, 7, 9, 1500, 2500, 2999}) {
+    std::vector<std::int64_t> probes = {0, 5, 7, 9, 1500, 2500, 2999};
+    for (std::int64_t i = 1; i < n; i += 97) probes.push_back(i);  // distances of every size
+    for (std::int64_t probe : probes) {
       const std::uint64_t d = distance[probe];
       const auto first = std::find(distance.begin(), distance.end(), d) - distance.begin();
       EXPECT_EQ(first_at_ulp(ref, cand, cand_type, d), first)
