@@ -63,6 +63,39 @@ std::int64_t count_baseline(DType dtype, const void* d, std::int64_t n) {
 }
 #endif
 
+// The largest magnitude pattern of n values that is not a NaN's: magnitudes order as their
+// patterns do, and every NaN's lies above Inf's; a plain integer maximum, which vectorizes.
+template <class Bits>
+Bits max_magnitude_bits(const void* data, std::int64_t n, Bits magnitude, Bits infinity) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  Bits m = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, p + i * static_cast<std::int64_t>(sizeof(Bits)), sizeof b);
+    b = static_cast<Bits>(b & magnitude);
+    m = std::max(m, b <= infinity ? b : Bits{0});
+  }
+  return m;
+}
+
+double max_magnitude_of(DType dtype, const void* d, std::int64_t n) {
+  switch (dtype) {
+    case DType::F16:
+      return half_bits_to_float(max_magnitude_bits<std::uint16_t>(d, n, 0x7fffu, 0x7c00u));
+    case DType::BF16:
+      return bf16_bits_to_float(max_magnitude_bits<std::uint16_t>(d, n, 0x7fffu, 0x7f80u));
+    case DType::F32:
+      return bits_to_f32(max_magnitude_bits<std::uint32_t>(d, n, 0x7fffffffu, 0x7f800000u));
+    case DType::F64:
+      break;
+  }
+  const std::uint64_t b =
+      max_magnitude_bits<std::uint64_t>(d, n, 0x7fffffffffffffffull, 0x7ff0000000000000ull);
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
 }  // namespace
 
 std::int64_t count_non_finite(DType dtype, const void* data, std::int64_t n, int max_isa) {
@@ -87,6 +120,17 @@ std::int64_t count_non_finite(const Tensor& t) {
   std::int64_t total = 0;
   for (std::int64_t c : counts) total += c;
   return total;
+}
+
+double max_magnitude(const Tensor& t) {
+  const int parts = parallel_parts(t.numel(), std::int64_t{1} << 20);
+  std::vector<double> maxima(static_cast<std::size_t>(parts), 0.0);
+  const auto size = static_cast<std::int64_t>(dtype_size(t.dtype()));
+  parallel_for(t.numel(), parts, [&](int k, std::int64_t b, std::int64_t e) {
+    maxima[static_cast<std::size_t>(k)] =
+        max_magnitude_of(t.dtype(), static_cast<const unsigned char*>(t.raw()) + b * size, e - b);
+  });
+  return *std::max_element(maxima.begin(), maxima.end());
 }
 
 }  // namespace bnscope

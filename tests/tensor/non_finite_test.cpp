@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace bnscope {
@@ -90,6 +91,42 @@ TEST(Health, RangeCountsAgreeOnEveryClone) {
                   want - head)
             << dtype_name(dt) << " from " << from << " clone " << isa;
       }
+  }
+}
+
+// The largest magnitude without NaN, against a plain loop over the values, on every dtype: Inf,
+// NaN of both signs, negative values, subnormals and signed zeros, in a tensor large enough to be
+// read in parts.
+TEST(Health, LargestMagnitudeSkipsNanAndKeepsInf) {
+  const std::int64_t n = (std::int64_t{3} << 20) + 5;
+  std::mt19937 rng(23);
+  std::normal_distribution<double> normal;
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    v[i] = normal(rng) * std::ldexp(1.0, static_cast<int>(i % 30) - 15);
+  v[n - 1] = -9000.5;  // the largest, negative, in the last part
+  v[17] = std::nan("");
+  v[18] = -std::nan("");
+  v[19] = -0.0;
+  v[20] = 1e-40;
+  for (DType t : kAllDTypes) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Tensor x = Tensor::from_doubles(t, {n}, v);
+    const auto plain = [&] {
+      double m = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double a = std::fabs(x.get(i));
+        if (a > m) m = a;
+      }
+      return m;
+    };
+    EXPECT_EQ(max_magnitude(x), plain());
+    x.set(1000, -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(max_magnitude(x), std::numeric_limits<double>::infinity());
+    const std::vector<double> nan_values = {std::nan(""), -std::nan(""), std::nan("")};
+    Tensor nans = Tensor::from_doubles(t, {3}, nan_values);
+    EXPECT_EQ(max_magnitude(nans), 0.0);
+    EXPECT_EQ(max_magnitude(Tensor(t, {0})), 0.0);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/causes/half_accumulation.h"
 #include "analysis/causes/search.h"
 #include "tensor/error.h"
+#include "tensor/non_finite.h"
 
 namespace bnscope::causes {
 
@@ -26,21 +27,6 @@ const OutputTensor* data_output(const Scope& s, const std::vector<OutputTensor>&
   for (const OutputTensor& o : outs)
     if (o.defined && o.tensor.numel() == n && o.tensor.rank() >= 2 && n > 0) return &o;
   return nullptr;
-}
-
-// Read in place: a layer's x is hundreds of MB, twice that as doubles.
-double max_abs_value(const Tensor& t) {
-  if (t.numel() == 0) return 0;
-  return visit_dtype(t.dtype(), [&t](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* v = t.data<T>();
-    double m = 0;
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-      const double a = std::fabs(static_cast<double>(to_float(v[i])));
-      if (a > m) m = a;  // NaN compares false: skipped
-    }
-    return m;
-  });
 }
 
 double correlation(const Tensor& a, const Tensor& b) {
@@ -102,9 +88,9 @@ std::vector<Trial> detect_half_overflow(const Search& s, const Trial&) {
   const Scope& w = s.whole();
   double beyond = 0;
   for (const auto& [name, tensor] : w.problem.inputs)
-    beyond = std::max(beyond, max_abs_value(tensor));
+    beyond = std::max(beyond, max_magnitude(tensor));
   for (const OutputTensor& o : w.expected)
-    if (o.defined) beyond = std::max(beyond, max_abs_value(o.tensor));
+    if (o.defined) beyond = std::max(beyond, max_magnitude(o.tensor));
   bool overflowed = beyond > kHalfMax;
   for (const OutputTensor& o : w.candidate) overflowed = overflowed || o.non_finite > 0;
   if (!overflowed) return {};
