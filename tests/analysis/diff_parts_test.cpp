@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/diff.h"
+#include "vector_targets.h"
 
 namespace bnscope {
 namespace {
@@ -285,9 +286,7 @@ TEST(DiffParts, OutputWithoutNanGivesWhatOneLoopGives) {
 // sides finite, anything else) and its packed histogram counters must give the element loop's
 // figures on each, whatever the lane count.
 TEST(DiffParts, Float32ScanGivesWhatOneLoopGivesOnEveryTarget) {
-  struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  } guard;
+  const TargetGuard guard;
   const std::int64_t outer = 39999, C = 9;
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
@@ -316,9 +315,7 @@ TEST(DiffParts, Float32ScanGivesWhatOneLoopGivesOnEveryTarget) {
 // candidate's type, on every vector target; every figure must be the element loop's. Subnormal
 // halves, values past float16's range (infinite there), signed zeros and NaN pairs included.
 TEST(DiffParts, HalfPrecisionAgainstFloat32GivesWhatOneLoopGivesOnEveryTarget) {
-  struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  } guard;
+  const TargetGuard guard;
   const std::int64_t outer = 20010, C = 7;
   const auto n = static_cast<std::size_t>(outer * C);
   std::vector<double> ref(n), cand(n);
@@ -355,9 +352,7 @@ TEST(DiffParts, HalfPrecisionAgainstFloat32GivesWhatOneLoopGivesOnEveryTarget) {
 // rounds to the even one before the distance is counted: a candidate at the lower neighbour is 0
 // ulp away when that one is even, 1 when it is odd, on every vector target.
 TEST(DiffParts, HalfwayReferencesRoundToEvenBeforeTheUlpCount) {
-  struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-  } guard;
+  const TargetGuard guard;
   const std::int64_t outer = 256, C = 4;
   const auto n = static_cast<std::size_t>(outer * C);
   for (DType t : {DType::F16, DType::BF16}) {

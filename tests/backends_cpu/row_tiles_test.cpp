@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/cpu/simd.h"
+#include "vector_targets.h"
 
 namespace bnscope::testing {
 namespace {
@@ -25,10 +26,6 @@ std::uint32_t bits_of(T v) {
   std::memcpy(&u, &v, sizeof v);
   return u;
 }
-
-struct TargetGuard {
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 template <class T>
 void expect_tiles_match_rows(cpu::simd::Elem elem, bool moments, bool write) {

@@ -16,14 +16,10 @@
 #include "backends/cpu/simd.h"
 #include "engine/engine.h"
 #include "problem_maker.h"
+#include "vector_targets.h"
 
 namespace bnscope::testing {
 namespace {
-
-// Restores the CPU's own target set when a test ends.
-struct TargetGuard {
-  ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 template <class T>
 void expect_roundtrip_matches_scalar(cpu::simd::Elem elem) {

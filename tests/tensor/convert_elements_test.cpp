@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "rounding_values.h"
 #include "tensor/tensor.h"
 
 namespace bnscope {
@@ -55,34 +56,11 @@ TEST(ConvertElements, EverySixteenBitPatternConvertsAsOneElementDoes) {
 }
 
 TEST(ConvertElements, FloatsRoundAsOneElementDoes) {
-  std::vector<float> values = {0.0f,
-                               -0.0f,
-                               1.0f,
-                               65504.0f,
-                               65519.99f,
-                               65520.0f,
-                               1e6f,
-                               -1e6f,
-                               6e-8f,
-                               3e-8f,
-                               2.9e-8f,
-                               1e-45f,
-                               3.4e38f,
-                               std::numeric_limits<float>::infinity(),
-                               -std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(),
-                               -std::numeric_limits<float>::quiet_NaN(),
-                               std::numeric_limits<float>::signaling_NaN()};
-  for (std::uint32_t h = 0; h < 65536; ++h) {  // halfway between adjacent halves and bfloat16s
-    const float a = half_bits_to_float(static_cast<std::uint16_t>(h));
-    const float b = half_bits_to_float(static_cast<std::uint16_t>(h + 1));
-    if (std::isfinite(a) && std::isfinite(b)) values.push_back((a + b) / 2);
+  std::vector<float> values = rounding_values(300000, 11);
+  for (std::uint32_t h = 0; h < 65536; ++h) {  // either side of halfway between bfloat16s
     values.push_back(bits_to_f32((h << 16) | 0x8000u));
     values.push_back(bits_to_f32((h << 16) | 0x7fffu));
   }
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<std::uint32_t> bits;
-  for (int i = 0; i < 300000; ++i) values.push_back(bits_to_f32(bits(rng)));
   Tensor t(DType::F32, {static_cast<std::int64_t>(values.size())});
   std::memcpy(t.raw(), values.data(), values.size() * sizeof(float));
   expect_elementwise(t);
