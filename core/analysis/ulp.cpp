@@ -9,6 +9,7 @@
 
 #include "tensor/convert_elements.h"
 #include "tensor/element_convert.h"
+#include "tensor/vec_load.h"
 
 namespace bnscope {
 
@@ -114,11 +115,38 @@ std::uint32_t distance32(float x, float y) {
   return nan_x || nan_y ? (nan_x && nan_y ? 0u : kOneNan32) : d;
 }
 
+template <class H>
+[[gnu::always_inline]] inline void distance_loop(const float* a, const float* b, std::uint32_t* d,
+                                                 std::int64_t m) {
+  for (std::int64_t i = 0; i < m; ++i) d[i] = distance32<H>(a[i], b[i]);
+}
+template <class H>
+void distances_baseline(const float* a, const float* b, std::uint32_t* d, std::int64_t m) {
+  distance_loop<H>(a, b, d, m);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX2 where the CPU has it: twice the lanes, and no FMA, so the same roundings.
+template <class H>
+[[gnu::target("avx2")]] void distances_avx2(const float* a, const float* b, std::uint32_t* d,
+                                            std::int64_t m) {
+  distance_loop<H>(a, b, d, m);
+}
+#endif
+template <class H>
+void distances(const float* a, const float* b, std::uint32_t* d, std::int64_t m, VecIsa isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa != VecIsa::Baseline) return distances_avx2<H>(a, b, d, m);
+#else
+  (void)isa;
+#endif
+  distances_baseline<H>(a, b, d, m);
+}
+
 // first_at_ulp for tensors of the float formats (float64 on neither side): a block's distances in
 // one loop the compiler vectorizes, then the search.
 template <class H>
 std::int64_t first_at_ulp_floats(const Tensor& reference, const Tensor& candidate, std::int64_t n,
-                                 std::uint64_t ulp) {
+                                 std::uint64_t ulp, VecIsa isa) {
   if (ulp != kOneNan && ulp >= kOneNan32) return -1;  // no such distance in 32 bits
   const std::uint32_t want = ulp == kOneNan ? kOneNan32 : static_cast<std::uint32_t>(ulp);
   float a_buf[kUlpBlock], b_buf[kUlpBlock];
@@ -127,7 +155,7 @@ std::int64_t first_at_ulp_floats(const Tensor& reference, const Tensor& candidat
     const std::int64_t m = std::min(kUlpBlock, n - begin);
     const float* a = floats_of(candidate, begin, m, a_buf);
     const float* b = floats_of(reference, begin, m, b_buf);
-    for (std::int64_t i = 0; i < m; ++i) d[i] = distance32<H>(a[i], b[i]);
+    distances<H>(a, b, d, m, isa);
     for (std::int64_t i = 0; i < m; ++i)
       if (d[i] == want) return begin + i;
   }
@@ -146,12 +174,13 @@ std::uint64_t ulp_distance(double a, double b, DType t) {
 }
 
 std::int64_t first_at_ulp(const Tensor& reference, const Tensor& candidate, DType t,
-                          std::uint64_t ulp) {
+                          std::uint64_t ulp, int max_isa) {
   const std::int64_t n = std::min(reference.numel(), candidate.numel());
   if (reference.dtype() != DType::F64 && candidate.dtype() != DType::F64) {
-    if (t == DType::F16) return first_at_ulp_floats<f16>(reference, candidate, n, ulp);
-    if (t == DType::BF16) return first_at_ulp_floats<bf16>(reference, candidate, n, ulp);
-    if (t == DType::F32) return first_at_ulp_floats<float>(reference, candidate, n, ulp);
+    const VecIsa isa = vec_isa_at_most(max_isa);
+    if (t == DType::F16) return first_at_ulp_floats<f16>(reference, candidate, n, ulp, isa);
+    if (t == DType::BF16) return first_at_ulp_floats<bf16>(reference, candidate, n, ulp, isa);
+    if (t == DType::F32) return first_at_ulp_floats<float>(reference, candidate, n, ulp, isa);
   }
   auto a = std::make_unique<UlpKeys>(), b = std::make_unique<UlpKeys>();
   for (std::int64_t begin = 0; begin < n; begin += kUlpBlock) {

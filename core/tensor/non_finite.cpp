@@ -64,21 +64,26 @@ std::int64_t count_baseline(DType dtype, const void* d, std::int64_t n) {
 #endif
 
 // The largest magnitude pattern of n values that is not a NaN's: magnitudes order as their
-// patterns do, and every NaN's lies above Inf's; a plain integer maximum, which vectorizes.
+// patterns do, and every NaN's lies above Inf's; a plain integer maximum, which vectorizes (with
+// unsigned maxima from AVX2 on).
 template <class Bits>
-Bits max_magnitude_bits(const void* data, std::int64_t n, Bits magnitude, Bits infinity) {
+[[gnu::always_inline]] inline Bits max_magnitude_bits(const void* data, std::int64_t n,
+                                                      Bits magnitude, Bits infinity) {
   const auto* p = static_cast<const unsigned char*>(data);
   Bits m = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     Bits b;
     std::memcpy(&b, p + i * static_cast<std::int64_t>(sizeof(Bits)), sizeof b);
     b = static_cast<Bits>(b & magnitude);
-    m = std::max(m, b <= infinity ? b : Bits{0});
+    // A mask, not a select: GCC 12 vectorizes the maximum only so.
+    const Bits keep = static_cast<Bits>(Bits{0} - static_cast<Bits>(b <= infinity));
+    m = std::max(m, static_cast<Bits>(b & keep));
   }
   return m;
 }
 
-double max_magnitude_of(DType dtype, const void* d, std::int64_t n) {
+[[gnu::always_inline]] inline double max_magnitude_by_dtype(DType dtype, const void* d,
+                                                            std::int64_t n) {
   switch (dtype) {
     case DType::F16:
       return half_bits_to_float(max_magnitude_bits<std::uint16_t>(d, n, 0x7fffu, 0x7c00u));
@@ -94,6 +99,22 @@ double max_magnitude_of(DType dtype, const void* d, std::int64_t n) {
   double v;
   std::memcpy(&v, &b, sizeof v);
   return v;
+}
+
+double max_magnitude_baseline(DType dtype, const void* d, std::int64_t n) {
+  return max_magnitude_by_dtype(dtype, d, n);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx2")]] double max_magnitude_avx2(DType dtype, const void* d, std::int64_t n) {
+  return max_magnitude_by_dtype(dtype, d, n);
+}
+#endif
+
+double max_magnitude_of(DType dtype, const void* d, std::int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (best_vec_isa() != VecIsa::Baseline) return max_magnitude_avx2(dtype, d, n);
+#endif
+  return max_magnitude_baseline(dtype, d, n);
 }
 
 }  // namespace

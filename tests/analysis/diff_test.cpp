@@ -81,8 +81,10 @@ TEST(Ulp, FirstElementAtADistanceIsTheOneUlpDistanceFinds) {
     for (std::int64_t probe : probes) {
       const std::uint64_t d = distance[probe];
       const auto first = std::find(distance.begin(), distance.end(), d) - distance.begin();
-      EXPECT_EQ(first_at_ulp(ref, cand, cand_type, d), first)
-          << dtype_name(ref_type) << " vs " << dtype_name(cand_type) << " at " << probe;
+      for (int isa : {0, 2})  // the baseline build's loop and the widest clone
+        EXPECT_EQ(first_at_ulp(ref, cand, cand_type, d, isa), first)
+            << dtype_name(ref_type) << " vs " << dtype_name(cand_type) << " at " << probe
+            << ", isa " << isa;
     }
     const std::uint64_t absent = *std::max_element(distance.begin(), distance.end() - 1) - 1;
     if (std::find(distance.begin(), distance.end(), absent) == distance.end()) {

@@ -25,24 +25,30 @@ std::vector<unsigned char> bytes_of(const Tensor& t, std::int64_t i) {
   return {p, p + w};
 }
 
-// src converted to every other dtype by Tensor::to, against the element-by-element path (to its
-// own dtype Tensor::to hands back the same buffer).
+// src converted to every other dtype by Tensor::to (the AVX2 loop where the CPU has it) and by the
+// baseline build's loop, against the element-by-element path (to its own dtype Tensor::to hands
+// back the same buffer).
 void expect_elementwise(const Tensor& src) {
   for (DType to : kAllDTypes) {
     if (to == src.dtype()) continue;
-    SCOPED_TRACE(std::string(dtype_name(src.dtype())) + " to " + std::string(dtype_name(to)));
-    const Tensor got = src.to(to);
     Tensor want(to, src.shape());
     for (std::int64_t i = 0; i < src.numel(); ++i) want.set(i, src.get(i));
+    Tensor baseline(to, src.shape());
+    convert_elements(src.raw(), src.dtype(), baseline.raw(), to, src.numel(), 0);
+    const Tensor got = src.to(to);
     ASSERT_EQ(got.dtype(), to);
     ASSERT_EQ(got.shape(), src.shape());
-    int reported = 0;
-    for (std::int64_t i = 0; i < src.numel() && reported < 10; ++i)
-      if (bytes_of(got, i) != bytes_of(want, i)) {
-        ADD_FAILURE() << "element " << i << " (" << src.get(i) << ") converts to " << got.get(i)
-                      << ", element by element " << want.get(i);
-        ++reported;
-      }
+    for (const Tensor* t : {&got, static_cast<const Tensor*>(&baseline)}) {
+      SCOPED_TRACE(std::string(dtype_name(src.dtype())) + " to " + std::string(dtype_name(to)) +
+                   (t == &got ? "" : ", baseline loop"));
+      int reported = 0;
+      for (std::int64_t i = 0; i < src.numel() && reported < 10; ++i)
+        if (bytes_of(*t, i) != bytes_of(want, i)) {
+          ADD_FAILURE() << "element " << i << " (" << src.get(i) << ") converts to " << t->get(i)
+                        << ", element by element " << want.get(i);
+          ++reported;
+        }
+    }
   }
 }
 
