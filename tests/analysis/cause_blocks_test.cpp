@@ -77,25 +77,31 @@ TEST(CauseBlocks, BlocksScoreAsTheWholeProblem) {
   }
 }
 
-// A block of consecutive channels is copied a run at a time: every element as indexed.
+// Picked channels, consecutive or not, a few or a row of them (copied a run at a time, gathered
+// element by element otherwise): every element as indexed, in both layouts and every width.
 TEST(CauseBlocks, ABlockOfChannelsHoldsThoseChannels) {
+  std::vector<std::int64_t> wide(120);
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<std::int64_t>(i) + 40;
+  const std::vector<std::vector<std::int64_t>> picks = {{3, 4, 5, 6}, {0, 2, 7}, {8}, wide};
   for (const bool last : {true, false})
-    for (const DType dt : {DType::F16, DType::F32, DType::F64}) {
-      const Shape shape = last ? Shape{2, 3, 4, 9} : Shape{2, 9, 3, 4};
-      std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
-      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 1000);
-      const Tensor t = Tensor::from_doubles(dt, shape, v);
-      const ChannelView view = channel_view(shape, last);
-      const std::vector<std::int64_t> block{3, 4, 5, 6};
-      const Tensor b = causes::take_channels(t, view, last, block);
-      const ChannelView bv = channel_view(b.shape(), last);
-      ASSERT_EQ(bv.channels, 4);
-      for (std::int64_t o = 0; o < view.outer; ++o)
-        for (std::int64_t i = 0; i < 4; ++i)
-          for (std::int64_t j = 0; j < view.inner; ++j)
-            ASSERT_EQ(b.get(bv.index(o, i, j)), t.get(view.index(o, block[i], j)))
-                << last << " " << dtype_name(dt);
-    }
+    for (const DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64})
+      for (const auto& block : picks) {
+        const std::int64_t c = block.size() > 10 ? 200 : 9;
+        const Shape shape = last ? Shape{2, 3, 4, c} : Shape{2, c, 3, 4};
+        std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 1000);
+        const Tensor t = Tensor::from_doubles(dt, shape, v);
+        const ChannelView view = channel_view(shape, last);
+        const Tensor b = causes::take_channels(t, view, last, block);
+        const ChannelView bv = channel_view(b.shape(), last);
+        const auto k = static_cast<std::int64_t>(block.size());
+        ASSERT_EQ(bv.channels, k);
+        for (std::int64_t o = 0; o < view.outer; ++o)
+          for (std::int64_t i = 0; i < k; ++i)
+            for (std::int64_t j = 0; j < view.inner; ++j)
+              ASSERT_EQ(b.get(bv.index(o, i, j)), t.get(view.index(o, block[i], j)))
+                  << last << " " << dtype_name(dt) << " " << k << " channels";
+      }
 }
 
 // Past Search::kWholeBytes of data, confirmation goes by blocks: the cause and what it says hold
