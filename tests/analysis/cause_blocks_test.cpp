@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 
 #include "analysis/cause_finder.h"
 #include "analysis/causes/catalog.h"
@@ -102,6 +103,34 @@ TEST(CauseBlocks, ABlockOfChannelsHoldsThoseChannels) {
               ASSERT_EQ(b.get(bv.index(o, i, j)), t.get(view.index(o, block[i], j)))
                   << last << " " << dtype_name(dt) << " " << k << " channels";
       }
+}
+
+// A block of a real-size tensor is copied on every core, a range of rows each: every element as
+// indexed still, in both layouts, for a block and for scattered channels.
+TEST(CauseBlocks, ALargeBlockIsCopiedInPartsAsIndexed) {
+  for (const bool last : {true, false}) {
+    const Shape shape = last ? Shape{64, 32, 32, 64} : Shape{64, 64, 32, 32};
+    std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 4093);
+    const Tensor t = Tensor::from_doubles(DType::F32, shape, v);
+    const ChannelView view = channel_view(shape, last);
+    std::vector<std::int64_t> block(10);
+    std::iota(block.begin(), block.end(), 20);
+    for (const auto& pick : {block, std::vector<std::int64_t>{1, 5, 9, 33, 60, 61, 62, 63, 2, 7}}) {
+      const Tensor b = causes::take_channels(t, view, last, pick);
+      ASSERT_GT(b.nbytes(), std::size_t{2} << 20);  // past one part's worth
+      const ChannelView bv = channel_view(b.shape(), last);
+      const float* got = b.data<float>();
+      const float* from = t.data<float>();
+      std::int64_t wrong = 0;
+      for (std::int64_t o = 0; o < view.outer; ++o)
+        for (std::int64_t i = 0; i < bv.channels; ++i)
+          for (std::int64_t j = 0; j < view.inner; ++j)
+            wrong +=
+                got[bv.index(o, i, j)] != from[view.index(o, pick[static_cast<std::size_t>(i)], j)];
+      EXPECT_EQ(wrong, 0) << last;
+    }
+  }
 }
 
 // Past Search::kWholeBytes of data, confirmation goes by blocks: the cause and what it says hold

@@ -2,7 +2,16 @@
 
 #include <cstring>
 
+#include "tensor/parallel.h"
+
 namespace bnscope::causes {
+
+namespace {
+
+// Below this many bytes a copy is not worth waking the pool.
+constexpr std::int64_t kPerPart = std::int64_t{1} << 20;
+
+}  // namespace
 
 Tensor take_channels(const Tensor& t, const ChannelView& view, bool channels_last,
                      const std::vector<std::int64_t>& channels) {
@@ -25,24 +34,33 @@ Tensor take_channels(const Tensor& t, const ChannelView& view, bool channels_las
   const std::size_t run = static_cast<std::size_t>(view.inner) * es;
   bool consecutive = true;
   for (std::int64_t i = 1; i < k && consecutive; ++i) consecutive = channels[i] == channels[0] + i;
+  // The rows are split between the core's threads: a block of a layer's channels reads a line or
+  // two of every row of the whole tensor, which one core does not read at the memory's speed.
+  const int parts = parallel_parts(static_cast<std::int64_t>(out.nbytes()), kPerPart);
   if (consecutive && k > 0) {  // a block of channels: one copy per outer index
     const std::size_t block = static_cast<std::size_t>(k) * run;
-    for (std::int64_t o = 0; o < view.outer; ++o)
-      std::memcpy(dst + static_cast<std::size_t>(o) * block,
-                  src + static_cast<std::size_t>(view.index(o, channels[0], 0)) * es, block);
+    parallel_for(view.outer, parts, [&](int, std::int64_t begin, std::int64_t end) {
+      for (std::int64_t o = begin; o < end; ++o)
+        std::memcpy(dst + static_cast<std::size_t>(o) * block,
+                    src + static_cast<std::size_t>(view.index(o, channels[0], 0)) * es, block);
+    });
     return out;
   }
   if (view.inner == 1 && es == 4) {  // channels-last float32: a gather per row, no memcpy calls
     const auto* s32 = static_cast<const std::uint32_t*>(t.raw());
     auto* d32 = static_cast<std::uint32_t*>(out.raw());
-    for (std::int64_t o = 0; o < view.outer; ++o)
-      for (std::int64_t i = 0; i < k; ++i) d32[o * k + i] = s32[o * view.channels + channels[i]];
+    parallel_for(view.outer, parts, [&](int, std::int64_t begin, std::int64_t end) {
+      for (std::int64_t o = begin; o < end; ++o)
+        for (std::int64_t i = 0; i < k; ++i) d32[o * k + i] = s32[o * view.channels + channels[i]];
+    });
     return out;
   }
-  for (std::int64_t o = 0; o < view.outer; ++o)
-    for (std::int64_t i = 0; i < k; ++i)
-      std::memcpy(dst + static_cast<std::size_t>((o * k + i) * view.inner) * es,
-                  src + static_cast<std::size_t>(view.index(o, channels[i], 0)) * es, run);
+  parallel_for(view.outer, parts, [&](int, std::int64_t begin, std::int64_t end) {
+    for (std::int64_t o = begin; o < end; ++o)
+      for (std::int64_t i = 0; i < k; ++i)
+        std::memcpy(dst + static_cast<std::size_t>((o * k + i) * view.inner) * es,
+                    src + static_cast<std::size_t>(view.index(o, channels[i], 0)) * es, run);
+  });
   return out;
 }
 
