@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "analysis/cause_finder.h"
@@ -103,6 +104,38 @@ TEST(CauseBlocks, ABlockOfChannelsHoldsThoseChannels) {
               ASSERT_EQ(b.get(bv.index(o, i, j)), t.get(view.index(o, block[i], j)))
                   << last << " " << dtype_name(dt) << " " << k << " channels";
       }
+}
+
+// A score's squared error: for each output, the squared differences over the reference's squares
+// (where the difference is finite), summed over the outputs, whatever types the candidate's
+// outputs are stored in (a half-precision run's data output against a float32 reference).
+TEST(CauseBlocks, ASquaredErrorScoreSumsEveryOutputInEveryStoredType) {
+  const Trap t = convention_trap({3, 5, 4, 12}, DataFormat::NHWC);
+  const OpSpec& op = *find_op(t.user.op);
+  const Result got = run_problem(t.user, "cpu");
+  const Comparison before = compare_results("expected", t.expected.outputs, "cpu", got.outputs, {});
+  const Search s(t.user, op, got, t.expected.outputs, {}, before, {});
+  for (const DType dt : kAllDTypes) {
+    std::vector<OutputTensor> outs = got.outputs;
+    for (OutputTensor& o : outs)
+      if (o.defined && o.tensor.rank() == 4) o.tensor = o.tensor.to(dt);
+    outs[0].tensor.set(7, std::numeric_limits<double>::infinity());  // not summed
+    double want = 0;
+    for (const OutputTensor& e : t.expected.outputs) {
+      if (!e.defined) continue;
+      for (const OutputTensor& o : outs) {
+        if (o.name != e.name || !o.defined || o.tensor.numel() != e.tensor.numel()) continue;
+        double err = 0, ref = 0;
+        for (std::int64_t i = 0; i < e.tensor.numel(); ++i) {
+          const double d = o.tensor.get(i) - e.tensor.get(i);
+          if (std::isfinite(d)) err += d * d, ref += e.tensor.get(i) * e.tensor.get(i);
+        }
+        want += err / (ref + 1e-300);
+      }
+    }
+    ASSERT_GT(want, 0.0);
+    EXPECT_NEAR(s.score_outputs(outs, s.whole()).sq, want, 1e-12 * want) << dtype_name(dt);
+  }
 }
 
 // A block of a real-size tensor is copied on every core, a range of rows each: every element as

@@ -9,6 +9,7 @@
 
 #include "analysis/causes/search.h"
 #include "analysis/diff.h"
+#include "tensor/convert_elements.h"
 
 namespace bnscope::causes {
 
@@ -54,6 +55,15 @@ double sq_error(const Tensor& a, const Tensor& b, double& ref_sq) {
   double err[kMeanLanes] = {}, ref[kMeanLanes] = {};
   if (a.dtype() == DType::F32 && b.dtype() == DType::F32) {
     sq_partials(a.data<float>(), b.data<float>(), a.numel(), err, ref);
+  } else if (a.dtype() != DType::F64 && b.dtype() != DType::F64) {
+    // float16 and bfloat16 (a half-precision run against float32 outputs) widened to float a
+    // block at a time: the values get() gives.
+    constexpr std::int64_t kBlock = 1024;
+    float x[kBlock], y[kBlock];
+    for (std::int64_t begin = 0; begin < a.numel(); begin += kBlock) {
+      const std::int64_t n = std::min(kBlock, a.numel() - begin);
+      sq_partials(floats_of(a, begin, n, x), floats_of(b, begin, n, y), n, err, ref);
+    }
   } else {
     // Other types through doubles, a block at a time.
     constexpr std::int64_t kBlock = 1024;
