@@ -110,14 +110,16 @@ double max_magnitude_baseline(DType dtype, const void* d, std::int64_t n) {
 }
 #endif
 
-double max_magnitude_of(DType dtype, const void* d, std::int64_t n) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (best_vec_isa() != VecIsa::Baseline) return max_magnitude_avx2(dtype, d, n);
-#endif
-  return max_magnitude_baseline(dtype, d, n);
-}
-
 }  // namespace
+
+double max_magnitude(DType dtype, const void* data, std::int64_t n, int max_isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (vec_isa_at_most(max_isa) != VecIsa::Baseline) return max_magnitude_avx2(dtype, data, n);
+#else
+  (void)max_isa;
+#endif
+  return max_magnitude_baseline(dtype, data, n);
+}
 
 std::int64_t count_non_finite(DType dtype, const void* data, std::int64_t n, int max_isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -149,7 +151,7 @@ double max_magnitude(const Tensor& t) {
   const auto size = static_cast<std::int64_t>(dtype_size(t.dtype()));
   parallel_for(t.numel(), parts, [&](int k, std::int64_t b, std::int64_t e) {
     maxima[static_cast<std::size_t>(k)] =
-        max_magnitude_of(t.dtype(), static_cast<const unsigned char*>(t.raw()) + b * size, e - b);
+        max_magnitude(t.dtype(), static_cast<const unsigned char*>(t.raw()) + b * size, e - b);
   });
   return *std::max_element(maxima.begin(), maxima.end());
 }

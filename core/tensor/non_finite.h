@@ -18,5 +18,7 @@ std::int64_t count_non_finite(DType dtype, const void* data, std::int64_t n, int
 // The largest |value| that is not NaN (Inf included; 0 for an empty tensor or all NaN), on every
 // core.
 double max_magnitude(const Tensor& t);
+// n values of dtype at data, on this thread; the clones as count_non_finite picks them.
+double max_magnitude(DType dtype, const void* data, std::int64_t n, int max_isa = 2);
 
 }  // namespace bnscope
