@@ -103,8 +103,8 @@ TEST(Health, LargestMagnitudeSkipsNanAndKeepsInf) {
   std::normal_distribution<double> normal;
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    v[i] = normal(rng) * std::ldexp(1.0, static_cast<int>(i % 30) - 15);
-  v[n - 1] = -9000.5;  // the largest, negative, in the last part
+    v[i] = normal(rng) * std::ldexp(1.0, static_cast<int>(i % 30) - 20);
+  v[n - 1] = -9000.5;  // the largest (the others stay below 2^13), negative, the last element
   v[17] = std::nan("");
   v[18] = -std::nan("");
   v[19] = -0.0;
