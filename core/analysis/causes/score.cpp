@@ -53,25 +53,22 @@ template <class T>
 
 double sq_error(const Tensor& a, const Tensor& b, double& ref_sq) {
   double err[kMeanLanes] = {}, ref[kMeanLanes] = {};
-  if (a.dtype() == DType::F32 && b.dtype() == DType::F32) {
-    sq_partials(a.data<float>(), b.data<float>(), a.numel(), err, ref);
-  } else if (a.dtype() != DType::F64 && b.dtype() != DType::F64) {
-    // float16 and bfloat16 (a half-precision run against float32 outputs) widened to float a
-    // block at a time: the values get() gives.
-    constexpr std::int64_t kBlock = 1024;
+  // Blocks start at multiples of kMeanLanes: element i still goes to partial i % kMeanLanes.
+  constexpr std::int64_t kBlock = 1024;
+  if (a.dtype() != DType::F64 && b.dtype() != DType::F64) {
+    // float32 read in place, float16 and bfloat16 (a half-precision run against float32 outputs)
+    // widened to float a block at a time: the values get() gives.
     float x[kBlock], y[kBlock];
     for (std::int64_t begin = 0; begin < a.numel(); begin += kBlock) {
       const std::int64_t n = std::min(kBlock, a.numel() - begin);
       sq_partials(floats_of(a, begin, n, x), floats_of(b, begin, n, y), n, err, ref);
     }
   } else {
-    // Other types through doubles, a block at a time.
-    constexpr std::int64_t kBlock = 1024;
+    // float64 on either side through doubles.
     double x[kBlock], y[kBlock];
     for (std::int64_t begin = 0; begin < a.numel(); begin += kBlock) {
       const std::int64_t n = std::min(kBlock, a.numel() - begin);
       for (std::int64_t i = 0; i < n; ++i) x[i] = a.get(begin + i), y[i] = b.get(begin + i);
-      // Each block starts at a multiple of kMeanLanes: element i still goes to partial i % 8.
       sq_partials(x, y, n, err, ref);
     }
   }
