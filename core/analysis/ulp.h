@@ -14,10 +14,11 @@ namespace bnscope {
 std::uint64_t ulp_distance(double a, double b, DType t);
 
 // The first flat index whose ulp_distance(candidate, reference) in dtype t is `ulp`, -1 when
-// none. Tensors already in t are read as bit patterns, so a whole layer takes a few
-// milliseconds where an element-by-element read through doubles takes most of a second.
-// Among float32, float16 and bfloat16 tensors the distances run in the AVX2 clone where the CPU
-// has it and max_isa (as vec_isa_at_most takes it) allows it: tests pick the baseline with 0.
+// none. Among float32, float16 and bfloat16 tensors both are widened to float a block at a time
+// and their distances taken in 32-bit integers (the AVX2 clone where the CPU has it and max_isa,
+// as vec_isa_at_most takes it, allows it: tests pick the baseline with 0); with float64 on either
+// side, tensors already in t are read as bit patterns. A whole layer takes milliseconds where an
+// element-by-element read through doubles takes most of a second.
 std::int64_t first_at_ulp(const Tensor& reference, const Tensor& candidate, DType t,
                           std::uint64_t ulp, int max_isa = 2);
 

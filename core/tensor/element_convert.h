@@ -3,7 +3,8 @@
 // the comparison of a half-precision output with a float32 one. The ones in tensor/dtype.h are out
 // of line and branchy (fine for single elements); these are inline and branch-free (selects only)
 // so that gcc vectorizes the loops that use them. Results match tensor/dtype.h bit for bit,
-// including round-to-nearest-even and NaN handling (tests/backends_cpu checks every f16 value).
+// including round-to-nearest-even and NaN handling (tests/tensor/element_convert_test.cpp checks
+// every f16 value).
 // The f16 store's two scalings must round separately: a file using it builds without
 // contraction into fused multiply-adds or leaves it to a target without them.
 
